@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# One single-node Ceph 16 cluster: 1 mon + 1 memstore OSD, cephx, no mgr (ceph-rbd.md sections 4-5).
+# Run as a job of `up`: ceph_bootstrap SITE FSID. Needs common.sh.
+
+ceph_write_conf() {
+  local site=$1 fsid=$2 dir port
+  dir=$(ceph_dir "$site")
+  port=$(ceph_port "$site")
+  # $name and $id below are Ceph metavariables and must stay literal.
+  cat >"$dir/ceph.conf" <<EOF
+[global]
+fsid = $fsid
+mon_host = [v2:$HOST:$port,v1:$HOST:$((port + 1))]
+public_network = $HOST/32
+ms_bind_ipv4 = true
+ms_bind_ipv6 = false
+ms_bind_port_min = $((port + 10))
+ms_bind_port_max = $((port + 99))
+auth_cluster_required = cephx
+auth_service_required = cephx
+auth_client_required = cephx
+auth_allow_insecure_global_id_reclaim = false
+mon_warn_on_insecure_global_id_reclaim_allowed = false
+mon_warn_on_insecure_global_id_reclaim = false
+run_dir = $dir/run
+admin_socket = $dir/run/\$name.asok
+pid_file = $dir/run/\$name.pid
+log_file = $dir/log/\$name.log
+keyring = $dir/ceph.\$name.keyring
+osd_pool_default_size = 1
+osd_pool_default_min_size = 1
+osd_pool_default_pg_num = 8
+osd_pool_default_pgp_num = 8
+osd_pool_default_pg_autoscale_mode = off
+osd_crush_chooseleaf_type = 0
+mon_allow_pool_size_one = true
+mon_allow_pool_delete = true
+mon_warn_on_pool_no_redundancy = false
+mon_max_pg_per_osd = 1000
+mon_data_avail_warn = 1
+mon_data_avail_crit = 0
+# map changes every 50 ms instead of 1 s: rbd pool init takes 0.2 s instead of 3 s
+paxos_propose_interval = 0.05
+
+[mon]
+mon_data = $dir/mon.\$id
+# no mgr on purpose: silence MGR_DOWN
+mon_mgr_mkfs_grace = 31536000
+keyring = $dir/mon.\$id/keyring
+
+[osd]
+osd_data = $dir/osd.\$id
+osd_objectstore = memstore
+memstore_device_bytes = 2147483648
+# with true, memstore drops all PGs on SIGTERM and a restarted OSD hangs every op
+osd_fast_shutdown = false
+
+[client]
+# librados waits forever by default: an OSD outage would hang glance-api
+rados_osd_op_timeout = 30
+rados_mon_op_timeout = 30
+client_mount_timeout = 30
+
+[mgr]
+mgr_data = $dir/mgr.\$id
+EOF
+}
+
+ceph_bootstrap() {
+  local site=$1 fsid=$2 dir conf port i osd_uuid key id pool
+  dir=$(ceph_dir "$site")
+  conf=$(ceph_conf "$site")
+  port=$(ceph_port "$site")
+  local C=(-c "$conf")
+  mkdir -p "$dir"/{run,log,"mon.$site",osd.0}
+  ceph_write_conf "$site" "$fsid"
+
+  echo "== keys and monmap"
+  ceph-authtool --create-keyring "$dir/bootstrap.keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
+  ceph-authtool --create-keyring "$dir/ceph.client.admin.keyring" --gen-key -n client.admin \
+    --cap mon 'allow *' --cap osd 'allow *' --cap mgr 'allow *' --cap mds 'allow *' >/dev/null
+  ceph-authtool "$dir/bootstrap.keyring" --import-keyring "$dir/ceph.client.admin.keyring" >/dev/null
+  monmaptool --create --fsid "$fsid" --addv "$site" "[v2:$HOST:$port,v1:$HOST:$((port + 1))]" "$dir/monmap" >/dev/null
+  timeout 60 ceph-mon "${C[@]}" --mkfs -i "$site" --monmap "$dir/monmap" --keyring "$dir/bootstrap.keyring"
+
+  echo "== start mon"
+  start_daemon "ceph-$site-mon" "$dir/log/mon.out" ceph-mon "${C[@]}" -i "$site" -f
+  for ((i = 0; ; i++)); do
+    timeout 10 ceph "${C[@]}" --connect-timeout 5 mon stat >/dev/null 2>&1 && break
+    ((i < 100)) || {
+      echo "mon did not answer within 20 s"
+      return 1
+    }
+    sleep 0.2
+  done
+
+  echo "== create and start osd.0"
+  osd_uuid=$(cat /proc/sys/kernel/random/uuid)
+  key=$(ceph-authtool --gen-print-key)
+  printf '{"cephx_secret": "%s"}\n' "$key" >"$dir/osd-secret.json"
+  id=$(timeout 30 ceph "${C[@]}" osd new "$osd_uuid" -i "$dir/osd-secret.json")
+  rm -f "$dir/osd-secret.json"
+  [[ $id == 0 ]] || {
+    echo "expected osd id 0, got '$id'"
+    return 1
+  }
+  ceph-authtool --create-keyring "$dir/ceph.osd.0.keyring" --name osd.0 --add-key "$key" >/dev/null
+  timeout 60 ceph-osd "${C[@]}" -i 0 --mkfs --osd-uuid "$osd_uuid"
+  start_daemon "ceph-$site-osd" "$dir/log/osd.out" ceph-osd "${C[@]}" -i 0 -f
+
+  # Pools and users need only the mon, so they are made while the OSD boots.
+  echo "== pools and users"
+  for pool in images vms; do
+    timeout 30 ceph "${C[@]}" osd pool create "$pool" 8 8
+  done
+  timeout 30 ceph "${C[@]}" auth get-or-create client.glance mon 'profile rbd' \
+    osd 'profile rbd pool=images, profile rbd pool=vms' mgr 'profile rbd' >"$dir/ceph.client.glance.keyring"
+  timeout 30 ceph "${C[@]}" auth get-or-create client.nova mon 'profile rbd' \
+    osd 'profile rbd pool=images, profile rbd pool=vms' mgr 'profile rbd' >"$dir/ceph.client.nova.keyring"
+
+  # rbd pool init = application enable + rbd_info write; it blocks until the PGs are active (= OSD up).
+  echo "== rbd pool init"
+  timeout 60 rbd "${C[@]}" pool init images &
+  i=$!
+  timeout 60 rbd "${C[@]}" pool init vms
+  wait "$i"
+  timeout 30 rbd "${C[@]}" --id glance ls images
+  timeout 30 rbd "${C[@]}" --id nova ls vms
+  [[ $(timeout 30 ceph "${C[@]}" fsid) == "$fsid" ]]
+  echo "== ceph $site ready (fsid $fsid)"
+}

@@ -1,0 +1,301 @@
+# shellcheck shell=bash
+# Shared by up, down, status and smoke: paths, ports, logging, process handling, health checks.
+# Sourced, never run. Facts behind the choices: /work/shared/reference/{ceph-rbd,keystone,glance-multistore}.md.
+
+DEVCLOUD_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DEVCLOUD_SCRIPT_DIR=$(cd "$DEVCLOUD_LIB_DIR/.." && pwd)
+DEVCLOUD_REPO_ROOT=$(cd "$DEVCLOUD_SCRIPT_DIR/../.." && pwd)
+
+# The OpenStack and Ceph python libraries belong to Debian's interpreter; a pyenv python3 may come first on PATH.
+PY=/usr/bin/python3
+HOST=127.0.0.1
+
+DEVCLOUD_DIR=${FERRY_DEVCLOUD_DIR:-$DEVCLOUD_REPO_ROOT/.devcloud}
+case $DEVCLOUD_DIR in
+  /*) ;;
+  *) DEVCLOUD_DIR=$PWD/$DEVCLOUD_DIR ;;
+esac
+DEVCLOUD_DIR=${DEVCLOUD_DIR%/}
+PID_DIR=$DEVCLOUD_DIR/pids
+LOG_DIR=$DEVCLOUD_DIR/log
+MARKER=$DEVCLOUD_DIR/.ferry-devcloud
+
+KEYSTONE_PORT=${FERRY_DEVCLOUD_KEYSTONE_PORT:-15000}
+GLANCE_PORT=${FERRY_DEVCLOUD_GLANCE_PORT:-19393}
+PLACEMENT_PORT=${FERRY_DEVCLOUD_PLACEMENT_PORT:-18779}
+CEPH_A_PORT=${FERRY_DEVCLOUD_CEPH_A_PORT:-36789}
+CEPH_B_PORT=${FERRY_DEVCLOUD_CEPH_B_PORT:-36889}
+
+KEYSTONE_URL=http://$HOST:$KEYSTONE_PORT/v3
+GLANCE_URL=http://$HOST:$GLANCE_PORT
+PLACEMENT_URL=http://$HOST:$PLACEMENT_PORT
+
+# Dev-only credentials on loopback; overridable so a shared machine can use its own.
+ADMIN_PASSWORD=${FERRY_DEVCLOUD_ADMIN_PASSWORD:-ferry-admin-pass}
+DEMO_PASSWORD=${FERRY_DEVCLOUD_DEMO_PASSWORD:-ferry-demo-pass}
+GLANCE_PASSWORD=${FERRY_DEVCLOUD_GLANCE_PASSWORD:-ferry-glance-pass}
+PLACEMENT_PASSWORD=${FERRY_DEVCLOUD_PLACEMENT_PASSWORD:-ferry-placement-pass}
+
+CEPH_SITES=(site-a site-b)
+# Stop order matters for Ceph: an OSD stopped after its mon waits ~5 s trying to report its shutdown.
+SERVICES=(keystone glance placement ceph-site-a-osd ceph-site-b-osd ceph-site-a-mon ceph-site-b-mon)
+
+DEVCLOUD_PACKAGES=(glance-api glance-common python3-glance python3-glance-store python3-rados python3-rbd librbd1
+  ceph-mon ceph-osd ceph-base ceph-common keystone python3-keystone python3-keystonemiddleware
+  python3-keystoneclient placement-api placement-common python3-placement python3-os-traits curl sqlite3)
+
+DEVCLOUD_T0=${EPOCHREALTIME/[.,]/}
+
+elapsed() {
+  local now=${EPOCHREALTIME/[.,]/}
+  printf '%d.%01d' $(((now - DEVCLOUD_T0) / 1000000)) $((((now - DEVCLOUD_T0) / 100000) % 10))
+}
+
+log() { printf '[devcloud %5ss] %s\n' "$(elapsed)" "$*"; }
+warn() { printf 'devcloud: warning: %s\n' "$*" >&2; }
+die() {
+  printf 'devcloud: %s\n' "$*" >&2
+  exit 1
+}
+
+ceph_port() { if [[ $1 == site-a ]]; then echo "$CEPH_A_PORT"; else echo "$CEPH_B_PORT"; fi; }
+ceph_dir() { echo "$DEVCLOUD_DIR/ceph/$1"; }
+ceph_conf() { echo "$DEVCLOUD_DIR/ceph/$1/ceph.conf"; }
+
+validate_ports() {
+  local name value
+  for name in KEYSTONE_PORT GLANCE_PORT PLACEMENT_PORT CEPH_A_PORT CEPH_B_PORT; do
+    value=${!name}
+    [[ $value =~ ^[0-9]+$ ]] && ((value >= 1024 && value <= 65436)) ||
+      die "FERRY_DEVCLOUD_$name must be a port number between 1024 and 65436, got '$value'"
+  done
+  # Each cluster owns [port, port+99]: mon v2, mon v1 (+1) and the OSD bind range (+10..+99).
+  ((CEPH_A_PORT + 99 < CEPH_B_PORT || CEPH_B_PORT + 99 < CEPH_A_PORT)) ||
+    die "Ceph ports $CEPH_A_PORT and $CEPH_B_PORT are closer than 100 apart; each cluster uses port..port+99"
+  for name in KEYSTONE_PORT GLANCE_PORT PLACEMENT_PORT; do
+    value=${!name}
+    if ((value >= CEPH_A_PORT && value <= CEPH_A_PORT + 99)) || ((value >= CEPH_B_PORT && value <= CEPH_B_PORT + 99)); then
+      die "FERRY_DEVCLOUD_$name=$value falls inside a Ceph port range ($CEPH_A_PORT+0..99, $CEPH_B_PORT+0..99)"
+    fi
+  done
+  ((KEYSTONE_PORT != GLANCE_PORT && KEYSTONE_PORT != PLACEMENT_PORT && GLANCE_PORT != PLACEMENT_PORT)) ||
+    die "Keystone, Glance and Placement need three different ports"
+}
+
+service_port() {
+  case $1 in
+    keystone) echo "$KEYSTONE_PORT" ;;
+    glance) echo "$GLANCE_PORT" ;;
+    placement) echo "$PLACEMENT_PORT" ;;
+    ceph-site-a-mon) echo "$CEPH_A_PORT" ;;
+    ceph-site-b-mon) echo "$CEPH_B_PORT" ;;
+    ceph-site-a-osd) echo "$((CEPH_A_PORT + 10))-$((CEPH_A_PORT + 99))" ;;
+    ceph-site-b-osd) echo "$((CEPH_B_PORT + 10))-$((CEPH_B_PORT + 99))" ;;
+  esac
+}
+
+service_log() {
+  case $1 in
+    keystone) echo "$DEVCLOUD_DIR/keystone/keystone.log" ;;
+    glance) echo "$DEVCLOUD_DIR/glance/glance-api.log" ;;
+    placement) echo "$DEVCLOUD_DIR/placement/placement.log" ;;
+    ceph-*-mon) echo "$(ceph_dir "$(site_of "$1")")/log/mon.$(site_of "$1").log" ;;
+    ceph-*-osd) echo "$(ceph_dir "$(site_of "$1")")/log/osd.0.log" ;;
+  esac
+}
+
+site_of() {
+  local s=${1#ceph-}
+  echo "${s%-*}"
+}
+
+# ---- processes ------------------------------------------------------------------------------------------------
+
+read_pid() {
+  local file=$PID_DIR/$1.pid pid
+  [[ -f $file ]] || return 1
+  pid=$(<"$file")
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  echo "$pid"
+}
+
+# A zombie or a vanished process is gone; only a live process can hold a port or data.
+pid_alive() {
+  local stat rest
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  rest=${stat##*) }
+  [[ ${rest%% *} != Z ]]
+}
+
+pid_cmdline() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null; }
+
+# Every process we start names a path inside the state dir on its command line: that is how a recycled PID is told
+# apart from ours.
+pid_ours() {
+  local cmd
+  cmd=$(pid_cmdline "$1") || return 1
+  [[ $cmd == *"$DEVCLOUD_DIR/"* ]]
+}
+
+# Live members of process group $1 (the daemons run in their own session, so the group is theirs alone).
+group_members() {
+  local pg=$1 f line rest state pgrp _ppid
+  for f in /proc/[0-9]*/stat; do
+    line=$(cat "$f" 2>/dev/null) || continue
+    rest=${line##*) }
+    read -r state _ppid pgrp _ <<<"$rest"
+    if [[ $pgrp == "$pg" && $state != Z ]]; then
+      f=${f#/proc/}
+      echo "${f%/stat}"
+    fi
+  done
+}
+
+group_ours() {
+  local pid
+  for pid in $(group_members "$1"); do
+    pid_ours "$pid" && return 0
+  done
+  return 1
+}
+
+# Stop one recorded service: TERM to its process group, bounded wait, then KILL. Never touches a PID whose command
+# line does not name our state dir.
+stop_service() {
+  local name=$1 grace_ds=${2:-100} pid i
+  pid=$(read_pid "$name") || {
+    rm -f "$PID_DIR/$name.pid"
+    return 0
+  }
+  if [[ -z $(group_members "$pid") ]]; then
+    rm -f "$PID_DIR/$name.pid"
+    return 0
+  fi
+  if ! group_ours "$pid"; then
+    warn "$name: PID $pid is not a devcloud process any more ($(pid_cmdline "$pid" | cut -c1-80)); leaving it alone"
+    rm -f "$PID_DIR/$name.pid"
+    return 0
+  fi
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  for ((i = 0; i < grace_ds; i++)); do
+    [[ -z $(group_members "$pid") ]] && break
+    sleep 0.1
+  done
+  if [[ -n $(group_members "$pid") ]]; then
+    warn "$name (PID $pid) still running $((grace_ds / 10)) s after SIGTERM; sending SIGKILL"
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      [[ -z $(group_members "$pid") ]] && break
+      sleep 0.1
+    done
+    [[ -z $(group_members "$pid") ]] || {
+      warn "$name (PID $pid) survived SIGKILL"
+      return 1
+    }
+  fi
+  rm -f "$PID_DIR/$name.pid"
+}
+
+# Stop everything recorded in the state dir: API services and OSDs together, then the mons.
+stop_all() {
+  local rc=0 name pids=()
+  [[ -d $PID_DIR ]] || return 0
+  for name in keystone glance placement ceph-site-a-osd ceph-site-b-osd; do
+    stop_service "$name" &
+    pids+=($!)
+  done
+  for name in "${pids[@]}"; do wait "$name" || rc=1; done
+  pids=()
+  for name in ceph-site-a-mon ceph-site-b-mon; do
+    stop_service "$name" &
+    pids+=($!)
+  done
+  for name in "${pids[@]}"; do wait "$name" || rc=1; done
+  return "$rc"
+}
+
+# Start a daemon in its own session; the child writes its own PID before exec, so the pidfile names the daemon
+# itself even where setsid has to fork (keystone.md section 12).
+start_daemon() {
+  local name=$1 out=$2 i
+  shift 2
+  mkdir -p "$PID_DIR"
+  rm -f "$PID_DIR/$name.pid"
+  # shellcheck disable=SC2016 # $$ and $@ belong to the inner sh
+  setsid sh -c 'echo $$ > "$0"; exec "$@"' "$PID_DIR/$name.pid" "$@" </dev/null >"$out" 2>&1 &
+  for ((i = 0; i < 100; i++)); do
+    [[ -s $PID_DIR/$name.pid ]] && return 0
+    sleep 0.02
+  done
+  echo "no pidfile for $name after 2 s" >&2
+  return 1
+}
+
+# ---- health -------------------------------------------------------------------------------------------------------
+
+http_code() {
+  curl -s -o /dev/null -w '%{http_code}' --connect-timeout 2 --max-time "${2:-3}" "$1" 2>/dev/null || true
+}
+
+port_open() { timeout 1 bash -c "exec 3<>/dev/tcp/$HOST/$1" 2>/dev/null; }
+
+# Cluster check as client.glance: needs the mon, the OSD and cephx to work.
+ceph_cluster_healthy() {
+  timeout 8 rbd -c "$(ceph_conf "$1")" --id glance ls images >/dev/null 2>&1
+}
+
+# service_healthy NAME: 0 when the recorded process is alive, ours, and answers.
+service_healthy() {
+  local name=$1 pid
+  pid=$(read_pid "$name") || return 1
+  pid_alive "$pid" && pid_ours "$pid" || return 1
+  case $name in
+    keystone) [[ $(http_code "$KEYSTONE_URL") == 200 ]] ;;
+    glance) [[ $(http_code "$GLANCE_URL/healthcheck") == 200 ]] ;;
+    placement) [[ $(http_code "$PLACEMENT_URL/") == 200 ]] ;;
+    ceph-*-mon) port_open "$(ceph_port "$(site_of "$name")")" ;;
+    ceph-*-osd) ceph_cluster_healthy "$(site_of "$name")" ;;
+  esac
+}
+
+# wait_http SERVICE URL SECONDS: bounded wait for a 200, failing early if the daemon died.
+wait_http() {
+  local name=$1 url=$2 seconds=$3 pid deadline
+  deadline=$((SECONDS + seconds))
+  while ((SECONDS < deadline)); do
+    [[ $(http_code "$url" 2) == 200 ]] && return 0
+    pid=$(read_pid "$name") || true
+    if [[ -z $pid ]] || ! pid_alive "$pid"; then
+      echo "$name exited before answering $url" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  echo "$name did not answer 200 on $url within $seconds s" >&2
+  return 1
+}
+
+rss_kb() {
+  local pid kb total=0
+  for pid in "$@"; do
+    kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null) || kb=0
+    total=$((total + ${kb:-0}))
+  done
+  echo "$total"
+}
+
+# All live PIDs of all recorded services.
+all_service_pids() {
+  local name pid
+  for name in "${SERVICES[@]}"; do
+    pid=$(read_pid "$name") || continue
+    group_members "$pid"
+  done
+}
+
+json_str() {
+  local s=$1
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '"%s"' "$s"
+}

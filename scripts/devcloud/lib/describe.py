@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Write the dev cloud's descriptors into the state dir: clouds.yaml, devcloud.env, devcloud.json.
+
+Input from the environment (set by `up`): DEVCLOUD_DIR, KEYSTONE_URL, GLANCE_URL, PLACEMENT_URL, ADMIN_PASSWORD,
+DEMO_PASSWORD, CEPH_A_CONF, CEPH_B_CONF, CEPH_A_FSID, CEPH_B_FSID, GLANCE_STORES (space-separated), STARTED_AT;
+argv[1] = the JSON written by register.py. Every file is written to a temporary name and renamed, mode 600
+(they hold passwords and application-credential secrets).
+"""
+import json
+import os
+import shlex
+import sys
+
+
+def write(path, text):
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def yaml_str(value):
+    # JSON strings are valid YAML double-quoted scalars.
+    return json.dumps(value)
+
+
+def clouds_yaml(auth_url, users, appcreds):
+    clouds = {
+        "devcloud-admin": {"auth_type": "password", "auth": {
+            "auth_url": auth_url, "username": users["admin"]["name"], "password": users["admin"]["password"],
+            "project_name": users["admin"]["project"], "user_domain_name": "Default",
+            "project_domain_name": "Default"}},
+        "devcloud-member": {"auth_type": "password", "auth": {
+            "auth_url": auth_url, "username": users["demo"]["name"], "password": users["demo"]["password"],
+            "project_name": users["demo"]["project"], "user_domain_name": "Default",
+            "project_domain_name": "Default"}},
+        "devcloud-admin-appcred": {"auth_type": "v3applicationcredential", "auth": {
+            "auth_url": auth_url, "application_credential_id": appcreds["admin"]["id"],
+            "application_credential_secret": appcreds["admin"]["secret"]}},
+        "devcloud-member-appcred": {"auth_type": "v3applicationcredential", "auth": {
+            "auth_url": auth_url, "application_credential_id": appcreds["demo"]["id"],
+            "application_credential_secret": appcreds["demo"]["secret"]}},
+    }
+    lines = ["# Written by scripts/devcloud/up; re-written on every start (application-credential secrets change).",
+             "clouds:"]
+    for name, cloud in clouds.items():
+        lines.append(f"  {name}:")
+        lines.append(f"    auth_type: {cloud['auth_type']}")
+        lines.append("    auth:")
+        for key, value in cloud["auth"].items():
+            lines.append(f"      {key}: {yaml_str(value)}")
+        lines.append("    region_name: RegionOne")
+        lines.append("    interface: public")
+        lines.append("    identity_api_version: 3")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    env = os.environ
+    state = env["DEVCLOUD_DIR"]
+    with open(sys.argv[1]) as f:
+        reg = json.load(f)
+    users = {
+        "admin": {"name": "admin", "password": env["ADMIN_PASSWORD"], "project": "admin"},
+        "demo": {"name": "demo", "password": env["DEMO_PASSWORD"], "project": "demo"},
+    }
+    appcreds = {k: {"id": v["id"], "secret": v["secret"]} for k, v in reg["appcreds"].items()}
+    clouds_path = os.path.join(state, "clouds.yaml")
+    write(clouds_path, clouds_yaml(env["KEYSTONE_URL"], users, appcreds))
+
+    ceph = {}
+    for site, key in (("site-a", "A"), ("site-b", "B")):
+        ceph[site] = {"conf": env[f"CEPH_{key}_CONF"], "fsid": env[f"CEPH_{key}_FSID"],
+                      "pools": ["images", "vms"], "users": ["glance", "nova"]}
+    description = {
+        "keystone": {"url": env["KEYSTONE_URL"]},
+        "glance": {"url": env["GLANCE_URL"], "stores": env["GLANCE_STORES"].split(),
+                   "sqlite": os.path.join(state, "glance", "glance.sqlite"),
+                   "log": os.path.join(state, "glance", "glance-api.log")},
+        "placement": {"url": env["PLACEMENT_URL"]},
+        "ceph": ceph,
+        "users": users,
+        "appcreds": appcreds,
+        "cloudsYaml": clouds_path,
+        "startedAt": env["STARTED_AT"],
+    }
+    write(os.path.join(state, "devcloud.json"), json.dumps(description, indent=2) + "\n")
+
+    exports = {
+        "OS_CLIENT_CONFIG_FILE": clouds_path,
+        "OS_CLOUD": "devcloud-admin",
+        "FERRY_DEVCLOUD_DIR": state,
+        "FERRY_CEPH_A_CONF": env["CEPH_A_CONF"],
+        "FERRY_CEPH_B_CONF": env["CEPH_B_CONF"],
+        "FERRY_CEPH_A_FSID": env["CEPH_A_FSID"],
+        "FERRY_CEPH_B_FSID": env["CEPH_B_FSID"],
+        "FERRY_GLANCE_URL": env["GLANCE_URL"],
+        "FERRY_PLACEMENT_URL": env["PLACEMENT_URL"],
+        "FERRY_KEYSTONE_URL": env["KEYSTONE_URL"],
+    }
+    text = "# Written by scripts/devcloud/up. Use: source " + shlex.quote(os.path.join(state, "devcloud.env")) + "\n"
+    text += "".join(f"export {k}={shlex.quote(v)}\n" for k, v in exports.items())
+    write(os.path.join(state, "devcloud.env"), text)
+
+
+if __name__ == "__main__":
+    main()

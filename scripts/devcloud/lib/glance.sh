@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# Glance 25.1.0 multistore behind Keystone (glance-multistore.md section 3, keystone.md section 7).
+# glance_prepare (config + db_sync) runs as a job next to Keystone; glance_start once both Ceph clusters answer,
+# because glance-api connects to every rbd store at startup. Needs common.sh.
+
+GLANCE_STORES=(central site-a site-b broken)
+
+glance_write_conf() {
+  local g=$DEVCLOUD_DIR/glance fsid_a=$1 fsid_b=$2
+  mkdir -p "$g"/{etc,staging,tasks,lock,stores/central}
+  # The broken store: its datadir is a regular file. glance_store only checks that the path exists and is writable,
+  # so the store configures and glance starts, but every write into it fails with ENOTDIR (a copy ends in
+  # os_glance_failed_import=broken). Tests get a failure that needs no timing luck.
+  rm -rf "$g/stores/broken"
+  printf 'devcloud: this regular file makes every copy into the broken store fail (ENOTDIR)\n' >"$g/stores/broken"
+  cat >"$g/etc/glance-api.conf" <<EOF
+[DEFAULT]
+bind_host = $HOST
+bind_port = $GLANCE_PORT
+# one process: with sqlite and workers >= 2 a write in one worker while a copy task starts in the other gives
+# "database is locked" and stuck import locks
+workers = 0
+debug = false
+use_stderr = false
+log_file = $g/glance-api.log
+enabled_backends = central:file, site-a:rbd, site-b:rbd, broken:file
+enabled_import_methods = [glance-direct,web-download,copy-image]
+show_image_direct_url = true
+show_multiple_locations = true
+
+[database]
+connection = sqlite:///$g/glance.sqlite
+
+[paste_deploy]
+flavor = keystone
+config_file = $g/etc/glance-api-paste.ini
+
+[keystone_authtoken]
+www_authenticate_uri = http://$HOST:$KEYSTONE_PORT
+auth_url = http://$HOST:$KEYSTONE_PORT
+auth_type = password
+user_domain_name = Default
+project_domain_name = Default
+project_name = service
+username = glance
+password = $GLANCE_PASSWORD
+# the catalog has public endpoints only; the default (internal) makes every authenticated request a 500
+interface = public
+region_name = RegionOne
+service_token_roles_required = true
+
+[glance_store]
+default_backend = central
+
+[central]
+filesystem_store_datadir = $g/stores/central
+store_description = file store central (default)
+
+[site-a]
+rbd_store_pool = images
+rbd_store_ceph_conf = $(ceph_conf site-a)
+rbd_store_user = glance
+rbd_store_chunk_size = 8
+rados_connect_timeout = 10
+store_description = rbd on ceph site-a $fsid_a
+
+[site-b]
+rbd_store_pool = images
+rbd_store_ceph_conf = $(ceph_conf site-b)
+rbd_store_user = glance
+rbd_store_chunk_size = 8
+rados_connect_timeout = 10
+store_description = rbd on ceph site-b $fsid_b
+
+[broken]
+filesystem_store_datadir = $g/stores/broken
+store_description = file store whose datadir is a regular file: every copy into it fails
+
+[os_glance_staging_store]
+filesystem_store_datadir = $g/staging
+
+[os_glance_tasks_store]
+filesystem_store_datadir = $g/tasks
+
+[oslo_concurrency]
+lock_path = $g/lock
+EOF
+
+  cat >"$g/etc/glance-api-paste.ini" <<EOF
+[pipeline:glance-api-keystone]
+pipeline = healthcheck versionnegotiation authtoken context rootapp
+
+[composite:rootapp]
+paste.composite_factory = glance.api:root_app_factory
+/: apiversions
+/v2: apiv2app
+
+[app:apiversions]
+paste.app_factory = glance.api.versions:create_resource
+
+[app:apiv2app]
+paste.app_factory = glance.api.v2.router:API.factory
+
+[filter:healthcheck]
+paste.filter_factory = oslo_middleware:Healthcheck.factory
+backends = disable_by_file
+disable_by_file_path = $g/healthcheck_disable
+
+[filter:versionnegotiation]
+paste.filter_factory = glance.api.middleware.version_negotiation:VersionNegotiationFilter.factory
+
+[filter:authtoken]
+paste.filter_factory = keystonemiddleware.auth_token:filter_factory
+delay_auth_decision = true
+
+[filter:context]
+paste.filter_factory = glance.api.middleware.context:ContextMiddleware.factory
+EOF
+  # oslo.policy silently loads a policy.yaml lying next to the config file; keep none.
+  rm -f "$g/etc/policy.yaml" "$g/etc/policy.json"
+}
+
+glance_prepare() {
+  local g=$DEVCLOUD_DIR/glance
+  glance_write_conf "$1" "$2"
+  echo "== glance-manage db_sync"
+  timeout 120 /usr/bin/glance-manage --config-file "$g/etc/glance-api.conf" db_sync
+  echo "== glance db ready"
+}
+
+glance_start() {
+  local g=$DEVCLOUD_DIR/glance
+  start_daemon glance "$g/glance-api.stdout" /usr/bin/glance-api --config-file "$g/etc/glance-api.conf"
+}

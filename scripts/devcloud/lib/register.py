@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Register the dev cloud in Keystone through its REST API (keystone.md section 5).
+
+Find-or-create everything, so it can run again on a live Keystone: projects service and demo, users glance,
+placement (admin on service) and demo (member on demo), services image and placement with one public endpoint each
+in RegionOne, and one application credential for admin and one for demo, re-created on every run because a secret
+cannot be read back. Writes {"projects", "users", "appcreds"} as JSON to the file named by argv[1] (mode 600).
+
+Input from the environment: KEYSTONE_URL (ending in /v3), GLANCE_URL, PLACEMENT_URL and the passwords
+ADMIN_PASSWORD, DEMO_PASSWORD, GLANCE_PASSWORD, PLACEMENT_PASSWORD.
+"""
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+
+K = os.environ["KEYSTONE_URL"].rstrip("/")
+TIMEOUT_S = 30
+
+
+def call(method, path, token=None, body=None, expect=(200, 201, 204)):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(K + path, data=data, method=method)
+    req.add_header("Accept", "application/json")
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("X-Auth-Token", token)
+    try:
+        with urllib.request.urlopen(req, timeout=TIMEOUT_S) as resp:
+            raw = resp.read()
+            status, headers = resp.status, resp.headers
+    except urllib.error.HTTPError as err:
+        raw, status, headers = err.read(), err.code, err.headers
+    if status not in expect:
+        sys.exit(f"register: {method} {path} -> {status}: {raw[:300]!r}")
+    return status, headers, (json.loads(raw) if raw else None)
+
+
+def password_token(user, password, project):
+    body = {"auth": {
+        "identity": {"methods": ["password"], "password": {
+            "user": {"name": user, "domain": {"id": "default"}, "password": password}}},
+        "scope": {"project": {"name": project, "domain": {"id": "default"}}}}}
+    _, headers, _ = call("POST", "/auth/tokens", body=body, expect=(201,))
+    return headers["X-Subject-Token"]
+
+
+def first(path, key, token):
+    items = call("GET", path, token)[2][key]
+    return items[0] if items else None
+
+
+def ensure_project(token, name, description):
+    found = first(f"/projects?name={name}&domain_id=default", "projects", token)
+    if found:
+        return found["id"]
+    body = {"project": {"name": name, "domain_id": "default", "description": description}}
+    return call("POST", "/projects", token, body, (201,))[2]["project"]["id"]
+
+
+def ensure_user(token, name, password, default_project=None):
+    """Returns (user id, whether the password was reset)."""
+    found = first(f"/users?name={name}&domain_id=default", "users", token)
+    if found:
+        # A reset revokes tokens issued later in the same second: the caller waits before using it.
+        call("PATCH", f"/users/{found['id']}", token, {"user": {"password": password}})
+        return found["id"], True
+    user = {"name": name, "domain_id": "default", "password": password}
+    if default_project:
+        user["default_project_id"] = default_project
+    return call("POST", "/users", token, {"user": user}, (201,))[2]["user"]["id"], False
+
+
+def ensure_service(token, name, stype, description, url):
+    found = first(f"/services?type={stype}", "services", token)
+    if found:
+        sid = found["id"]
+    else:
+        body = {"service": {"name": name, "type": stype, "description": description}}
+        sid = call("POST", "/services", token, body, (201,))[2]["service"]["id"]
+    endpoint = first(f"/endpoints?service_id={sid}&interface=public&region_id=RegionOne", "endpoints", token)
+    if endpoint and endpoint["url"] != url:
+        call("PATCH", f"/endpoints/{endpoint['id']}", token, {"endpoint": {"url": url}})
+    elif not endpoint:
+        body = {"endpoint": {"service_id": sid, "interface": "public", "region_id": "RegionOne", "url": url}}
+        call("POST", "/endpoints", token, body, (201,))
+    return sid
+
+
+def recreate_appcred(token, user_id, name, description):
+    path = f"/users/{user_id}/application_credentials"
+    for old in call("GET", f"{path}?name={name}", token)[2]["application_credentials"]:
+        call("DELETE", f"{path}/{old['id']}", token)
+    body = {"application_credential": {"name": name, "description": description}}
+    cred = call("POST", path, token, body, (201,))[2]["application_credential"]
+    return {"id": cred["id"], "name": cred["name"], "secret": cred["secret"]}
+
+
+def main():
+    out_path = sys.argv[1]
+    env = os.environ
+    admin = password_token("admin", env["ADMIN_PASSWORD"], "admin")
+    roles = {r["name"]: r["id"] for r in call("GET", "/roles", admin)[2]["roles"]}
+    admin_id = first("/users?name=admin&domain_id=default", "users", admin)["id"]
+
+    service = ensure_project(admin, "service", "ferry devcloud service users")
+    demo = ensure_project(admin, "demo", "ferry devcloud non-admin project")
+    glance, r1 = ensure_user(admin, "glance", env["GLANCE_PASSWORD"])
+    placement, r2 = ensure_user(admin, "placement", env["PLACEMENT_PASSWORD"])
+    demo_user, r3 = ensure_user(admin, "demo", env["DEMO_PASSWORD"], demo)
+    for project, user, role in ((service, glance, "admin"), (service, placement, "admin"), (demo, demo_user, "member")):
+        call("PUT", f"/projects/{project}/users/{user}/roles/{roles[role]}", admin)
+    ensure_service(admin, "glance", "image", "ferry devcloud Glance", env["GLANCE_URL"])
+    ensure_service(admin, "placement", "placement", "ferry devcloud Placement", env["PLACEMENT_URL"])
+    if r1 or r2 or r3:
+        time.sleep(1.1)
+
+    # Users create application credentials only for themselves, with their own token.
+    demo_token = password_token("demo", env["DEMO_PASSWORD"], "demo")
+    appcreds = {
+        "admin": recreate_appcred(admin, admin_id, "ferry-devcloud-admin", "ferry devcloud admin (project admin)"),
+        "demo": recreate_appcred(demo_token, demo_user, "ferry-devcloud-demo", "ferry devcloud demo (member)"),
+    }
+    result = {
+        "projects": {"service": service, "demo": demo},
+        "users": {"admin": admin_id, "demo": demo_user, "glance": glance, "placement": placement},
+        "appcreds": appcreds,
+    }
+    fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(result, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+// Every error code ferry can raise, its process exit code and a one-line summary.
+// docs/exit-codes.md documents the same table; a contract test keeps the two in step.
+
+export const ERROR_TABLE = {
+  FERRY_INTERNAL: { exit: 1, summary: 'unexpected internal error (please report it)' },
+  FERRY_INVALID_OPTION: { exit: 2, summary: 'a flag, option or argument is invalid' },
+  FERRY_INVALID_CONFIG: { exit: 3, summary: 'a configuration file (clouds.yaml, nova.conf, policy) is invalid' },
+  FERRY_INVALID_IMAGE_REF: { exit: 4, summary: 'the image reference is malformed' },
+  FERRY_AUTH_FAILED: { exit: 10, summary: 'authentication failed (bad or expired credentials)' },
+  FERRY_FORBIDDEN: { exit: 11, summary: 'the service refused the call by policy (HTTP 403)' },
+  FERRY_ENDPOINT_NOT_FOUND: { exit: 12, summary: 'no endpoint for the service in the catalog' },
+  FERRY_UNREACHABLE: { exit: 13, summary: 'a service could not be reached (connection failed)' },
+  FERRY_TIMEOUT_CONNECT: { exit: 14, summary: 'a service did not accept the connection in time' },
+  FERRY_TIMEOUT_RESPONSE: { exit: 15, summary: 'a service accepted the request but never answered in time' },
+  FERRY_TIMEOUT_BODY: { exit: 16, summary: 'a service stalled in the middle of its answer' },
+  FERRY_HTTP: { exit: 17, summary: 'a service answered with an unexpected HTTP status' },
+  FERRY_BAD_RESPONSE: { exit: 18, summary: 'a service answered with a body ferry does not understand' },
+  FERRY_IMAGE_NOT_FOUND: { exit: 20, summary: 'no such image' },
+  FERRY_IMAGE_AMBIGUOUS: { exit: 21, summary: 'the image name matches more than one image' },
+  FERRY_IMAGE_NOT_ACTIVE: { exit: 22, summary: 'the image is not active, so it cannot be copied' },
+  FERRY_STORE_NOT_FOUND: { exit: 23, summary: 'Glance has no store of that name' },
+  FERRY_NOT_CLONABLE: { exit: 24, summary: 'the image cannot be cloned copy-on-write (e.g. not raw)' },
+  FERRY_LOCATIONS_HIDDEN: { exit: 25, summary: 'Glance does not show image locations to this caller' },
+  FERRY_NOT_LOCAL: { exit: 26, summary: 'the store holds the image but not in the local Ceph cluster' },
+  FERRY_COPY_FAILED: { exit: 30, summary: 'Glance reports the copy failed' },
+  FERRY_COPY_TIMEOUT: { exit: 31, summary: 'the copy did not finish before the deadline' },
+  FERRY_COPY_STUCK: { exit: 32, summary: 'the image import lock is held by a task that stopped moving' },
+  FERRY_CEPH: { exit: 35, summary: 'the ceph/rbd command failed' },
+  FERRY_INVALID_XML: { exit: 40, summary: 'the libvirt XML is malformed or not domain capabilities' },
+  FERRY_UNKNOWN_TRAIT: { exit: 41, summary: 'a trait name is not known to the target Placement' },
+  FERRY_PROVIDER_NOT_FOUND: { exit: 42, summary: 'no such resource provider in Placement' },
+  FERRY_PLACEMENT_CONFLICT: { exit: 43, summary: 'Placement kept reporting a generation conflict' },
+  FERRY_INVALID_MAPPING: { exit: 45, summary: 'images_type / images_type_mapping is invalid' },
+  FERRY_PARTIAL_FAILURE: { exit: 50, summary: 'some items of a batch failed (see the report)' },
+  FERRY_ABORTED: { exit: 130, summary: 'interrupted (Ctrl-C or an abort signal)' },
+} as const satisfies Readonly<Record<string, { readonly exit: number; readonly summary: string }>>;
+
+export type FerryErrorCode = keyof typeof ERROR_TABLE;
+
+export const FERRY_ERROR_CODES = Object.keys(ERROR_TABLE) as readonly FerryErrorCode[];
+
+export function exitCodeFor(code: FerryErrorCode): number {
+  return ERROR_TABLE[code].exit;
+}

@@ -1,0 +1,105 @@
+import type { z } from 'zod';
+import { FerryError } from '../errors/ferry-error.js';
+
+// Turns zod's verdict on a Glance body into one FERRY_BAD_RESPONSE that names the endpoint, the field and what was
+// expected, e.g. "GET /v2/images/{id}: field 'status': expected a string, got number".
+
+type Issue = z.core.$ZodIssue;
+type PathKey = PropertyKey;
+
+export interface WireIssue {
+  readonly path: string;
+  readonly expected: string;
+  readonly got: string;
+}
+
+/**
+ * Parses `raw` with `schema`, or throws FERRY_BAD_RESPONSE naming `endpoint` and the first bad field (all of them in
+ * `details.issues`). `pathPrefix` places the body inside a larger one (`images[3]`) so the path reads from the top.
+ */
+export function parseWireBody<S extends z.ZodType>(
+  schema: S,
+  raw: unknown,
+  endpoint: string,
+  pathPrefix: readonly PathKey[] = [],
+): z.output<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => describeIssue(issue, raw, pathPrefix));
+  const [first] = issues;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem(s))` : '';
+  const where = first === undefined || first.path === '' ? 'the body' : `field '${first.path}'`;
+  throw new FerryError(
+    'FERRY_BAD_RESPONSE',
+    first === undefined
+      ? `${endpoint}: the body does not have the expected shape`
+      : `${endpoint}: ${where}: expected ${first.expected}, got ${first.got}${more}`,
+    'Check that the endpoint is a Glance v2 API (catalog entry or endpoint override); if it is, report this with the body',
+    { endpoint, issues },
+  );
+}
+
+function describeIssue(issue: Issue, raw: unknown, prefix: readonly PathKey[]): WireIssue {
+  const path = [...issue.path];
+  if (issue.code === 'invalid_union') {
+    // A branch whose problems are all nested matched the outer type (an array of the wrong items): its inner
+    // problem is the useful one, not "expected a string or an array".
+    const nested = issue.errors.find((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0));
+    const inner = nested?.[0];
+    if (inner !== undefined) {
+      return describeIssue({ ...inner, path: [...path, ...inner.path] } as Issue, raw, prefix);
+    }
+    const expectations = [...new Set(issue.errors.flatMap((branch) => branch.map(expectation)))];
+    return { path: formatPath([...prefix, ...path]), expected: joinAlternatives(expectations), got: kindOf(valueAt(raw, path)) };
+  }
+  const value = valueAt(raw, path);
+  const got = issue.code === 'invalid_value' ? (JSON.stringify(value)?.slice(0, 80) ?? 'nothing') : kindOf(value);
+  return { path: formatPath([...prefix, ...path]), expected: expectation(issue), got };
+}
+
+function expectation(issue: Issue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return ARTICLES[issue.expected] ?? issue.expected;
+    case 'invalid_value':
+      return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return issue.message;
+  }
+}
+
+const ARTICLES: Readonly<Record<string, string>> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+  record: 'an object',
+  null: 'null',
+};
+
+function joinAlternatives(items: readonly string[]): string {
+  if (items.length <= 1) return items[0] ?? 'something else';
+  return `${items.slice(0, -1).join(', ')} or ${items.at(-1) ?? ''}`;
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'nothing (the field is missing)';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function valueAt(raw: unknown, path: readonly PathKey[]): unknown {
+  let current: unknown = raw;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function formatPath(path: readonly PathKey[]): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
+}

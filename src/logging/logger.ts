@@ -1,0 +1,28 @@
+import { destination as pinoDestination, pino, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+/** Paths pino blanks out wherever they appear in a log object: tokens, passwords, secrets. */
+export const REDACTED_PATHS = [
+  'token', '*.token', 'password', '*.password', '*.*.password', 'secret', '*.secret', '*.*.secret',
+  'headers["x-auth-token"]', 'headers["x-subject-token"]', '*.headers["x-auth-token"]', '*.headers["x-subject-token"]',
+  'auth.identity.password.user.password', 'auth.identity.application_credential.secret',
+] as const;
+
+export interface LoggerOptions {
+  readonly level?: string;                 // pino level; default 'warn'
+  readonly destination?: NodeJS.WritableStream | number; // default stderr (fd 2): stdout belongs to the CLI's output
+}
+
+/** Structured logs on stderr with secrets redacted. The library logs; it never prints. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const destination = options.destination ?? 2;
+  const stream = typeof destination === 'number' ? pinoDestination({ fd: destination, sync: true }) : destination;
+  return pino(
+    { level: options.level ?? 'warn', base: undefined, redact: { paths: [...REDACTED_PATHS], censor: '<redacted>' } },
+    stream,
+  );
+}
+
+/** A logger that drops everything: the library default when the caller passes none. */
+export const silentLogger: Logger = pino({ level: 'silent' });

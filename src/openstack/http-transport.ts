@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { Agent } from 'undici';
+import { FerryError } from '../errors/ferry-error.js';
+import { silentLogger, type Logger } from '../logging/logger.js';
+import { networkError } from './network-error.js';
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface HttpRequest {
+  readonly method: HttpMethod;
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** JSON-encoded when defined. */
+  readonly body?: unknown;
+  readonly signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Parsed JSON when the server said JSON (or the text parses as JSON), else the text; undefined when empty. */
+  readonly body: unknown;
+  readonly requestId: string | undefined;
+}
+
+export interface HttpTransport {
+  send(request: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+}
+
+export interface HttpTransportOptions {
+  readonly connectTimeoutMs?: number;
+  /** Time allowed from sending the request to the response headers. */
+  readonly responseTimeoutMs?: number;
+  /** Longest silence allowed while the body streams in. */
+  readonly bodyTimeoutMs?: number;
+  readonly caFile?: string;
+  readonly verifyTls?: boolean;
+  readonly userAgent?: string;
+  readonly logger?: Logger;
+}
+
+export const HTTP_DEFAULTS = {
+  connectTimeoutMs: 10_000,
+  responseTimeoutMs: 60_000,
+  bodyTimeoutMs: 60_000,
+  verifyTls: true,
+  userAgent: 'ferry',
+} as const;
+
+/**
+ * One keep-alive connection pool for every service. Requests go through the global fetch with an undici Agent as
+ * dispatcher: undici gives per-phase timeouts and a shared pool, and nock can still intercept it in unit tests.
+ */
+export function createHttpTransport(options: HttpTransportOptions = {}): HttpTransport {
+  const logger = options.logger ?? silentLogger;
+  const verifyTls = options.verifyTls ?? HTTP_DEFAULTS.verifyTls;
+  const agent = new Agent({
+    connectTimeout: options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs,
+    headersTimeout: options.responseTimeoutMs ?? HTTP_DEFAULTS.responseTimeoutMs,
+    bodyTimeout: options.bodyTimeoutMs ?? HTTP_DEFAULTS.bodyTimeoutMs,
+    keepAliveTimeout: 30_000,
+    connect: { rejectUnauthorized: verifyTls, ...(options.caFile ? { ca: readCaFile(options.caFile) } : {}) },
+  });
+  const userAgent = options.userAgent ?? HTTP_DEFAULTS.userAgent;
+
+  return {
+    async send(request) {
+      const started = performance.now();
+      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, ...request.headers };
+      let bodyText: string | undefined;
+      if (request.body !== undefined) {
+        bodyText = JSON.stringify(request.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      try {
+        const response = await fetch(request.url, {
+          method: request.method,
+          headers,
+          body: bodyText,
+          signal: request.signal,
+          redirect: 'manual',
+          // undici's own dispatcher type differs in name only from the one Node's fetch declares
+          dispatcher: agent as unknown as RequestInit['dispatcher'],
+        } as RequestInit);
+        const text = await response.text();
+        const responseHeaders = Object.fromEntries(response.headers.entries());
+        const result: HttpResponse = {
+          status: response.status,
+          headers: responseHeaders,
+          body: parseBody(text, responseHeaders['content-type']),
+          requestId: responseHeaders['x-openstack-request-id'] ?? responseHeaders['x-compute-request-id'],
+        };
+        logger.debug({ method: request.method, url: stripQuery(request.url), status: result.status,
+          requestId: result.requestId, ms: Math.round(performance.now() - started) }, 'http');
+        return result;
+      } catch (error) {
+        if (error instanceof FerryError) throw error;
+        throw networkError(error, { method: request.method, url: stripQuery(request.url), signal: request.signal });
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+function parseBody(text: string, contentType: string | undefined): unknown {
+  if (text === '') return undefined;
+  const looksJson = contentType?.includes('json') === true || /^\s*[[{]/.test(text);
+  if (!looksJson) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function readCaFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new FerryError('FERRY_INVALID_OPTION', `cannot read the CA bundle ${path}: ${(error as Error).message}`,
+      'Point --os-cacert (or OS_CACERT, or cacert in clouds.yaml) at a readable PEM file.', { caFile: path }, { cause: error });
+  }
+}
+
+/** A URL without its query string: what errors and logs may show. */
+export function stripQuery(url: string): string {
+  const index = url.indexOf('?');
+  return index === -1 ? url : url.slice(0, index);
+}

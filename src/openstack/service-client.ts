@@ -1,0 +1,94 @@
+import { silentLogger, type Logger } from '../logging/logger.js';
+import { httpStatusError } from './http-status-error.js';
+import { stripQuery, type HttpMethod, type HttpResponse, type HttpTransport } from './http-transport.js';
+import type { Session } from './keystone-session.js';
+import { sendWithRetry, type RetryPolicy } from './send-with-retry.js';
+
+export interface ServiceRequest {
+  readonly method: HttpMethod;
+  /** Path below the service endpoint, starting with '/'. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Statuses the caller handles itself; any other becomes a coded error. Default: any 2xx. */
+  readonly accept?: readonly number[];
+  /** Default: true for GET, HEAD, PUT and DELETE. */
+  readonly idempotent?: boolean;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface ServiceResponse extends HttpResponse {
+  /** `METHOD url-without-query`, for messages about this answer. */
+  readonly endpoint: string;
+}
+
+/** Authenticated requests to one OpenStack service. One request per call: no loops, no decisions beyond auth. */
+export interface ServiceClient {
+  readonly serviceType: string;
+  request(request: ServiceRequest): Promise<ServiceResponse>;
+}
+
+export interface ServiceClientOptions {
+  readonly serviceType: string;
+  /** Name used in messages: 'Glance', 'Placement'. */
+  readonly serviceName: string;
+  readonly session: Session;
+  readonly transport: HttpTransport;
+  readonly retry?: RetryPolicy;
+  readonly defaultHeaders?: Readonly<Record<string, string>>;
+  readonly logger?: Logger;
+}
+
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  const logger = options.logger ?? silentLogger;
+  const { session, transport } = options;
+
+  async function sendOnce(request: ServiceRequest): Promise<ServiceResponse> {
+    const base = await session.endpointFor(options.serviceType, request.signal);
+    const url = `${base}${request.path}${queryString(request.query)}`;
+    const token = await session.token(request.signal);
+    const idempotent = request.idempotent ?? ['GET', 'HEAD', 'PUT', 'DELETE'].includes(request.method);
+    const response = await sendWithRetry(transport, {
+      method: request.method,
+      url,
+      headers: { 'x-auth-token': token, ...options.defaultHeaders, ...request.headers },
+      ...(request.body !== undefined ? { body: request.body } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+    }, {
+      idempotent,
+      ...(options.retry ? { policy: options.retry } : {}),
+      onRetry: ({ attempt, reason }) => logger.info({ service: options.serviceName, method: request.method,
+        url: stripQuery(url), attempt, reason }, 'retrying'),
+    });
+    return { ...response, endpoint: `${request.method} ${stripQuery(url)}` };
+  }
+
+  return {
+    serviceType: options.serviceType,
+    async request(request) {
+      let response = await sendOnce(request);
+      // An expired or revoked token: re-authenticate once and repeat. A second 401 is a real refusal.
+      if (response.status === 401 && !(request.accept ?? []).includes(401) && session.invalidate()) {
+        logger.info({ service: options.serviceName }, 'token refused, re-authenticating once');
+        response = await sendOnce(request);
+      }
+      const accepted = request.accept ? request.accept.includes(response.status) : response.status >= 200 && response.status < 300;
+      if (!accepted) {
+        const [method, url] = [request.method, response.endpoint.slice(request.method.length + 1)];
+        throw httpStatusError(response, { method, url, service: options.serviceName });
+      }
+      return response;
+    },
+  };
+}
+
+function queryString(query: ServiceRequest['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}

@@ -1,0 +1,11 @@
+// Unit tests never touch the network: nock intercepts global fetch, and anything not mocked fails.
+import nock from 'nock';
+import { afterEach, beforeAll } from 'vitest';
+
+beforeAll(() => {
+  nock.disableNetConnect();
+});
+
+afterEach(() => {
+  nock.cleanAll();
+});
