@@ -7,10 +7,10 @@ import { selectBackend } from './select-backend.js';
  * format that images_type stores without conversion (raw, iso, ami, aki, ari on an rbd host). This is the
  * `ReadonlyMap<format, backend>` the traits module reads; formats missing from it are converted or refused.
  */
-export function keptFormats(config: Pick<BackendConfig, 'imagesType' | 'imagesTypeDeclared' | 'useCowImages' | 'mapping' | 'entries'>): ReadonlyMap<string, string> {
+export function keptFormats(config: BackendConfig): ReadonlyMap<string, string> {
   const kept = new Map<string, string>();
   for (const format of IMAGE_FORMATS) {
-    const choice = selectBackend(format, { ...config, duplicates: [] });
+    const choice = selectBackend(format, config);
     if (!choice.converted) kept.set(format, choice.backend);
   }
   return kept;

@@ -35,24 +35,31 @@ export function parseImagesTypeMapping(value: string, source?: string): ImagesTy
   const list = value.trim().replace(/,\s*$/, '');
   if (list === '') return { entries, duplicates };
 
-  list.split(',').forEach((raw, index) => {
+  const parsed = list.split(',').map((raw, index) => {
     const text = raw.trim();
     if (text === '') {
       fail(`${OPTION} has an empty entry at position ${index + 1} in '${list}'`,
         'Remove the extra comma: entries are <source format>:<backend> separated by single commas.', source, { position: index + 1 });
     }
-    const entry = parseEntry(text, source);
+    return parseEntry(text, source);
+  });
+  // Ambiguity first, so 'qcow2:raw, qcow2:qcow2' is reported as the conflict it is, not as a conversion.
+  for (const entry of parsed) {
     const earlier = entries.find((e) => e.source === entry.source);
     if (earlier === undefined) {
       entries.push(entry);
     } else if (sameDeclaredBackend(earlier.backend, entry.backend)) {
-      duplicates.push(text);
+      duplicates.push(entry.text);
     } else {
-      fail(`${OPTION} entry '${earlier.text}' conflicts with '${text}': one backend per source format`,
-        `Keep one rule for ${entry.source}: either '${earlier.text}' or '${text}'.`, source,
-        { entry: text, conflictsWith: earlier.text });
+      fail(`${OPTION} entry '${earlier.text}' conflicts with '${entry.text}': one backend per source format`,
+        `Keep one rule for ${entry.source}: either '${earlier.text}' or '${entry.text}'.`, source,
+        { entry: entry.text, conflictsWith: earlier.text });
     }
-  });
+  }
+  // `default` depends on use_cow_images; resolveBackendConfig checks it once that is known.
+  for (const entry of entries) {
+    if (entry.backend !== 'default') assertKeepsAsIs(entry, backendFor(entry.backend, false), source);
+  }
   return { entries, duplicates };
 }
 
@@ -76,10 +83,7 @@ function parseEntry(text: string, source: string | undefined): ImagesTypeMapping
     fail(`${OPTION} entry '${text}': '${to}' is not a libvirt image backend${suggestion}`,
       `The right side is one of ${IMAGES_TYPE_VALUES.join(', ')} (the values of [libvirt] images_type).`, source, { entry: text });
   }
-  const entry: ImagesTypeMappingEntry = { source: from, backend: to, text };
-  // `default` depends on use_cow_images; resolveBackendConfig checks it once that is known.
-  if (to !== 'default') assertKeepsAsIs(entry, backendFor(to, false), source);
-  return entry;
+  return { source: from, backend: to, text };
 }
 
 /**

@@ -30,6 +30,7 @@ export const ERROR_TABLE = {
   FERRY_UNKNOWN_TRAIT: { exit: 41, summary: 'a trait name is not known to the target Placement' },
   FERRY_PROVIDER_NOT_FOUND: { exit: 42, summary: 'no such resource provider in Placement' },
   FERRY_PLACEMENT_CONFLICT: { exit: 43, summary: 'Placement kept reporting a generation conflict' },
+  FERRY_TRAIT_CONFLICT: { exit: 44, summary: 'the request both requires and forbids the same trait' },
   FERRY_INVALID_MAPPING: { exit: 45, summary: 'images_type / images_type_mapping is invalid' },
   FERRY_PARTIAL_FAILURE: { exit: 50, summary: 'some items of a batch failed (see the report)' },
   FERRY_ABORTED: { exit: 130, summary: 'interrupted (Ctrl-C or an abort signal)' },

@@ -44,28 +44,37 @@ function describeIssue(issue: Issue, raw: unknown, prefix: readonly PathKey[]): 
   if (issue.code === 'invalid_union') {
     // A branch whose problems are all nested matched the outer type (an array of the wrong items): its inner
     // problem is the useful one, not "expected a string or an array".
-    const nested = issue.errors.find((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0));
-    const inner = nested?.[0];
-    if (inner !== undefined) {
-      return describeIssue({ ...inner, path: [...path, ...inner.path] } as Issue, raw, prefix);
-    }
-    const expectations = [...new Set(issue.errors.flatMap((branch) => branch.map(expectation)))];
-    return { path: formatPath([...prefix, ...path]), expected: joinAlternatives(expectations), got: kindOf(valueAt(raw, path)) };
+    const inner = nestedIssue(issue);
+    if (inner !== undefined) return describeIssue({ ...inner, path: [...path, ...inner.path] }, raw, prefix);
+    const expected = joinAlternatives([...new Set(alternatives(issue))]);
+    return { path: formatPath([...prefix, ...path]), expected, got: kindOf(valueAt(raw, path)) };
   }
   const value = valueAt(raw, path);
   const got = issue.code === 'invalid_value' ? (JSON.stringify(value)?.slice(0, 80) ?? 'nothing') : kindOf(value);
   return { path: formatPath([...prefix, ...path]), expected: expectation(issue), got };
 }
 
-function expectation(issue: Issue): string {
-  switch (issue.code) {
-    case 'invalid_type':
-      return ARTICLES[issue.expected] ?? issue.expected;
-    case 'invalid_value':
-      return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    default:
-      return issue.message;
+function nestedIssue(issue: Issue): Issue | undefined {
+  if (issue.code !== 'invalid_union') return undefined;
+  for (const branch of issue.errors) {
+    const [first] = branch;
+    if (first === undefined) continue;
+    if (branch.every((inner) => inner.path.length > 0)) return first;
+    const deeper = branch.length === 1 ? nestedIssue(first) : undefined;
+    if (deeper !== undefined) return deeper;
   }
+  return undefined;
+}
+
+function alternatives(issue: Issue): string[] {
+  if (issue.code !== 'invalid_union') return [expectation(issue)];
+  return issue.errors.flatMap((branch) => branch.flatMap(alternatives));
+}
+
+function expectation(issue: Issue): string {
+  if (issue.code === 'invalid_type') return ARTICLES[issue.expected] ?? issue.expected;
+  if (issue.code === 'invalid_value') return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  return issue.message;
 }
 
 const ARTICLES: Readonly<Record<string, string>> = {

@@ -3,7 +3,7 @@ import type { Clock } from '../clock/clock.js';
 import { systemClock } from '../clock/clock.js';
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
-import type { AuthMethod } from './auth-method.js';
+import type { AuthConfig } from '../config/ferry-config.js';
 import { httpStatusError } from './http-status-error.js';
 import type { HttpTransport } from './http-transport.js';
 import { describeAuth, keystoneTokenRequest, keystoneV3Url } from './keystone-token-request.js';
@@ -23,8 +23,9 @@ export interface Session {
 }
 
 export interface SessionOptions {
-  readonly auth: AuthMethod;
-  readonly endpoints: EndpointSelection & { readonly overrides?: Readonly<Record<string, string | undefined>> };
+  readonly auth: AuthConfig;
+  /** Per service type: an explicit URL, or which catalog entry to pick. */
+  readonly endpoints: Readonly<Record<string, EndpointSelection & { readonly url?: string | undefined }>>;
   readonly transport: HttpTransport;
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -52,7 +53,6 @@ export function createSession(options: SessionOptions): Session {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const { auth, transport } = options;
-  const overrides = options.endpoints.overrides ?? {};
   let cached: CachedToken | undefined;
   let pending: Promise<CachedToken> | undefined;
   let tokenRequests = 0;
@@ -111,8 +111,8 @@ export function createSession(options: SessionOptions): Session {
   return {
     token: async (signal) => (await current(signal)).value,
     async endpointFor(serviceType, signal) {
-      const override = overrides[serviceType];
-      if (override) return override.replace(/\/+$/, '');
+      const selection = options.endpoints[serviceType] ?? { interfaces: ['public'] };
+      if (selection.url) return selection.url.replace(/\/+$/, '');
       if (auth.method === 'token') {
         throw new FerryError('FERRY_ENDPOINT_NOT_FOUND',
           `no ${serviceType} endpoint: a plain token carries no service catalog`,
@@ -122,7 +122,7 @@ export function createSession(options: SessionOptions): Session {
           { serviceType });
       }
       const { catalog } = await current(signal);
-      return selectEndpoint(catalog ?? [], serviceType, options.endpoints);
+      return selectEndpoint(catalog ?? [], serviceType, selection);
     },
     invalidate() {
       if (auth.method === 'token') return false;

@@ -1,7 +1,12 @@
-import type { AuthMethod, NameOrId } from './auth-method.js';
+import type { AuthConfig } from '../config/ferry-config.js';
+
+interface NameOrId {
+  readonly id?: string | undefined;
+  readonly name?: string | undefined;
+}
 
 /** The body of `POST /v3/auth/tokens` for a password or application-credential method (reference/keystone.md §6). */
-export function keystoneTokenRequest(auth: Exclude<AuthMethod, { method: 'token' }>): unknown {
+export function keystoneTokenRequest(auth: Exclude<AuthConfig, { method: 'token' }>): unknown {
   if (auth.method === 'password') {
     return {
       auth: {
@@ -33,7 +38,7 @@ export function keystoneV3Url(authUrl: string): string {
 }
 
 /** Who the credentials name, for messages (never the secret). */
-export function describeAuth(auth: AuthMethod): string {
+export function describeAuth(auth: AuthConfig): string {
   switch (auth.method) {
     case 'password':
       return `user '${auth.username}' in project '${auth.project.name ?? auth.project.id ?? '?'}'`;

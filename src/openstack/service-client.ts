@@ -37,6 +37,8 @@ export interface ServiceClientOptions {
   readonly transport: HttpTransport;
   readonly retry?: RetryPolicy;
   readonly defaultHeaders?: Readonly<Record<string, string>>;
+  /** Catalog URLs sometimes carry a version suffix (`…/v2`); the client's paths include it already. */
+  readonly normalizeEndpoint?: (url: string) => string;
   readonly logger?: Logger;
 }
 
@@ -45,7 +47,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const { session, transport } = options;
 
   async function sendOnce(request: ServiceRequest): Promise<ServiceResponse> {
-    const base = await session.endpointFor(options.serviceType, request.signal);
+    const endpoint = await session.endpointFor(options.serviceType, request.signal);
+    const base = options.normalizeEndpoint ? options.normalizeEndpoint(endpoint) : endpoint;
     const url = `${base}${request.path}${queryString(request.query)}`;
     const token = await session.token(request.signal);
     const idempotent = request.idempotent ?? ['GET', 'HEAD', 'PUT', 'DELETE'].includes(request.method);

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # the variables are used by the scripts that source this file
 # Shared by up, down, status and smoke: paths, ports, logging, process handling, health checks.
 # Sourced, never run. Facts behind the choices: /work/shared/reference/{ceph-rbd,keystone,glance-multistore}.md.
 
@@ -8,6 +9,8 @@ DEVCLOUD_REPO_ROOT=$(cd "$DEVCLOUD_SCRIPT_DIR/../.." && pwd)
 
 # The OpenStack and Ceph python libraries belong to Debian's interpreter; a pyenv python3 may come first on PATH.
 PY=/usr/bin/python3
+# A PYTHONPATH/PYTHONHOME meant for that other interpreter would leak into the Debian daemons.
+unset PYTHONPATH PYTHONHOME
 HOST=127.0.0.1
 
 DEVCLOUD_DIR=${FERRY_DEVCLOUD_DIR:-$DEVCLOUD_REPO_ROOT/.devcloud}
@@ -36,7 +39,6 @@ DEMO_PASSWORD=${FERRY_DEVCLOUD_DEMO_PASSWORD:-ferry-demo-pass}
 GLANCE_PASSWORD=${FERRY_DEVCLOUD_GLANCE_PASSWORD:-ferry-glance-pass}
 PLACEMENT_PASSWORD=${FERRY_DEVCLOUD_PLACEMENT_PASSWORD:-ferry-placement-pass}
 
-CEPH_SITES=(site-a site-b)
 # Stop order matters for Ceph: an OSD stopped after its mon waits ~5 s trying to report its shutdown.
 SERVICES=(keystone glance placement ceph-site-a-osd ceph-site-b-osd ceph-site-a-mon ceph-site-b-mon)
 
@@ -66,8 +68,9 @@ validate_ports() {
   local name value
   for name in KEYSTONE_PORT GLANCE_PORT PLACEMENT_PORT CEPH_A_PORT CEPH_B_PORT; do
     value=${!name}
-    [[ $value =~ ^[0-9]+$ ]] && ((value >= 1024 && value <= 65436)) ||
+    if ! [[ $value =~ ^[0-9]+$ ]] || ((value < 1024 || value > 65436)); then
       die "FERRY_DEVCLOUD_$name must be a port number between 1024 and 65436, got '$value'"
+    fi
   done
   # Each cluster owns [port, port+99]: mon v2, mon v1 (+1) and the OSD bind range (+10..+99).
   ((CEPH_A_PORT + 99 < CEPH_B_PORT || CEPH_B_PORT + 99 < CEPH_A_PORT)) ||
@@ -122,7 +125,7 @@ read_pid() {
 # A zombie or a vanished process is gone; only a live process can hold a port or data.
 pid_alive() {
   local stat rest
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
   rest=${stat##*) }
   [[ ${rest%% *} != Z ]]
 }
@@ -141,7 +144,7 @@ pid_ours() {
 group_members() {
   local pg=$1 f line rest state pgrp _ppid
   for f in /proc/[0-9]*/stat; do
-    line=$(cat "$f" 2>/dev/null) || continue
+    { read -r line <"$f"; } 2>/dev/null || continue
     rest=${line##*) }
     read -r state _ppid pgrp _ <<<"$rest"
     if [[ $pgrp == "$pg" && $state != Z ]]; then
@@ -196,21 +199,22 @@ stop_service() {
   rm -f "$PID_DIR/$name.pid"
 }
 
-# Stop everything recorded in the state dir: API services and OSDs together, then the mons.
+# Stop everything recorded in the state dir. Each cluster stops OSD first, then mon (an OSD whose mon is gone waits
+# ~5 s trying to report its shutdown); the clusters and the API services stop in parallel.
 stop_all() {
-  local rc=0 name pids=()
+  local rc=0 pid pids=()
   [[ -d $PID_DIR ]] || return 0
-  for name in keystone glance placement ceph-site-a-osd ceph-site-b-osd; do
-    stop_service "$name" &
-    pids+=($!)
-  done
-  for name in "${pids[@]}"; do wait "$name" || rc=1; done
-  pids=()
-  for name in ceph-site-a-mon ceph-site-b-mon; do
-    stop_service "$name" &
-    pids+=($!)
-  done
-  for name in "${pids[@]}"; do wait "$name" || rc=1; done
+  stop_service keystone &
+  pids+=($!)
+  stop_service glance &
+  pids+=($!)
+  stop_service placement &
+  pids+=($!)
+  (stop_service ceph-site-a-osd && stop_service ceph-site-a-mon) &
+  pids+=($!)
+  (stop_service ceph-site-b-osd && stop_service ceph-site-b-mon) &
+  pids+=($!)
+  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
   return "$rc"
 }
 
@@ -298,4 +302,32 @@ json_str() {
   s=${s//\\/\\\\}
   s=${s//\"/\\\"}
   printf '"%s"' "$s"
+}
+
+# ---- packages -----------------------------------------------------------------------------------------------------
+
+# Installs whatever Debian package is missing. Works as root or with passwordless sudo; says so otherwise.
+# Services are never started by this script's install: where no policy-rc.d forbids it, Debian starts its own
+# keystone (port 5000) and glance-api (9292), which do not collide with the devcloud ports.
+ensure_packages() {
+  local p missing=() sudo=()
+  for p in "${DEVCLOUD_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  if ((EUID != 0)); then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      sudo=(sudo -n)
+    else
+      die "missing Debian packages: ${missing[*]}
+installing them needs root or passwordless sudo; run as root:
+  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+    fi
+  fi
+  log "installing ${#missing[@]} missing packages: ${missing[*]}"
+  # Lock timeout: another apt run (e.g. a provisioning script) may still hold the dpkg lock.
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q update >/dev/null ||
+    die "apt-get update failed"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q install -y \
+    --no-install-recommends "${missing[@]}" || die "apt-get install failed for: ${missing[*]}"
 }

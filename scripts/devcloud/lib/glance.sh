@@ -3,6 +3,7 @@
 # glance_prepare (config + db_sync) runs as a job next to Keystone; glance_start once both Ceph clusters answer,
 # because glance-api connects to every rbd store at startup. Needs common.sh.
 
+# shellcheck disable=SC2034 # read by up
 GLANCE_STORES=(central site-a site-b broken)
 
 glance_write_conf() {

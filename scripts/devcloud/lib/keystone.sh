@@ -5,7 +5,7 @@
 keystone_write_conf() {
   local k=$DEVCLOUD_DIR/keystone
   mkdir -p "$k/etc"
-  mkdir -m 700 -p "$k/fernet-keys" "$k/credential-keys"
+  mkdir -m 700 "$k/fernet-keys" "$k/credential-keys"
   # oslo.config has no inline comments: comments stay on their own lines.
   cat >"$k/etc/keystone.conf" <<EOF
 [DEFAULT]

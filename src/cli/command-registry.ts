@@ -1,0 +1,18 @@
+import type { CommandSpec } from './command-spec.js';
+
+interface RegistryEntry {
+  readonly summary: string;
+  load(): Promise<CommandSpec<unknown>>;
+}
+
+/** Every command, lazy-loaded: `ferry ensure` never loads the XML parser, `ferry traits` never loads the waiter. */
+export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
+  ensure: {
+    summary: 'Make sure an image has a clonable copy in the local Ceph store (copy-image when needed)',
+    load: async () => (await import('./commands/ensure.js')).ensureCommand as CommandSpec<unknown>,
+  },
+  status: {
+    summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age',
+    load: async () => (await import('./commands/status.js')).statusCommand as CommandSpec<unknown>,
+  },
+};

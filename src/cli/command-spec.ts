@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+import type { Cloud } from '../cloud/cloud.js';
+import type { FerryConfig } from '../config/ferry-config.js';
+import type { Logger } from '../logging/logger.js';
+import type { TextStyle } from './output/text-style.js';
+
+export type FlagValue = string | boolean | readonly string[] | undefined;
+
+export interface OptionSpec {
+  /** Long name without dashes: 'store' → --store. */
+  readonly name: string;
+  /** Placeholder of the value; absent = a boolean switch. */
+  readonly value?: string;
+  readonly description: string;
+  /** May be given more than once (values collected into an array). */
+  readonly repeatable?: boolean;
+}
+
+export interface ArgumentSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly required: boolean;
+  /** Takes every remaining argument. */
+  readonly variadic?: boolean;
+}
+
+/** The live status line on a TTY (stderr); a no-op elsewhere and with --json. */
+export interface ProgressSink {
+  update(text: string): void;
+  /** A line that stays (e.g. one finished copy). */
+  log(text: string): void;
+  clear(): void;
+}
+
+export interface CommandContext {
+  readonly args: readonly string[];
+  readonly flags: Readonly<Record<string, FlagValue>>;
+  readonly config: FerryConfig;
+  /** Credentials are required only when a command calls this. */
+  connect(): Promise<Cloud>;
+  readonly signal: AbortSignal;
+  readonly progress: ProgressSink;
+  readonly logger: Logger;
+  readonly json: boolean;
+  /** Reads a file named on the command line (FILE arguments); injectable for tests. */
+  readFile(path: string): string;
+}
+
+/** One CLI command: parse → call the library → return a typed report. Rendering lives in cli/render/. */
+export interface CommandSpec<R> {
+  readonly name: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly examples: readonly string[];
+  readonly arguments: readonly ArgumentSpec[];
+  readonly options: readonly OptionSpec[];
+  /** Documented JSON output; tests check docs examples against it. */
+  readonly jsonSchema?: z.ZodType;
+  run(ctx: CommandContext): Promise<R>;
+  toJson(report: R): unknown;
+  render(report: R, style: TextStyle): string;
+  /** Non-zero for reports that describe a partial failure (e.g. a batch where some items failed). */
+  exitCode?(report: R): number;
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { ensure } from '../../copy/ensure.js';
+import type { EnsureResult } from '../../copy/ensure-result.js';
+import { FerryError } from '../../errors/ferry-error.js';
+import type { CommandSpec } from '../command-spec.js';
+import { renderEnsure } from '../render/ensure.js';
+import { describeCopyProgress } from '../render/copy-progress-line.js';
+
+export const ensureJsonSchema = z.object({
+  image: z.string(),
+  store: z.string(),
+  copied: z.boolean(),
+  joined: z.boolean(),
+  seconds: z.number(),
+  target: z.object({ fsid: z.string(), pool: z.string(), image: z.string(), snapshot: z.string(), url: z.string() }),
+  why: z.string(),
+  image_reads: z.number().int(),
+  import_requests: z.number().int(),
+});
+
+export type EnsureJson = z.infer<typeof ensureJsonSchema>;
+
+export const ensureCommand: CommandSpec<EnsureResult> = {
+  name: 'ensure',
+  summary: 'Make sure IMAGE has a copy-on-write-clonable copy in the local Ceph store, copying it there when needed',
+  description: 'IMAGE is an image ID or a unique name. --store names the Glance store of the local Ceph cluster '
+    + '(nova.conf [libvirt] images_rbd_glance_store_name). Prints the RBD clone target.',
+  examples: [
+    'ferry ensure 3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10 --store site-b',
+    'ferry ensure cirros-raw --store site-b --json',
+    'ferry ensure IMAGE --nova-conf /etc/nova/nova.conf',
+    'ferry ensure IMAGE --store site-b --fsid 1c8b72c6-a5a4-4acb-8aac-181c2f242f55 --os-token $T --glance-endpoint http://glance:9292',
+  ],
+  arguments: [{ name: 'IMAGE', description: 'image ID or unique name', required: true }],
+  options: [
+    { name: 'store', value: 'NAME', description: 'Glance store of the local Ceph cluster (env FERRY_STORE; nova.conf images_rbd_glance_store_name)' },
+    { name: 'timeout', value: 'SECONDS', description: 'give up waiting after this long (default 600; nova.conf images_rbd_glance_copy_timeout)' },
+    { name: 'poll-interval', value: 'SECONDS', description: 'longest pause between image reads (default 10; nova.conf images_rbd_glance_copy_poll_interval)' },
+    { name: 'fsid', value: 'UUID', description: 'fsid of the local Ceph cluster, instead of asking it (env FERRY_FSID)' },
+    { name: 'ceph-conf', value: 'FILE', description: 'ceph.conf of the local cluster (env FERRY_CEPH_CONF; nova.conf images_rbd_ceph_conf)' },
+    { name: 'rbd-user', value: 'ID', description: 'cephx user for the ceph CLI (nova.conf rbd_user)' },
+  ],
+  jsonSchema: ensureJsonSchema,
+  async run(ctx) {
+    const [imageRef] = ctx.args;
+    const store = ctx.config.copy.store;
+    if (store === undefined) {
+      throw new FerryError('FERRY_INVALID_OPTION', 'no store given: ferry does not know which Glance store is the local Ceph cluster',
+        'Pass --store NAME, set FERRY_STORE, or point --nova-conf at a nova.conf with [libvirt] images_rbd_glance_store_name.');
+    }
+    const cloud = await ctx.connect();
+    return ensure(cloud, imageRef ?? '', {
+      store,
+      timeoutMs: ctx.config.copy.timeoutMs,
+      minPollDelayMs: ctx.config.copy.minPollDelayMs,
+      maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
+      staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
+      signal: ctx.signal,
+      onProgress: (event) => ctx.progress.update(describeCopyProgress(event)),
+    });
+  },
+  toJson: (result): EnsureJson => ({
+    image: result.imageId,
+    store: result.store,
+    copied: result.copied,
+    joined: result.joined,
+    seconds: Math.round(result.elapsedMs) / 1000,
+    target: { ...result.target },
+    why: result.why,
+    image_reads: result.imageReads,
+    import_requests: result.importRequests,
+  }),
+  render: renderEnsure,
+};

@@ -1,0 +1,72 @@
+import { systemClock, type Clock } from '../clock/clock.js';
+import { requireAuth } from '../config/require-auth.js';
+import type { FerryConfig } from '../config/ferry-config.js';
+import { createCopyDurationEstimator } from '../copy/copy-duration-estimator.js';
+import type { EnsureResult } from '../copy/ensure-result.js';
+import { createSingleFlight } from '../copy/single-flight.js';
+import { createGlanceClient, glanceEndpointRoot } from '../glance/glance-client.js';
+import { silentLogger, type Logger } from '../logging/logger.js';
+import { createHttpTransport, type HttpTransport } from '../openstack/http-transport.js';
+import { createSession } from '../openstack/keystone-session.js';
+import { RETRY_DEFAULTS } from '../openstack/send-with-retry.js';
+import { createServiceClient } from '../openstack/service-client.js';
+import { resolveLocalCluster } from '../rbd/resolve-local-cluster.js';
+import type { Cloud } from './cloud.js';
+
+export interface ConnectOptions {
+  readonly clock?: Clock;
+  /** Share one transport between clouds (benchmarks); closed by its owner, not by the cloud. */
+  readonly transport?: HttpTransport;
+}
+
+/** Build a Cloud from a resolved config. Nothing is sent until the first call; credentials are required now. */
+export function connectCloud(config: FerryConfig, logger: Logger = silentLogger, options: ConnectOptions = {}): Promise<Cloud> {
+  const auth = requireAuth(config);
+  const clock = options.clock ?? systemClock;
+  const transport = options.transport ?? createHttpTransport({
+    connectTimeoutMs: config.http.connectTimeoutMs,
+    responseTimeoutMs: config.http.requestTimeoutMs,
+    bodyTimeoutMs: config.http.requestTimeoutMs,
+    verifyTls: config.tls.verify,
+    ...(config.tls.caFile ? { caFile: config.tls.caFile } : {}),
+    logger,
+  });
+  const retry = { ...RETRY_DEFAULTS, retries: config.http.retries };
+  const session = createSession({
+    auth,
+    endpoints: {
+      image: config.endpoints.image,
+      placement: config.endpoints.placement,
+    },
+    transport, clock, logger, retry,
+  });
+  const glanceHttp = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, logger,
+    normalizeEndpoint: glanceEndpointRoot });
+  const placementHttp = createServiceClient({ serviceType: 'placement', serviceName: 'Placement', session, transport, retry, logger });
+  let fsid: Promise<string> | undefined;
+  const cloud: Cloud = {
+    config, session, transport, clock, logger, placementHttp,
+    glance: createGlanceClient(glanceHttp),
+    copyFlights: createSingleFlight<EnsureResult>(),
+    copyDurations: createCopyDurationEstimator(),
+    localFsid(signal) {
+      fsid ??= resolveLocalCluster({
+        ...(config.ceph.fsid ? { fsid: config.ceph.fsid } : {}),
+        ...(config.ceph.confFile ? { confFile: config.ceph.confFile } : {}),
+        ...(config.ceph.user ? { user: config.ceph.user } : {}),
+        ...(signal ? { cli: { signal } } : {}),
+      }).then((resolved) => {
+        for (const warning of resolved.warnings) logger.warn({ fsid: resolved.fsid }, warning);
+        return resolved.fsid;
+      }).catch((error: unknown) => {
+        fsid = undefined;
+        throw error;
+      });
+      return fsid;
+    },
+    async close() {
+      if (options.transport === undefined) await transport.close();
+    },
+  };
+  return Promise.resolve(cloud);
+}

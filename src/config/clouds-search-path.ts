@@ -1,0 +1,42 @@
+import { join, resolve } from 'node:path';
+
+export interface CloudsSearchInput {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly homeDir: string;
+}
+
+export interface CloudsSearchPath {
+  /** Candidates for clouds.yaml, first readable one wins. */
+  readonly clouds: readonly string[];
+  /** Candidates for secure.yaml (searched on its own, like openstacksdk), first readable one wins. */
+  readonly secure: readonly string[];
+}
+
+const SUFFIXES = ['.yaml', '.yml', '.json'] as const;
+
+/**
+ * Where openstacksdk looks for clouds.yaml and secure.yaml, in order: `OS_CLIENT_CONFIG_FILE` /
+ * `OS_CLIENT_SECURE_FILE`, then the working directory, `$XDG_CONFIG_HOME/openstack`, `~/.config/openstack` and
+ * `/etc/openstack`, each with the suffixes .yaml, .yml, .json. Pure.
+ */
+export function cloudsSearchPath(input: CloudsSearchInput): CloudsSearchPath {
+  const { env, cwd, homeDir } = input;
+  const dirs = [cwd];
+  const xdg = nonEmpty(env.XDG_CONFIG_HOME);
+  if (xdg !== undefined) dirs.push(join(resolve(cwd, xdg), 'openstack'));
+  dirs.push(join(homeDir, '.config', 'openstack'), '/etc/openstack');
+  const unique = [...new Set(dirs)];
+  const candidates = (base: string, override: string | undefined): string[] => [
+    ...(override === undefined ? [] : [resolve(cwd, override)]),
+    ...unique.flatMap((dir) => SUFFIXES.map((suffix) => join(dir, `${base}${suffix}`))),
+  ];
+  return {
+    clouds: candidates('clouds', nonEmpty(env.OS_CLIENT_CONFIG_FILE)),
+    secure: candidates('secure', nonEmpty(env.OS_CLIENT_SECURE_FILE)),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

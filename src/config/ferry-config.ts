@@ -1,0 +1,166 @@
+// The one validated configuration object, and the shapes inside it. Built by resolveConfig (resolve-config.ts);
+// everything below the CLI reads these and never looks at flags, environment or files again.
+
+export const ENDPOINT_INTERFACES = ['public', 'internal', 'admin'] as const;
+export type EndpointInterface = (typeof ENDPOINT_INTERFACES)[number];
+
+/** nova's `[libvirt] images_type` choices. */
+export const IMAGES_TYPES = ['raw', 'flat', 'qcow2', 'lvm', 'rbd', 'ploop', 'default'] as const;
+export type ImagesType = (typeof IMAGES_TYPES)[number];
+
+/** nova's `[libvirt] virt_type` choices. */
+export const VIRT_TYPES = ['kvm', 'lxc', 'qemu', 'parallels'] as const;
+export type VirtType = (typeof VIRT_TYPES)[number];
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A Keystone domain, by id or by name (an id is exact, so it wins when both are given). */
+export type DomainRef =
+  | { readonly id: string; readonly name?: undefined }
+  | { readonly name: string; readonly id?: undefined };
+
+/** The project to scope a password token to. With an id, `domain` is informational (Keystone ignores it). */
+export type ProjectRef = (
+  | { readonly id: string; readonly name?: undefined }
+  | { readonly name: string; readonly id?: undefined }
+) & { readonly domain: DomainRef };
+
+export interface PasswordAuthConfig {
+  readonly method: 'password';
+  readonly authUrl: string;
+  readonly username: string;
+  readonly password: string;
+  readonly userDomain: DomainRef;
+  readonly project: ProjectRef;
+}
+
+/** An application credential carries its own project: no scope is ever sent with it (keystone.md §6.2). */
+export type ApplicationCredentialAuthConfig = {
+  readonly method: 'application_credential';
+  readonly authUrl: string;
+  readonly secret: string;
+} & (
+  | { readonly id: string; readonly name?: undefined; readonly user?: undefined }
+  | { readonly name: string; readonly id?: undefined; readonly user: { readonly name: string; readonly domain: DomainRef } }
+);
+
+/** A pre-issued token. Without `authUrl` every service needs an explicit endpoint (no catalog to read). */
+export interface TokenAuthConfig {
+  readonly method: 'token';
+  readonly token: string;
+  readonly authUrl?: string;
+}
+
+export type AuthConfig = PasswordAuthConfig | ApplicationCredentialAuthConfig | TokenAuthConfig;
+export type AuthMethodName = AuthConfig['method'];
+
+/** One piece of credentials that is missing, and every way to give it (for the "missing credentials" message). */
+export interface MissingAuthPiece {
+  readonly what: string;
+  readonly ways: readonly string[];
+}
+
+/** How to reach one service: an explicit URL, or the catalog entry to pick (interfaces tried in order). */
+export interface ServiceEndpointConfig {
+  readonly url?: string;
+  readonly interfaces: readonly EndpointInterface[];
+  readonly region?: string;
+}
+
+export interface EndpointConfig {
+  /** The cloud-wide interface (--os-interface, OS_INTERFACE, clouds.yaml `interface`); also used for Keystone. */
+  readonly interface: EndpointInterface;
+  readonly region?: string;
+  readonly overrides: { readonly image?: string; readonly placement?: string };
+  /** Resolved per service: the cloud-wide settings above, or nova.conf's `[glance]` / `[placement]` ones. */
+  readonly image: ServiceEndpointConfig;
+  readonly placement: ServiceEndpointConfig;
+}
+
+export interface TlsConfig {
+  readonly caFile?: string;
+  /** Certificate verification; on unless --insecure, OS_INSECURE, `verify: false` or `[glance] insecure`. */
+  readonly verify: boolean;
+}
+
+export interface CopyConfig {
+  /** The Glance store id of the local Ceph cluster; undefined = copying is off (as in nova). */
+  readonly store?: string;
+  /** The interval the operator configured (nova's fixed poll interval). */
+  readonly pollIntervalMs: number;
+  /** The waiter's first and smallest delay: min(CONFIG_DEFAULTS.copy.minPollDelayMs, pollIntervalMs). */
+  readonly minPollDelayMs: number;
+  /** The waiter's backoff cap: equal to pollIntervalMs, so ferry never polls less often than nova would. */
+  readonly maxPollDelayMs: number;
+  /** Overall deadline of one copy; nova's 0 ("no timeout") becomes CONFIG_DEFAULTS.copy.noTimeoutCapMs. */
+  readonly timeoutMs: number;
+  /** An import lock whose task has not moved for this long is called stale (Glance's own rule: 60 min). */
+  readonly staleLockAfterMs: number;
+}
+
+export interface CephConfig {
+  /** undefined = librados' default lookup (nova: `images_rbd_ceph_conf = ''`). */
+  readonly confFile?: string;
+  readonly user?: string;
+  readonly pool: string;
+  /** Lower-case; undefined = ask the cluster. */
+  readonly fsid?: string;
+}
+
+export interface HttpConfig {
+  readonly requestTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  /** Retries after the first attempt, on connection-type errors (nova's `[glance] num_retries`). */
+  readonly retries: number;
+}
+
+/** The compute host's image storage settings, as nova sees them (read by backend/ and traits/). */
+export interface HostConfig {
+  readonly imagesType: ImagesType;
+  /** Raw `[libvirt] images_type_mapping`; backend/ parses it. */
+  readonly imagesTypeMapping?: string;
+  readonly useCowImages: boolean;
+  readonly forceRawImages: boolean;
+  readonly imageTypeExcludeList: readonly string[];
+  readonly virtType: VirtType;
+}
+
+export interface SchedulerConfig {
+  /** `[scheduler] query_placement_for_image_type_support`. */
+  readonly imageTypePrefilter: boolean;
+  /** `[scheduler] image_metadata_prefilter`. */
+  readonly imageMetadataPrefilter: boolean;
+}
+
+export interface LogConfig {
+  readonly level: LogLevel;
+  /** Stack traces on unexpected errors; also lowers the default log level to debug. */
+  readonly debug: boolean;
+}
+
+/** Which cloud and files the configuration was read from (for `ferry config show` and messages). */
+export interface ConfigOrigin {
+  readonly cloud?: string;
+  readonly cloudsFile?: string;
+  readonly secureFile?: string;
+  readonly novaConf?: string;
+}
+
+export interface FerryConfig {
+  /** undefined when no complete set of credentials was given: commands that need a cloud call requireAuth. */
+  readonly auth: AuthConfig | undefined;
+  /** What is missing when `auth` is undefined (empty otherwise). */
+  readonly missingAuth: readonly MissingAuthPiece[];
+  readonly endpoints: EndpointConfig;
+  readonly tls: TlsConfig;
+  readonly copy: CopyConfig;
+  readonly ceph: CephConfig;
+  readonly http: HttpConfig;
+  readonly host: HostConfig;
+  readonly scheduler: SchedulerConfig;
+  readonly log: LogConfig;
+  readonly origin: ConfigOrigin;
+  /** Where each value came from, keyed by its path in this object ('copy.timeoutMs' → 'OS_… / --… / file …'). */
+  readonly sources: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,169 @@
+import { resolve } from 'node:path';
+import { cloudsSearchPath } from './clouds-search-path.js';
+import { CONFIG_DEFAULTS } from './config-defaults.js';
+import { ConfigIssues } from './config-issues.js';
+import { ConfigLayers, type EnvValues, type FlagValues } from './config-layers.js';
+import { CONFIG_OPTIONS } from './config-options.js';
+import { derivedSource, type Sourced } from './config-source.js';
+import type { FerryConfig, ImagesType, LogLevel, VirtType } from './ferry-config.js';
+import { loadCloud } from './load-cloud.js';
+import { readNovaConf, type NovaConfValues } from './read-nova-conf.js';
+import { readTextFile } from './read-text-file.js';
+import { resolveAuth } from './resolve-auth.js';
+import { resolveEndpoints, resolveTls } from './resolve-endpoints.js';
+import { SourceLog } from './source-log.js';
+
+const O = CONFIG_OPTIONS;
+const D = CONFIG_DEFAULTS;
+
+export interface ResolveConfigInput {
+  /** Parsed flags by long name (`os-auth-url`, or commander's `osAuthUrl`); unknown names are ignored. */
+  readonly flags: FlagValues;
+  readonly env: EnvValues;
+  /** Relative paths (flags, variables, OS_CLIENT_CONFIG_FILE) resolve against it; `./clouds.yaml` is looked up in it. */
+  readonly cwd: string;
+  readonly homeDir: string;
+  /** The text of a file, or undefined when it is missing or unreadable. Default: the file system. */
+  readonly readFile?: (path: string) => string | undefined;
+}
+
+/**
+ * Build the one FerryConfig from flags > environment > clouds.yaml (+ secure.yaml) > nova.conf > CONFIG_DEFAULTS.
+ * Pure apart from `readFile`. Every invalid value anywhere is reported in one FerryError: FERRY_INVALID_OPTION when
+ * a flag or variable is at fault, else FERRY_INVALID_CONFIG. Missing credentials are not an error here: `auth` is
+ * then undefined and requireAuth explains what is missing.
+ */
+export function resolveConfig(input: ResolveConfigInput): FerryConfig {
+  const issues = new ConfigIssues();
+  const sources = new SourceLog();
+  const readFile = input.readFile ?? readTextFile;
+  const base = new ConfigLayers(input.flags, input.env, issues);
+
+  const requested = base.pick(O.cloud);
+  const cloud = loadCloud({
+    requested,
+    implicit: requested === undefined && !hasCredentialVariables(input.env),
+    search: cloudsSearchPath(input),
+    readFile,
+    issues,
+  });
+  if (cloud !== undefined) sources.record('origin.cloud', cloud.selectedBy);
+  const layers = base.withCloud(cloud);
+
+  const novaConfPath = sources.chooseOptional('origin.novaConf', [layers.pick(O.novaConf)]);
+  const novaConf = novaConfPath === undefined ? undefined : resolve(input.cwd, novaConfPath);
+  const nova = novaConf === undefined ? {} : readNovaFile(novaConf, layers, readFile, issues);
+
+  const { auth, missing } = resolveAuth(layers, sources);
+  const endpointInputs = { layers, nova, sources, issues, cwd: input.cwd };
+  const endpoints = resolveEndpoints(endpointInputs);
+  const tls = resolveTls(endpointInputs);
+  const path = (p: string | undefined): string | undefined => (p === undefined ? undefined : resolve(input.cwd, p));
+
+  const pollIntervalMs = sources.choose('copy.pollIntervalMs', [layers.pick(O.pollInterval), nova.pollIntervalMs],
+    D.copy.pollIntervalMs);
+  sources.record('copy.maxPollDelayMs', derivedSource('copy.pollIntervalMs'));
+  const minPollDelayMs = Math.min(D.copy.minPollDelayMs, pollIntervalMs);
+  sources.record('copy.minPollDelayMs', derivedSource(minPollDelayMs === D.copy.minPollDelayMs
+    ? 'default' : 'copy.pollIntervalMs (shorter than the default first delay)'));
+  const store = sources.chooseOptional('copy.store', [layers.pick(O.store), nova.storeName]);
+  const timeoutMs = sources.choose('copy.timeoutMs', [capNoTimeout(layers.pick(O.timeout) ?? nova.copyTimeoutMs)],
+    D.copy.timeoutMs);
+
+  const confFile = path(sources.chooseOptional('ceph.confFile', [layers.pick(O.cephConf), nova.cephConf]));
+  const cephUser = sources.chooseOptional('ceph.user', [layers.pick(O.rbdUser), nova.rbdUser]);
+  const fsid = sources.chooseOptional('ceph.fsid', [layers.pick(O.fsid)]);
+  const mapping = sources.chooseOptional('host.imagesTypeMapping', [nova.imagesTypeMapping]);
+
+  const explicitLevel = layers.pick(O.logLevel);
+  const debug = sources.choose('log.debug', [layers.pick(O.debug)], D.log.debug);
+  const level = explicitLevel?.value ?? (debug ? 'debug' : D.log.level);
+  sources.record('log.level', explicitLevel?.source ?? derivedSource(debug ? 'log.debug' : 'default'));
+
+  const config: FerryConfig = {
+    auth,
+    missingAuth: missing,
+    endpoints,
+    tls,
+    copy: {
+      ...(store === undefined ? {} : { store }),
+      pollIntervalMs,
+      minPollDelayMs,
+      maxPollDelayMs: pollIntervalMs,
+      timeoutMs,
+      staleLockAfterMs: sources.choose('copy.staleLockAfterMs', [layers.pick(O.staleLockAfter)], D.copy.staleLockAfterMs),
+    },
+    ceph: {
+      ...(confFile === undefined ? {} : { confFile }),
+      ...(cephUser === undefined ? {} : { user: cephUser }),
+      pool: sources.choose('ceph.pool', [layers.pick(O.rbdPool), nova.rbdPool], D.ceph.pool),
+      ...(fsid === undefined ? {} : { fsid }),
+    },
+    http: {
+      requestTimeoutMs: sources.choose('http.requestTimeoutMs', [layers.pick(O.requestTimeout)], D.http.requestTimeoutMs),
+      connectTimeoutMs: sources.choose('http.connectTimeoutMs', [layers.pick(O.connectTimeout)], D.http.connectTimeoutMs),
+      retries: sources.choose('http.retries', [layers.pick(O.retries), nova.glanceNumRetries], D.http.retries),
+    },
+    host: {
+      imagesType: sources.choose<ImagesType>('host.imagesType', [nova.imagesType], D.host.imagesType),
+      ...(mapping === undefined ? {} : { imagesTypeMapping: mapping }),
+      useCowImages: sources.choose('host.useCowImages', [nova.useCowImages], D.host.useCowImages),
+      forceRawImages: sources.choose('host.forceRawImages', [nova.forceRawImages], D.host.forceRawImages),
+      imageTypeExcludeList: sources.choose<readonly string[]>('host.imageTypeExcludeList', [nova.imageTypeExcludeList],
+        D.host.imageTypeExcludeList),
+      virtType: sources.choose<VirtType>('host.virtType', [nova.virtType], D.host.virtType),
+    },
+    scheduler: {
+      imageTypePrefilter: sources.choose('scheduler.imageTypePrefilter', [nova.imageTypePrefilter],
+        D.scheduler.imageTypePrefilter),
+      imageMetadataPrefilter: sources.choose('scheduler.imageMetadataPrefilter', [nova.imageMetadataPrefilter],
+        D.scheduler.imageMetadataPrefilter),
+    },
+    log: { level: level as LogLevel, debug },
+    origin: {
+      ...(cloud === undefined ? {} : { cloud: cloud.name }),
+      ...(cloud?.cloudsFile === undefined ? {} : { cloudsFile: cloud.cloudsFile }),
+      ...(cloud?.secureFile === undefined ? {} : { secureFile: cloud.secureFile }),
+      ...(novaConf === undefined ? {} : { novaConf }),
+    },
+    sources: {},
+  };
+  issues.throwIfAny();
+  return deepFreeze({ ...config, sources: sources.toRecord() });
+}
+
+function readNovaFile(path: string, layers: ConfigLayers, readFile: (p: string) => string | undefined,
+  issues: ConfigIssues): NovaConfValues {
+  const text = readFile(path);
+  if (text === undefined) {
+    const source = layers.pick(O.novaConf)?.source ?? derivedSource('nova.conf');
+    issues.add(source, `${source.label}: cannot read nova.conf '${path}' (missing or not readable)`);
+    return {};
+  }
+  return readNovaConf(text, path, issues);
+}
+
+/** nova's `images_rbd_glance_copy_timeout = 0` means "no timeout"; ferry always has a deadline, so 0 means the cap. */
+function capNoTimeout(timeout: Sourced<number> | undefined): Sourced<number> | undefined {
+  if (timeout === undefined || timeout.value !== 0) return timeout;
+  const capS = D.copy.noTimeoutCapMs / 1000;
+  return { value: D.copy.noTimeoutCapMs, source: { ...timeout.source, label: `${timeout.source.label} = 0 (no timeout: capped at ${capS} s)` } };
+}
+
+/**
+ * Whether the environment holds OS_* settings beyond the selectors, which makes openstacksdk use them instead of a
+ * lone cloud of clouds.yaml.
+ */
+function hasCredentialVariables(env: EnvValues): boolean {
+  const selectors = new Set(['OS_CLOUD', 'OS_CLOUD_NAME', 'OS_REGION_NAME', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE']);
+  return Object.entries(env).some(([name, value]) => name.startsWith('OS_') && value !== undefined && value !== ''
+    && !selectors.has(name) && !/^OS_(TEST|STD|LOG)/.test(name));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -1,0 +1,19 @@
+import type { CloneTarget } from '../rbd/location-verdict.js';
+
+/** ensure()'s answer: where to clone from, and what it took to get there. */
+export interface EnsureResult {
+  readonly imageId: string;
+  readonly store: string;
+  /** True when this call (or the flight it shared) asked Glance to copy and the copy landed. */
+  readonly copied: boolean;
+  /** True when it waited on an import someone else had started. */
+  readonly joined: boolean;
+  readonly elapsedMs: number;
+  readonly target: CloneTarget;
+  /** Why this location: e.g. "tagged with store site-b, in cluster <fsid>". */
+  readonly why: string;
+  /** Image reads (GET /v2/images/{id}) made. */
+  readonly imageReads: number;
+  /** Import requests (POST /v2/images/{id}/import) made. */
+  readonly importRequests: number;
+}

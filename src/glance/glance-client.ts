@@ -1,0 +1,186 @@
+import { FerryError } from '../errors/ferry-error.js';
+import { httpErrorDetails, httpStatusError } from '../openstack/http-status-error.js';
+import { serverMessage } from '../openstack/server-message.js';
+import type { ServiceClient, ServiceResponse } from '../openstack/service-client.js';
+import { classifyImportAnswer } from './import-answer.js';
+import { parseImage, type GlanceImage } from './image.js';
+import { parseImportInfo, type GlanceImportInfo } from './image-import-info.js';
+import { parseImageList, type GlanceImagePage } from './image-list.js';
+import { parseStoresInfo, type GlanceStoresInfo } from './image-store-info.js';
+import { parseTaskList, type GlanceTask } from './image-task.js';
+import { assertImageId } from './image-id.js';
+import { parseImageRef } from './image-ref.js';
+
+export interface CallOptions {
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface CopyRequest {
+  /** Target stores, in the order Glance should write them. Exclusive with `allStores`. */
+  readonly stores?: readonly string[];
+  readonly allStores?: boolean;
+  /** Glance's default is true: one failed store rolls back the others of the same request. */
+  readonly allStoresMustSucceed?: boolean;
+}
+
+/** What a copy request achieved. Refusals that need a fix (unknown store, not active, 403, 404) are thrown instead. */
+export type CopyRequestResult =
+  | { readonly kind: 'accepted'; readonly requestId: string | undefined }
+  | { readonly kind: 'already-present'; readonly store: string | undefined }
+  | { readonly kind: 'busy'; readonly message: string };
+
+export interface ImageListQuery {
+  readonly limit?: number;
+  readonly marker?: string;
+  readonly name?: string;
+  readonly status?: string;
+  readonly visibility?: string;
+  readonly tag?: string;
+  /** Extra filters passed through as query parameters (Glance filters on custom properties: `k=v`). */
+  readonly filters?: Readonly<Record<string, string>>;
+}
+
+/** Glance v2, one request per verb. get… throws a coded not-found; find… returns undefined; list… returns pages. */
+export interface GlanceClient {
+  getImage(id: string, call?: CallOptions): Promise<GlanceImage>;
+  findImage(idOrName: string, call?: CallOptions): Promise<GlanceImage | undefined>;
+  listImages(query?: ImageListQuery, call?: CallOptions): Promise<GlanceImagePage>;
+  requestCopy(id: string, request: CopyRequest, call?: CallOptions): Promise<CopyRequestResult>;
+  getStoresInfo(call?: CallOptions): Promise<GlanceStoresInfo>;
+  getStoresDetail(call?: CallOptions): Promise<GlanceStoresInfo>;
+  getImportInfo(call?: CallOptions): Promise<GlanceImportInfo>;
+  listImageTasks(id: string, call?: CallOptions): Promise<readonly GlanceTask[]>;
+}
+
+export function createGlanceClient(http: ServiceClient): GlanceClient {
+  const get = (path: string, call?: CallOptions, accept?: readonly number[]): Promise<ServiceResponse> =>
+    http.request({ method: 'GET', path, signal: call?.signal, ...(accept ? { accept } : {}) });
+
+  const client: GlanceClient = {
+    async getImage(id, call) {
+      assertImageId(id);
+      const response = await get(`/v2/images/${id}`, call, [200, 404]);
+      if (response.status === 404) throw imageNotFound(id, response);
+      return parseImage(response.body, response.endpoint);
+    },
+
+    async findImage(idOrName, call) {
+      const ref = parseImageRef(idOrName);
+      if (ref.kind === 'id') {
+        const response = await get(`/v2/images/${ref.id}`, call, [200, 404]);
+        if (response.status === 200) return parseImage(response.body, response.endpoint);
+        // Glance lets an image be named like a UUID: fall through to a lookup by name.
+      }
+      // Names are not unique in Glance: two matches are an error, not a guess.
+      const page = await client.listImages({ name: idOrName, limit: 2 }, call);
+      if (page.images.length > 1) {
+        throw new FerryError('FERRY_IMAGE_AMBIGUOUS', `more than one image is named '${idOrName}'`,
+          `Use the image ID instead (openstack image list --name '${idOrName}').`,
+          { name: idOrName, ids: page.images.map((image) => image.id) });
+      }
+      return page.images[0];
+    },
+
+    async listImages(query = {}, call) {
+      const response = await http.request({
+        method: 'GET', path: '/v2/images', signal: call?.signal,
+        query: { limit: query.limit, marker: query.marker, name: query.name, status: query.status,
+          visibility: query.visibility, tag: query.tag, ...query.filters },
+      });
+      return parseImageList(response.body, response.endpoint);
+    },
+
+    async requestCopy(id, request, call) {
+      assertImageId(id);
+      const body = copyRequestBody(request);
+      const response = await http.request({
+        method: 'POST', path: `/v2/images/${id}/import`, body, signal: call?.signal, idempotent: false,
+        accept: [202, 400, 403, 404, 409],
+      });
+      const answer = classifyImportAnswer(response.status, serverMessage(response.body));
+      const context = { method: 'POST', url: response.endpoint.slice('POST '.length), service: 'Glance' };
+      switch (answer.kind) {
+        case 'accepted':
+          return { kind: 'accepted', requestId: response.requestId };
+        case 'already-present':
+        case 'busy':
+          return answer;
+        case 'unknown-store':
+          throw new FerryError('FERRY_STORE_NOT_FOUND', `Glance has no store '${answer.store ?? '?'}' (${answer.message})`,
+            'Check the store name against `ferry stores` (GET /v2/info/stores) and Glance\'s enabled_backends.',
+            httpErrorDetails(response, context));
+        case 'not-active':
+          throw new FerryError('FERRY_IMAGE_NOT_ACTIVE', `image ${id} is not active, so Glance will not copy it (${answer.message})`,
+            'Wait until the upload finishes (status active), or reactivate a deactivated image.', httpErrorDetails(response, context));
+        case 'not-found':
+          throw imageNotFound(id, response);
+        case 'forbidden':
+          throw new FerryError('FERRY_FORBIDDEN', `Glance refused the copy of image ${id}: ${answer.message || 'forbidden'}`,
+            'copy-image is governed by the Glance policy "copy_image", admin-only by default. Use an admin account, or have the '
+            + 'operator grant it, e.g. "copy_image": "role:member" (or "\'public\':%(visibility)s") in Glance\'s policy file.',
+            { ...httpErrorDetails(response, context), policy: 'copy_image' });
+        case 'other':
+          throw httpStatusError(response, context);
+      }
+    },
+
+    async getStoresInfo(call) {
+      const response = await get('/v2/info/stores', call);
+      return parseStoresInfo(response.body, response.endpoint);
+    },
+
+    async getStoresDetail(call) {
+      const response = await get('/v2/info/stores/detail', call);
+      return parseStoresInfo(response.body, response.endpoint);
+    },
+
+    async getImportInfo(call) {
+      const response = await get('/v2/info/import', call);
+      return parseImportInfo(response.body, response.endpoint);
+    },
+
+    async listImageTasks(id, call) {
+      assertImageId(id);
+      const response = await get(`/v2/images/${id}/tasks`, call, [200, 404]);
+      if (response.status === 404) throw imageNotFound(id, response);
+      return parseTaskList(response.body, response.endpoint);
+    },
+  };
+  return client;
+}
+
+/** Checked before any request: a bad combination never costs a round trip, and duplicates would wedge the lock. */
+function copyRequestBody(request: CopyRequest): Record<string, unknown> {
+  if (request.allStores === true && request.stores !== undefined) {
+    throw new FerryError('FERRY_INVALID_OPTION', 'a copy request names stores and asks for all stores',
+      'Give either a list of stores or all stores, not both.');
+  }
+  const body: Record<string, unknown> = { method: { name: 'copy-image' } };
+  if (request.allStores === true) {
+    body.all_stores = true;
+  } else {
+    const stores = request.stores ?? [];
+    if (stores.length === 0) {
+      throw new FerryError('FERRY_INVALID_OPTION', 'a copy request needs at least one target store', 'Name the store(s) to copy to.');
+    }
+    // Glance accepts duplicates with 202, then fails the task and keeps the image locked for 60 minutes.
+    if (new Set(stores).size !== stores.length) {
+      throw new FerryError('FERRY_INVALID_OPTION', `a copy request names a store twice: ${stores.join(', ')}`,
+        'Name each store once (Glance would lock the image for 60 minutes otherwise).');
+    }
+    body.stores = [...stores];
+  }
+  if (request.allStoresMustSucceed !== undefined) body.all_stores_must_succeed = request.allStoresMustSucceed;
+  return body;
+}
+
+function imageNotFound(id: string, response: ServiceResponse): FerryError {
+  return new FerryError('FERRY_IMAGE_NOT_FOUND', `Glance has no image ${id} (or it is not visible to this project)`,
+    'Check the ID (openstack image list); images of other projects are visible only when shared or public.',
+    { imageId: id, status: response.status, requestId: response.requestId });
+}
+
+/** Strip a version suffix from a catalog URL: the client's paths carry `/v2` themselves. */
+export function glanceEndpointRoot(url: string): string {
+  return url.replace(/\/+$/, '').replace(/\/v2(\.\d+)?$/, '');
+}

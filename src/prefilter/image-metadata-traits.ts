@@ -1,0 +1,113 @@
+import type { TraitCatalogue } from '../traits/trait-catalogue.js';
+import {
+  canonicalArchitecture, canonicalDiskBus, canonicalVideoModel, canonicalVifModel, canonicalViommuModel,
+  DISK_BUSES, VIDEO_MODELS, VIF_MODELS, VIOMMU_MODELS,
+} from './image-property-enums.js';
+import type { EnumCanonicalizer } from './image-property-enums.js';
+import type { UnmappedProperty } from './prefilter-result.js';
+import { catalogueLabel, missingTraitReason } from './missing-trait-reason.js';
+
+export interface TraitWithReason {
+  readonly name: string;
+  readonly reason: string;
+}
+
+export interface DerivedTraits {
+  readonly traits: readonly TraitWithReason[];
+  readonly unmapped: readonly UnmappedProperty[];
+}
+
+interface PropertyRule {
+  readonly property: string;
+  /** nova's legacy property name, copied into `property` when `property` itself is not set. */
+  readonly legacy?: string;
+  readonly prefix: string;
+  /** The prefix nova uses, when it differs from the real os-traits family (nova defect, P16). */
+  readonly novaPrefix?: string;
+  readonly enumName: string;
+  readonly allowed: string;
+  readonly canonical: EnumCanonicalizer;
+}
+
+// transform_image_metadata's prefix map (placement-and-traits.md §10.2), with the real os-traits prefixes.
+const RULES: readonly PropertyRule[] = [
+  { property: 'hw_cdrom_bus', prefix: 'COMPUTE_STORAGE_BUS', enumName: 'DiskBus', allowed: DISK_BUSES.join(', '), canonical: canonicalDiskBus },
+  { property: 'hw_disk_bus', legacy: 'vmware_adaptertype', prefix: 'COMPUTE_STORAGE_BUS', enumName: 'DiskBus', allowed: DISK_BUSES.join(', '), canonical: canonicalDiskBus },
+  { property: 'hw_video_model', prefix: 'COMPUTE_GRAPHICS_MODEL', enumName: 'VideoModel', allowed: VIDEO_MODELS.join(', '), canonical: canonicalVideoModel },
+  { property: 'hw_vif_model', prefix: 'COMPUTE_NET_VIF_MODEL', enumName: 'VIFModel', allowed: `${VIF_MODELS.join(', ')}, or a legacy VMware name`, canonical: canonicalVifModel },
+  { property: 'hw_architecture', legacy: 'architecture', prefix: 'HW_ARCH', enumName: 'Architecture', allowed: 'x86_64, aarch64, ppc64le, s390x, … (34 values; i386-i586, x86_32 and amd64 are aliases)', canonical: canonicalArchitecture },
+  { property: 'hw_emulation_architecture', prefix: 'COMPUTE_ARCH', enumName: 'Architecture', allowed: 'x86_64, aarch64, ppc64le, s390x, … (34 values; i386-i586, x86_32 and amd64 are aliases)', canonical: canonicalArchitecture },
+  { property: 'hw_viommu_model', prefix: 'COMPUTE_VIOMMU_MODEL', novaPrefix: 'COMPUTE_VIOMMU', enumName: 'VIOMMUModel', allowed: VIOMMU_MODELS.join(', '), canonical: canonicalViommuModel },
+];
+
+// Properties ImagePropertiesFilter reads that have no trait family in os-traits: reported, never guessed.
+const NOT_EXPRESSIBLE: readonly { readonly property: string; readonly legacy: string; readonly what: string }[] = [
+  { property: 'img_hv_type', legacy: 'hypervisor_type', what: 'the hypervisor type' },
+  { property: 'hw_vm_mode', legacy: 'vm_mode', what: 'the VM mode' },
+];
+
+interface Setting {
+  readonly key: string;
+  /** The value as the image has it. */
+  readonly shown: string;
+  /** The value nova reads for the property (differs after a legacy rewrite). */
+  readonly value: string;
+  /** How the value reached the property: a legacy name, a rewrite. */
+  readonly via?: string;
+}
+
+/**
+ * nova's image-metadata prefilter (`transform_image_metadata`), name by name, with the two nova name defects
+ * fixed: hw_viommu_model → COMPUTE_VIOMMU_MODEL_<X>, hw_architecture=armv7l → HW_ARCH_ARMV7. Unlike nova, one
+ * unmappable property does not drop the others: it is listed in `unmapped` with the reason.
+ */
+export function imageMetadataTraits(properties: Readonly<Record<string, string>>, catalogue: TraitCatalogue): DerivedTraits {
+  const traits: TraitWithReason[] = [];
+  const unmapped: UnmappedProperty[] = [];
+  for (const rule of RULES) {
+    const setting = settingFor(rule, properties);
+    if (setting === undefined) continue;
+    const canonical = rule.canonical(setting.value);
+    if (canonical === undefined) {
+      unmapped.push({ property: setting.key, value: setting.shown, kind: 'invalid-value',
+        reason: `'${setting.value}' is not one of nova's ${rule.enumName} values (${rule.allowed})${setting.via === undefined ? '' : `; ${setting.via}`}` });
+      continue;
+    }
+    const suffix = canonical.replace(/-/g, '_').toUpperCase();
+    const isArmv7 = rule.prefix === 'HW_ARCH' && canonical === 'armv7l';
+    const name = isArmv7 ? 'HW_ARCH_ARMV7' : `${rule.prefix}_${suffix}`;
+    if (!catalogue.has(name)) {
+      unmapped.push({ property: setting.key, value: setting.shown, kind: 'unknown-trait', trait: name,
+        reason: missingTraitReason(name, catalogue) });
+      continue;
+    }
+    const notes = [
+      setting.via,
+      canonical !== setting.value ? `nova reads it as ${canonical}` : undefined,
+      isArmv7 ? 'nova asks for HW_ARCH_ARMV7L, which does not exist' : undefined,
+      rule.novaPrefix === undefined ? undefined : `nova asks for ${rule.novaPrefix}_${suffix}, which does not exist`,
+    ].filter((n): n is string => n !== undefined);
+    traits.push({ name, reason: `image ${setting.key}=${setting.shown} (image-metadata prefilter${notes.length > 0 ? `; ${notes.join('; ')}` : ''})` });
+  }
+  for (const item of NOT_EXPRESSIBLE) {
+    const key = properties[item.property] !== undefined ? item.property : properties[item.legacy] !== undefined ? item.legacy : undefined;
+    if (key === undefined) continue;
+    unmapped.push({ property: key, value: properties[key] ?? '', kind: 'not-expressible',
+      reason: `no standard trait expresses ${item.what} (${catalogueLabel(catalogue)}); nova's ImagePropertiesFilter checks it on each host after Placement` });
+  }
+  return { traits, unmapped };
+}
+
+// nova copies legacy names first and current names after, so the current name wins when both are set.
+function settingFor(rule: PropertyRule, properties: Readonly<Record<string, string>>): Setting | undefined {
+  const current = properties[rule.property];
+  if (current !== undefined) return { key: rule.property, shown: current, value: current };
+  if (rule.legacy === undefined) return undefined;
+  const legacy = properties[rule.legacy];
+  if (legacy === undefined) return undefined;
+  if (rule.legacy === 'vmware_adaptertype') {
+    const bus = legacy === 'ide' ? 'ide' : 'scsi';
+    return { key: rule.legacy, shown: legacy, value: bus, via: `nova turns vmware_adaptertype into hw_disk_bus=${bus}` };
+  }
+  return { key: rule.legacy, shown: legacy, value: legacy, via: `${rule.legacy} is the legacy name of ${rule.property}` };
+}

@@ -1,0 +1,57 @@
+import type { CopyRequestResult, GlanceClient } from '../../src/glance/glance-client.js';
+import { parseImage } from '../../src/glance/image.js';
+import { parseTask, type GlanceTask } from '../../src/glance/image-task.js';
+import { createCopyDurationEstimator } from '../../src/copy/copy-duration-estimator.js';
+import type { CopyContext } from '../../src/copy/copy-context.js';
+import type { EnsureResult } from '../../src/copy/ensure-result.js';
+import { createSingleFlight } from '../../src/copy/single-flight.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { FSID_A, imageBody, type ImageShape } from './image-body.js';
+import { fakeClock, type FakeClock } from './fake-clock.js';
+
+/**
+ * A Glance that answers image reads from a script of snapshots (the last one repeats) and copy requests from a
+ * script of answers; it counts every call. Pure orchestration tests need nothing else.
+ */
+export interface ScriptedGlance extends GlanceClient {
+  readonly calls: { getImage: number; requestCopy: number; listImageTasks: number };
+  readonly copyRequests: { id: string; stores: readonly string[] | undefined }[];
+}
+
+export function scriptedGlance(script: { images: readonly ImageShape[]; answers?: readonly CopyRequestResult[]; tasks?: readonly Record<string, unknown>[];
+  onRead?: (index: number) => void }): ScriptedGlance {
+  const calls = { getImage: 0, requestCopy: 0, listImageTasks: 0 };
+  const copyRequests: { id: string; stores: readonly string[] | undefined }[] = [];
+  const read = () => {
+    const index = Math.min(calls.getImage, script.images.length - 1);
+    calls.getImage += 1;
+    script.onRead?.(index);
+    return Promise.resolve(parseImage(imageBody(script.images[index]!)));
+  };
+  const unused = (): never => { throw new Error('not scripted'); };
+  return {
+    calls, copyRequests,
+    getImage: () => read(),
+    findImage: () => read(),
+    requestCopy(id, request) {
+      copyRequests.push({ id, stores: request.stores });
+      const answer = script.answers?.[Math.min(calls.requestCopy, (script.answers?.length ?? 1) - 1)] ?? { kind: 'accepted', requestId: 'req-1' };
+      calls.requestCopy += 1;
+      return Promise.resolve(answer);
+    },
+    listImageTasks() {
+      calls.listImageTasks += 1;
+      return Promise.resolve((script.tasks ?? []).map((raw) => parseTask(raw)) as readonly GlanceTask[]);
+    },
+    listImages: unused, getStoresInfo: unused, getStoresDetail: unused, getImportInfo: unused,
+  };
+}
+
+export function copyContext(glance: GlanceClient, clock: FakeClock = fakeClock(), fsid = FSID_A): CopyContext & { clock: FakeClock } {
+  return {
+    glance, clock, logger: silentLogger,
+    localFsid: () => Promise.resolve(fsid),
+    copyFlights: createSingleFlight<EnsureResult>(),
+    copyDurations: createCopyDurationEstimator(),
+  };
+}
