@@ -26,5 +26,8 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { name: 'insecure', description: 'do not verify TLS certificates (env OS_INSECURE)' },
   { name: 'glance-endpoint', value: 'URL', description: 'Glance URL instead of the catalog\'s (env FERRY_GLANCE_ENDPOINT)' },
   { name: 'placement-endpoint', value: 'URL', description: 'Placement URL instead of the catalog\'s (env FERRY_PLACEMENT_ENDPOINT)' },
+  { name: 'request-timeout', value: 'SECONDS', description: 'longest wait for one HTTP answer (env FERRY_REQUEST_TIMEOUT)' },
+  { name: 'connect-timeout', value: 'SECONDS', description: 'longest wait for a connection (env FERRY_CONNECT_TIMEOUT)' },
+  { name: 'retries', value: 'N', description: 'retries of idempotent requests on connection errors and 502/503/504 (nova.conf [glance] num_retries)' },
   { name: 'nova-conf', value: 'FILE', description: 'read [libvirt], [glance], [compute], [scheduler] options from a nova.conf' },
 ];

@@ -60,7 +60,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       write(io.stdout, commandHelp(spec));
       return 0;
     }
-    const config = resolveConfig({ flags: parsed.flags, env: io.env, cwd: io.cwd, homeDir: io.homeDir });
+    const scalarFlags = Object.fromEntries(Object.entries(parsed.flags).filter((entry): entry is [string, string | boolean] =>
+      typeof entry[1] === 'string' || typeof entry[1] === 'boolean'));
+    const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir });
     const logger = createLogger({ level: config.log.level, destination: io.stderr });
     const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !json);
     const ctx: CommandContext = {

@@ -41,5 +41,6 @@ export const CONFIG_DEFAULTS = {
     virtType: 'kvm',
   },
   scheduler: { imageTypePrefilter: false, imageMetadataPrefilter: false },
-  log: { level: 'info', debug: false },
+  /** Quiet unless asked: logs go to stderr, and warnings are what an operator should see. */
+  log: { level: 'warn', debug: false },
 } as const;

@@ -58,7 +58,8 @@ export function showValue(raw: unknown, secret = false): string {
   if (raw === null || raw === undefined) return 'nothing';
   if (Array.isArray(raw)) return 'a list';
   if (typeof raw === 'object') return 'a mapping';
-  if (typeof raw !== 'string') return String(raw as number | boolean);
+  if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint') return String(raw);
+  if (typeof raw !== 'string') return 'a value of another kind';
   const withoutUserInfo = raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1<user-info>@');
   const escaped = withoutUserInfo.replace(/\n/g, '\\n').replace(/\t/g, '\\t');
   const shown = escaped.length > MAX_SHOWN_CHARS ? `${escaped.slice(0, MAX_SHOWN_CHARS)}…` : escaped;

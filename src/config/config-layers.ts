@@ -13,7 +13,7 @@ interface Candidate {
   readonly negated: boolean;
 }
 
-export type FlagValues = Readonly<Record<string, string | boolean | undefined>>;
+export type FlagValues = Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
 export type EnvValues = Readonly<Record<string, string | undefined>>;
 
 /**
@@ -22,7 +22,7 @@ export type EnvValues = Readonly<Record<string, string | undefined>>;
  * and report every problem at once.
  *
  * What counts as present: a flag with a string value or `true` (a bare flag left unset may arrive as `false` or
- * `undefined`: both mean "not given"); a non-empty variable (an exported but empty `OS_REGION_NAME=` is unset, as in
+ * `undefined`: both mean "not given"; a repeated flag counts once, its last value); a non-empty variable (an exported but empty `OS_REGION_NAME=` is unset, as in
  * the openstack CLI); a non-empty clouds.yaml value.
  */
 export class ConfigLayers {
@@ -31,7 +31,9 @@ export class ConfigLayers {
   constructor(flags: FlagValues, private readonly env: EnvValues, private readonly issues: ConfigIssues,
     readonly cloud?: CloudLayer) {
     const normalized = new Map<string, string | true>();
-    for (const [name, value] of Object.entries(flags)) {
+    for (const [name, given] of Object.entries(flags)) {
+      // A repeated flag: the last one wins, as with argparse.
+      const value = Array.isArray(given) ? (given as readonly string[]).at(-1) : given as string | boolean | undefined;
       if (value === undefined || value === false) continue;
       normalized.set(normalizeFlagName(name), value);
     }

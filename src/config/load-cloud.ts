@@ -143,7 +143,7 @@ function notFoundMessage(requested: Sourced<string>, files: readonly LoadedFile[
   const what = `${requested.source.label}: cloud '${requested.value}'`;
   if (files.length === 0) return `${what} was requested, but no clouds.yaml was found (searched ${describeCandidates(search.clouds)})`;
   const defined = [...new Set(files.flatMap((f) => Object.keys(f.clouds)))];
-  return `${what} is not defined in ${files.map((f) => cloudsFileLabel(f.ref)).join(' or ')}; `
+  return `${what} is not defined in ${files.map((f) => cloudsFileLabel(f.ref)).reverse().join(' or ')}; `
     + (defined.length === 0 ? 'it defines no clouds' : `clouds defined there: ${defined.join(', ')}`);
 }
 

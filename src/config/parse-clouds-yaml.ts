@@ -27,7 +27,9 @@ function toTree(node: unknown, doc: Document): YamlTree | undefined {
   if (isScalar(node)) {
     if (node.value === null || node.value === undefined) return undefined;
     if (typeof node.value === 'string') return node.value;
-    return node.source ?? String(node.value as number | boolean);
+    const value: unknown = node.value;
+    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return node.source ?? String(value);
+    return node.source ?? '';
   }
   if (isSeq(node)) {
     return node.items.map((item) => toTree(item, doc)).filter((item): item is YamlTree => item !== undefined);

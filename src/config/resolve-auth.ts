@@ -1,6 +1,7 @@
 import { CONFIG_DEFAULTS } from './config-defaults.js';
 import type { ConfigLayers } from './config-layers.js';
-import { AUTH_TYPES, CONFIG_OPTIONS, type ConfigOptionSpec } from './config-options.js';
+import type { AUTH_TYPES} from './config-options.js';
+import { CONFIG_OPTIONS, type ConfigOptionSpec } from './config-options.js';
 import { DEFAULT_SOURCE, derivedSource, type ConfigSource, type Sourced } from './config-source.js';
 import type { AuthConfig, AuthMethodName, DomainRef, MissingAuthPiece } from './ferry-config.js';
 import type { SourceLog } from './source-log.js';
@@ -93,7 +94,8 @@ function chooseMethod(layers: ConfigLayers): Sourced<AuthMethodName> {
   if (token !== undefined && !layers.has(O.password)) {
     return { value: 'token', source: derivedSource(`inferred from ${token.source.label}`) };
   }
-  return { value: 'password', source: layers.has(O.password) ? derivedSource('inferred (password auth)') : DEFAULT_SOURCE };
+  const password = layers.pick(O.password);
+  return { value: 'password', source: password ? derivedSource(`inferred from ${password.source.label}`) : DEFAULT_SOURCE };
 }
 
 function domainOf(pair: { by: 'id' | 'name'; value: string; source: ConfigSource } | undefined, key: string,

@@ -5,7 +5,7 @@ import { ConfigIssues } from './config-issues.js';
 import { ConfigLayers, type EnvValues, type FlagValues } from './config-layers.js';
 import { CONFIG_OPTIONS } from './config-options.js';
 import { derivedSource, type Sourced } from './config-source.js';
-import type { FerryConfig, ImagesType, LogLevel, VirtType } from './ferry-config.js';
+import type { FerryConfig, ImagesType, VirtType } from './ferry-config.js';
 import { loadCloud } from './load-cloud.js';
 import { readNovaConf, type NovaConfValues } from './read-nova-conf.js';
 import { readTextFile } from './read-text-file.js';
@@ -119,7 +119,7 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
       imageMetadataPrefilter: sources.choose('scheduler.imageMetadataPrefilter', [nova.imageMetadataPrefilter],
         D.scheduler.imageMetadataPrefilter),
     },
-    log: { level: level as LogLevel, debug },
+    log: { level, debug },
     origin: {
       ...(cloud === undefined ? {} : { cloud: cloud.name }),
       ...(cloud?.cloudsFile === undefined ? {} : { cloudsFile: cloud.cloudsFile }),

@@ -26,7 +26,7 @@ export interface EndpointInputs {
 export function resolveEndpoints(input: EndpointInputs): EndpointConfig {
   const { layers, nova, sources } = input;
   const explicitInterface = layers.pick(O.interface);
-  const iface = sources.choose('endpoints.interface', [explicitInterface], CONFIG_DEFAULTS.endpoints.interface as EndpointInterface);
+  const iface = sources.choose('endpoints.interface', [explicitInterface], CONFIG_DEFAULTS.endpoints.interface);
   const explicitRegion = checkedRegion(input, layers.pick(O.regionName));
   const region = sources.chooseOptional('endpoints.region', [explicitRegion]);
 

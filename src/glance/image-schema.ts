@@ -73,3 +73,15 @@ export const BASE_IMAGE_KEYS: ReadonlySet<string> = new Set([
   'os_glance_failed_import',
   'os_glance_import_task',
 ]);
+
+const NAIVE_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/;
+
+/**
+ * Glance sends UTC timestamps, but not always with a zone: images and `GET /v2/tasks/{id}` say
+ * `2026-11-21T18:05:54Z`, while `GET /v2/images/{id}/tasks` says `2026-11-21T19:24:49.314979` (recorded on 25.1.0).
+ * `Date.parse` reads a zoneless date-time as local time, which would shift the 60-min stale-lock rule by the host's
+ * UTC offset, so the model appends the `Z` once, here. Anything else is passed through unchanged.
+ */
+export function asUtcTimestamp(value: string): string {
+  return NAIVE_TIMESTAMP.test(value) ? `${value}Z` : value;
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asUtcTimestamp } from './image-schema.js';
 import { parseWireBody } from './image-wire-body.js';
 
 export const TASK_STATUSES = ['pending', 'processing', 'success', 'failure'] as const;
@@ -17,6 +18,7 @@ export interface GlanceTask {
   readonly stores: readonly string[];
   readonly imageId: string | undefined;
   readonly owner: string | null;
+  /** ISO 8601 in UTC, always with a zone (Glance's tasks list omits it; see asUtcTimestamp). */
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly expiresAt: string | undefined;
@@ -67,9 +69,9 @@ function taskFromWire(wire: z.output<typeof taskWire>): GlanceTask {
     stores: Object.freeze([...(wire.input?.backend ?? [])]),
     imageId: wire.image_id ?? wire.input?.image_id ?? undefined,
     owner: wire.owner ?? null,
-    createdAt: wire.created_at,
-    updatedAt: wire.updated_at,
-    expiresAt: wire.expires_at ?? undefined,
+    createdAt: asUtcTimestamp(wire.created_at),
+    updatedAt: asUtcTimestamp(wire.updated_at),
+    expiresAt: wire.expires_at === null || wire.expires_at === undefined ? undefined : asUtcTimestamp(wire.expires_at),
     raw: Object.freeze({ ...wire }),
   });
 }

@@ -1,4 +1,4 @@
-import { BASE_IMAGE_KEYS, imageWire } from './image-schema.js';
+import { asUtcTimestamp, BASE_IMAGE_KEYS, imageWire } from './image-schema.js';
 import type { ImageWire } from './image-schema.js';
 import { parseWireBody } from './image-wire-body.js';
 
@@ -20,6 +20,7 @@ export interface GlanceImage {
   readonly size: number | null;
   readonly owner: string | null;
   readonly visibility: string;
+  /** ISO 8601 in UTC, always with a zone. */
   readonly updatedAt: string;
   readonly createdAt: string;
   /** Stores holding the image, in location order. Empty when absent (no data yet, or hidden: see storesVisible). */
@@ -83,8 +84,8 @@ function imageFromWire(wire: ImageWire): GlanceImage {
     size: wire.size ?? null,
     owner: wire.owner ?? null,
     visibility: wire.visibility,
-    updatedAt: wire.updated_at,
-    createdAt: wire.created_at,
+    updatedAt: asUtcTimestamp(wire.updated_at),
+    createdAt: asUtcTimestamp(wire.created_at),
     stores: parseStoreList(wire.stores),
     importingTo: parseStoreList(wire.os_glance_importing_to_stores),
     failedImport: parseStoreList(wire.os_glance_failed_import),

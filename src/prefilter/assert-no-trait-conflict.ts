@@ -6,8 +6,10 @@ import type { TraitRequest } from './prefilter-result.js';
  * parameter and an empty 200 across parameters. Either way it is a mistake in the request, so say so before asking.
  */
 export function assertNoTraitConflict(request: TraitRequest, reasons: Readonly<Record<string, readonly string[]>> = {}): void {
-  const forbidden = new Set([...request.root_forbidden, ...(request.forbidden ?? [])]);
-  const clashes = [...new Set([...request.root_required, ...(request.required ?? [])])].filter((t) => forbidden.has(t)).sort();
+  const forbidden = [...request.root_forbidden, ...(request.forbidden ?? [])];
+  if (forbidden.length === 0) return;
+  const required = [...request.root_required, ...(request.required ?? [])];
+  const clashes = [...new Set(required.filter((t) => forbidden.includes(t)))].sort();
   if (clashes.length === 0) return;
   const why = (trait: string): string => {
     const listed = reasons[trait];

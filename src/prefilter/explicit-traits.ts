@@ -1,5 +1,7 @@
 import type { TraitCatalogue } from '../traits/trait-catalogue.js';
 import type { TraitWithReason } from './image-metadata-traits.js';
+import { stringProperty } from './prefilter-image.js';
+import type { ImageProperties } from './prefilter-image.js';
 import type { UnmappedProperty } from './prefilter-result.js';
 
 export interface ExplicitTraits {
@@ -18,12 +20,15 @@ const GRANULAR = /^trait(\d+|_[A-Za-z0-9_-]+):/;
  * The traits a flavor (extra specs) or an image (properties) asks for explicitly with `trait:NAME=required|forbidden`.
  * nova puts these in the unsuffixed group (`required=`), not in `root_required`. `origin` names the source in reasons.
  */
-export function explicitTraits(entries: Readonly<Record<string, string>>, origin: 'image property' | 'flavor extra spec', catalogue: TraitCatalogue): ExplicitTraits {
+export function explicitTraits(entries: ImageProperties, origin: 'image property' | 'flavor extra spec', catalogue: TraitCatalogue): ExplicitTraits {
   const required: TraitWithReason[] = [];
   const forbidden: TraitWithReason[] = [];
   const unmapped: UnmappedProperty[] = [];
   const unknown: { name: string; reason: string }[] = [];
-  for (const [key, value] of Object.entries(entries)) {
+  for (const key of Object.keys(entries)) {
+    if (!key.startsWith('trait')) continue;
+    const value = stringProperty(entries, key);
+    if (value === undefined) continue;
     if (GRANULAR.test(key)) {
       unmapped.push({ property: key, value, kind: 'not-expressible',
         reason: `${origin} ${key} belongs to a granular request group, which ferry does not build; hosts are checked without it` });

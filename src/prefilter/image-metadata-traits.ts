@@ -4,6 +4,8 @@ import {
   DISK_BUSES, VIDEO_MODELS, VIF_MODELS, VIOMMU_MODELS,
 } from './image-property-enums.js';
 import type { EnumCanonicalizer } from './image-property-enums.js';
+import { stringProperty } from './prefilter-image.js';
+import type { ImageProperties } from './prefilter-image.js';
 import type { UnmappedProperty } from './prefilter-result.js';
 import { catalogueLabel, missingTraitReason } from './missing-trait-reason.js';
 
@@ -61,7 +63,7 @@ interface Setting {
  * fixed: hw_viommu_model → COMPUTE_VIOMMU_MODEL_<X>, hw_architecture=armv7l → HW_ARCH_ARMV7. Unlike nova, one
  * unmappable property does not drop the others: it is listed in `unmapped` with the reason.
  */
-export function imageMetadataTraits(properties: Readonly<Record<string, string>>, catalogue: TraitCatalogue): DerivedTraits {
+export function imageMetadataTraits(properties: ImageProperties, catalogue: TraitCatalogue): DerivedTraits {
   const traits: TraitWithReason[] = [];
   const unmapped: UnmappedProperty[] = [];
   for (const rule of RULES) {
@@ -90,20 +92,22 @@ export function imageMetadataTraits(properties: Readonly<Record<string, string>>
     traits.push({ name, reason: `image ${setting.key}=${setting.shown} (image-metadata prefilter${notes.length > 0 ? `; ${notes.join('; ')}` : ''})` });
   }
   for (const item of NOT_EXPRESSIBLE) {
-    const key = properties[item.property] !== undefined ? item.property : properties[item.legacy] !== undefined ? item.legacy : undefined;
-    if (key === undefined) continue;
-    unmapped.push({ property: key, value: properties[key] ?? '', kind: 'not-expressible',
+    const current = stringProperty(properties, item.property);
+    const legacy = current === undefined ? stringProperty(properties, item.legacy) : undefined;
+    const value = current ?? legacy;
+    if (value === undefined) continue;
+    unmapped.push({ property: current === undefined ? item.legacy : item.property, value, kind: 'not-expressible',
       reason: `no standard trait expresses ${item.what} (${catalogueLabel(catalogue)}); nova's ImagePropertiesFilter checks it on each host after Placement` });
   }
   return { traits, unmapped };
 }
 
 // nova copies legacy names first and current names after, so the current name wins when both are set.
-function settingFor(rule: PropertyRule, properties: Readonly<Record<string, string>>): Setting | undefined {
-  const current = properties[rule.property];
+function settingFor(rule: PropertyRule, properties: ImageProperties): Setting | undefined {
+  const current = stringProperty(properties, rule.property);
   if (current !== undefined) return { key: rule.property, shown: current, value: current };
   if (rule.legacy === undefined) return undefined;
-  const legacy = properties[rule.legacy];
+  const legacy = stringProperty(properties, rule.legacy);
   if (legacy === undefined) return undefined;
   if (rule.legacy === 'vmware_adaptertype') {
     const bus = legacy === 'ide' ? 'ide' : 'scsi';

@@ -2,7 +2,7 @@ import { FerryError } from '../errors/ferry-error.js';
 import { standardTraitCatalogue } from '../traits/trait-catalogue.js';
 import type { TraitCatalogue } from '../traits/trait-catalogue.js';
 import { assertNoTraitConflict } from './assert-no-trait-conflict.js';
-import { buildAllocationCandidatesQuery, parseMicroversion, serializeQuery, traitQueryParameters } from './build-allocation-candidates-query.js';
+import { formatTraitQuery, parseMicroversion } from './build-allocation-candidates-query.js';
 import { explicitTraits } from './explicit-traits.js';
 import { imageMetadataTraits } from './image-metadata-traits.js';
 import type { TraitWithReason } from './image-metadata-traits.js';
@@ -94,27 +94,36 @@ export function imageTraitRequest(image: unknown, options: ImageTraitOptions = {
       { unmapped: failing });
   }
 
-  const reasons: Record<string, string[]> = {};
-  const collect = (list: readonly TraitWithReason[]): string[] => {
-    for (const t of list) (reasons[t.name] ??= []).push(t.reason);
-    return [...new Set(list.map((t) => t.name))].sort();
-  };
+  const reasons = new Map<string, string[]>();
   const request = {
-    root_required: collect(rootRequired),
-    root_forbidden: collect(rootForbidden),
-    required: collect([...fromFlavor.required, ...fromImage.required]),
-    forbidden: collect([...fromFlavor.forbidden, ...fromImage.forbidden]),
+    root_required: collectTraits(rootRequired, reasons),
+    root_forbidden: collectTraits(rootForbidden, reasons),
+    required: collectTraits([...fromFlavor.required, ...fromImage.required], reasons),
+    forbidden: collectTraits([...fromFlavor.forbidden, ...fromImage.forbidden], reasons),
   };
-  assertNoTraitConflict(request, reasons);
-  const query = options.resources === undefined
-    ? serializeQuery(traitQueryParameters(request, microversion, catalogue))
-    : buildAllocationCandidatesQuery(request, { microversion, resources: options.resources, limit: options.limit, catalogue });
+  const reasonsByTrait = Object.fromEntries(reasons);
+  assertNoTraitConflict(request, reasonsByTrait);
+  // Every name above was checked against the catalogue where it was made, and the lists are sorted and unique.
+  const query = formatTraitQuery(request, minor, options.resources, options.limit);
   const notes = minor < 35 && request.root_required.length + request.root_forbidden.length > 0
     ? [`microversion ${microversion} has no root_required (1.35): the root traits are sent in required, which a child provider supplying the resources can satisfy instead of the compute node`]
     : [];
   return {
-    ...request, query, microversion, reasons, unmapped,
+    root_required: request.root_required, root_forbidden: request.root_forbidden, required: request.required, forbidden: request.forbidden,
+    query, microversion, reasons: reasonsByTrait, unmapped,
     filters: { image_type: imageType, image_metadata: imageMetadata, compute_status: computeStatus },
     notes,
   };
+}
+
+/** Sorted unique names of `list`, recording each one's reasons in `reasons`. */
+function collectTraits(list: readonly TraitWithReason[], reasons: Map<string, string[]>): string[] {
+  const names: string[] = [];
+  for (const { name, reason } of list) {
+    const known = reasons.get(name);
+    if (known === undefined) reasons.set(name, [reason]);
+    else known.push(reason);
+    if (!names.includes(name)) names.push(name);
+  }
+  return names.sort();
 }

@@ -147,11 +147,11 @@ function exitError(shown: string, out: Exited, o: Resolved): FerryError {
 
 function hintFor(exitCode: number | null, stderr: string, o: Resolved): string {
   const user = o.user ?? 'admin';
-  if (/no keyring found|unable to find a keyring/.test(stderr)) {
-    return `No keyring for client.${user}: check the keyring = setting in ${o.confFile} and that ferry may read the file`;
-  }
   if (exitCode === ETIMEDOUT || /timed out/.test(lastLine(stderr))) {
     return `The cluster did not answer: check mon_host in ${o.confFile}, the network to the mons, and the cluster's health`;
+  }
+  if (/no keyring found|unable to find a keyring/.test(stderr)) {
+    return `No keyring for client.${user}: check the keyring = setting in ${o.confFile} and that ferry may read the file`;
   }
   // Not rc 1 alone: the CLIs also exit 1 for any generic failure (a missing conf file, say).
   if (exitCode === EACCES || /Permission denied|Operation not permitted/.test(lastLine(stderr))) {
@@ -160,8 +160,13 @@ function hintFor(exitCode: number | null, stderr: string, o: Resolved): string {
   return `Run the command by hand with -c ${o.confFile} --id ${user} to see the full error`;
 }
 
+/** Ceph's own log lines (`2026-11-21T19:22:35.771+0000 7fb9… -1 AuthRegistry…`) can come after the CLI's message. */
+const CEPH_LOG_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S* [0-9a-f]+ /;
+
+/** The CLI's own last message: the last non-empty stderr line that is not a Ceph log line (else the last line). */
 function lastLine(text: string): string {
-  return text.split('\n').map((line) => line.trim()).filter((line) => line !== '').at(-1) ?? '';
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return lines.filter((line) => !CEPH_LOG_LINE.test(line)).at(-1) ?? lines.at(-1) ?? '';
 }
 
 function lastLineSuffix(stderr: string): string {

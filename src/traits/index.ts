@@ -19,3 +19,5 @@ export { FERRY_TRAIT_FAMILIES, inTraitFamilies } from './trait-families.js';
 export { VIRT_TYPES, DEFAULT_VIRT_TYPE } from './virt-type.js';
 export type { VirtType } from './virt-type.js';
 export { canonicalArch, hwArchTrait } from './arch-traits.js';
+export { planDomcapsQueries, DEFAULT_MACHINE_TYPES } from './plan-domcaps-queries.js';
+export type { DomcapsQuery } from './plan-domcaps-queries.js';

@@ -36,6 +36,7 @@ export const ensureCommand: CommandSpec<EnsureResult> = {
     { name: 'store', value: 'NAME', description: 'Glance store of the local Ceph cluster (env FERRY_STORE; nova.conf images_rbd_glance_store_name)' },
     { name: 'timeout', value: 'SECONDS', description: 'give up waiting after this long (default 600; nova.conf images_rbd_glance_copy_timeout)' },
     { name: 'poll-interval', value: 'SECONDS', description: 'longest pause between image reads (default 10; nova.conf images_rbd_glance_copy_poll_interval)' },
+    { name: 'stale-lock-after', value: 'SECONDS', description: 'report an import lock whose task has not moved for this long as stuck' },
     { name: 'fsid', value: 'UUID', description: 'fsid of the local Ceph cluster, instead of asking it (env FERRY_FSID)' },
     { name: 'ceph-conf', value: 'FILE', description: 'ceph.conf of the local cluster (env FERRY_CEPH_CONF; nova.conf images_rbd_ceph_conf)' },
     { name: 'rbd-user', value: 'ID', description: 'cephx user for the ceph CLI (nova.conf rbd_user)' },

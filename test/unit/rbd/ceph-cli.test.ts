@@ -136,6 +136,19 @@ describe('snapshotExists', () => {
     });
   });
 
+  it('snapshotExists: a Ceph log line printed after the message does not hide it', async () => {
+    const stderr =
+      "rbd: couldn't connect to the cluster!\n" +
+      '2026-11-21T19:22:35.771+0000 7fb95dd95380 -1 AuthRegistry(0x7fff5f8bb9e0) no keyring found at /k, disabling cephx\n';
+    await expect(snapshotExists({ ...ref, runner: scriptedRunner(exited(2, '', stderr)) })).rejects.toMatchObject({
+      code: 'FERRY_CEPH',
+      details: { stderr: "rbd: couldn't connect to the cluster!" },
+      hint: expect.stringContaining('No keyring for client.nova'),
+    });
+    const notFound = `${STDERR.noSnap}2026-11-21T19:22:35.771+0000 7fb95dd95380 -1 some late log line\n`;
+    await expect(snapshotExists({ ...ref, runner: scriptedRunner(exited(2, '', notFound)) })).resolves.toBe(false);
+  });
+
   it('snapshotExists: a kill by a foreign signal is FERRY_CEPH', async () => {
     const runner = scriptedRunner({ outcome: 'exited', exitCode: null, signal: 'SIGSEGV', stdout: '', stderr: '' });
     await expect(snapshotExists({ ...ref, runner })).rejects.toMatchObject({

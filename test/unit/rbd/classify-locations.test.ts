@@ -233,3 +233,30 @@ describe('classifyLocations: unparsable locations', () => {
     expect(result).toMatchObject({ kind: 'clonable', target: { pool: 'my/pool', url } });
   });
 });
+
+describe('classifyLocations: recorded dev-cloud image after a copy to site-b', () => {
+  const recorded = parseImage(fixtureBody('image-after-copy'));
+  const REC_A = 'e5b8a1bd-d1b4-4749-8e33-9521a944a5ea';
+  const REC_B = '89d1b5db-9f13-48d1-b42d-0e51ee618c56';
+  const REC_ID = '8554f597-4961-4557-9ad1-1fbfef5ebc46';
+
+  it.each([
+    { site: 'site-a', fsid: REC_A },
+    { site: 'site-b', fsid: REC_B },
+  ])('classifyLocations: $site clones its own copy', ({ site, fsid }) => {
+    expect(classifyLocations(recorded, { fsid, store: site })).toMatchObject({
+      kind: 'clonable',
+      target: { fsid, pool: 'images', image: REC_ID, snapshot: 'snap', url: `rbd://${fsid}/images/${REC_ID}/snap` },
+      location: { store: site },
+    });
+  });
+
+  it('classifyLocations: the same image before the copy has no location in site-b', () => {
+    const before = parseImage(fixtureBody('image-active-site-a'));
+    expect(classifyLocations(before, { fsid: REC_B, store: 'site-b' })).toMatchObject({
+      kind: 'no-local-location',
+      complete: true,
+      verdicts: [{ store: 'site-a', verdict: 'other-cluster' }],
+    });
+  });
+});

@@ -123,8 +123,20 @@ const invalidCases = [
   {
     name: 'two documents concatenated',
     xml: fullText + fullText,
+    details: { source: 'f.xml', line: 262 },
+    message: /Multiple possible root nodes found/,
+  },
+  {
+    name: 'two empty root elements (the validator lets these through)',
+    xml: '<domainCapabilities/><domainCapabilities/>',
     details: { roots: ['domainCapabilities'] },
     message: /more than one root element \(<domainCapabilities> ×2\)/,
+  },
+  {
+    name: 'two different root elements',
+    xml: '<domainCapabilities/><capabilities/>',
+    details: { roots: ['domainCapabilities', 'capabilities'] },
+    message: /more than one root element \(<domainCapabilities>, <capabilities>\)/,
   },
   {
     name: 'no <arch>',

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ceph, devcloud, devCloud, countingTransport } from '../../helpers/devcloud.js';
+
+describe('dev cloud', () => {
+  it('devcloud: both Ceph clusters answer with the fsids the descriptor names', () => {
+    for (const site of ['site-a', 'site-b'] as const) {
+      const result = ceph(site, 'ceph', ['fsid'], 'admin');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toBe(devcloud().ceph[site].fsid);
+    }
+  });
+
+  it('devcloud: Glance lists the four stores through Keystone auth, site-b being an rbd store', async () => {
+    const transport = countingTransport();
+    const cloud = await devCloud({ transport });
+    const info = await cloud.glance.getStoresDetail();
+    expect(info.stores.map((s) => s.id).sort()).toEqual(['broken', 'central', 'site-a', 'site-b']);
+    expect(info.stores.find((s) => s.id === 'site-b')).toMatchObject({ type: 'rbd' });
+    expect(info.defaultStore).toBe('central');
+    expect((await cloud.glance.getImportInfo()).methods).toContain('copy-image');
+    expect(transport.count('POST', /\/v3\/auth\/tokens$/)).toBe(1);
+    await transport.close();
+  });
+
+  it('devcloud: Placement answers through Keystone auth at microversion 1.39', async () => {
+    const transport = countingTransport();
+    const cloud = await devCloud({ transport });
+    const response = await cloud.placementHttp.request({ method: 'GET', path: '/resource_providers',
+      headers: { 'openstack-api-version': 'placement 1.39' } });
+    expect(response.status).toBe(200);
+    expect(response.headers['openstack-api-version']).toBe('placement 1.39');
+    await transport.close();
+  });
+});
