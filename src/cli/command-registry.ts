@@ -9,10 +9,10 @@ interface RegistryEntry {
 export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
   ensure: {
     summary: 'Make sure an image has a clonable copy in the local Ceph store (copy-image when needed)',
-    load: async () => (await import('./commands/ensure.js')).ensureCommand as CommandSpec<unknown>,
+    load: async () => (await import('./commands/ensure.js')).ensureCommand,
   },
   status: {
     summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age',
-    load: async () => (await import('./commands/status.js')).statusCommand as CommandSpec<unknown>,
+    load: async () => (await import('./commands/status.js')).statusCommand,
   },
 };

@@ -122,8 +122,8 @@ function parseCommandLine(spec: CommandSpec<unknown>, argv: readonly string[]): 
   }
   let args: string[] = [];
   command.action((...actionArgs: unknown[]) => {
-    args = actionArgs.slice(0, spec.arguments.length).flatMap((value) => (Array.isArray(value) ? value.map(String)
-      : value === undefined ? [] : [String(value)]));
+    args = actionArgs.slice(0, spec.arguments.length).flatMap((value) => (Array.isArray(value) ? (value as string[])
+      : typeof value === 'string' ? [value] : []));
   });
   command.parse([...argv], { from: 'user' });
   const raw = command.opts<Record<string, FlagValue>>();

@@ -35,10 +35,12 @@ const fileSchema = z.looseObject({
   clouds: z.record(z.string(), z.unknown(), { error: 'a mapping of cloud names to settings' }).optional(),
 }, { error: "a mapping with a 'clouds' key" });
 
+const REGIONS_EXPECTED = { error: "a list of region names (per-region 'values' are not supported)" };
+
 const cloudSchema = z.looseObject({
   auth: z.record(z.string(), z.unknown(), { error: 'a mapping' }).optional(),
-  regions: z.array(z.union([z.string(), z.strictObject({ name: z.string() })]),
-    { error: "a list of region names (per-region 'values' are not supported)" }).optional(),
+  regions: z.array(z.union([z.string(), z.strictObject({ name: z.string(REGIONS_EXPECTED) }, REGIONS_EXPECTED)], REGIONS_EXPECTED),
+    REGIONS_EXPECTED).optional(),
 }, { error: 'a mapping' });
 
 /** Find, parse and check clouds.yaml and secure.yaml, then pick the cloud. Problems go to `issues`. */

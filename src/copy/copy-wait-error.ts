@@ -46,7 +46,8 @@ export function copyWaitError(outcome: Exclude<WaitOutcome<CopySnapshot, GlanceI
   }
 }
 
-function describeLists(lists: Record<string, unknown>): string {
-  const show = (value: unknown): string => (Array.isArray(value) ? (value.length ? value.join(',') : '-') : String(value ?? '-'));
+function describeLists(lists: { stores?: readonly string[]; importing?: readonly string[]; failed?: readonly string[]; lock?: string | undefined }): string {
+  const show = (value: readonly string[] | string | undefined): string =>
+    (typeof value === 'string' ? value : value && value.length > 0 ? value.join(',') : '-');
   return `stores=${show(lists.stores)} importing=${show(lists.importing)} failed=${show(lists.failed)} lock=${show(lists.lock)}`;
 }

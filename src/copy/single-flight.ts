@@ -54,7 +54,9 @@ export function createSingleFlight<V>(): SingleFlight<V> {
         signal.addEventListener('abort', onAbort, { once: true });
         joined.promise.then(
           (value) => { leave(); resolve(value); },
-          (error: unknown) => { leave(); reject(error as Error); },
+          // the shared work's own rejection, passed on unchanged (a FerryError in practice)
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+          (error: unknown) => { leave(); reject(error); },
         );
       });
     },

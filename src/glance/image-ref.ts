@@ -12,7 +12,7 @@ const ID_ATTEMPT = /^(?=.*-)[0-9a-f-]{8,}$/i;
  */
 export function parseImageRef(ref: string): ImageRef {
   const trimmed = ref.trim();
-  if (trimmed === '' || /[\u0000-\u001f]/.test(trimmed)) {
+  if (trimmed === '' || [...trimmed].some((char) => char.charCodeAt(0) < 0x20)) {
     throw new FerryError('FERRY_INVALID_IMAGE_REF', 'the image reference is empty or has control characters',
       'Give the image ID (a UUID, as `openstack image list` shows it) or its unique name.', { imageRef: ref });
   }

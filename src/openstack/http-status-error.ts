@@ -32,7 +32,8 @@ export function httpErrorDetails(response: HttpResponse, context: StatusErrorCon
 /** The generic mapping for a status the caller did not handle itself. */
 export function httpStatusError(response: HttpResponse, context: StatusErrorContext): FerryError {
   const details = httpErrorDetails(response, context);
-  const said = details.serverMessage === undefined ? '' : `: ${String(details.serverMessage)}`;
+  const message = serverMessage(response.body);
+  const said = message === undefined ? '' : `: ${message}`;
   const where = `${context.service} answered ${response.status} to ${context.method} ${context.url}${said}`;
   if (response.status === 401) {
     return new FerryError('FERRY_AUTH_FAILED', where,

@@ -82,7 +82,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
           redirect: 'manual',
           // undici's own dispatcher type differs in name only from the one Node's fetch declares
           dispatcher: agent as unknown as RequestInit['dispatcher'],
-        } as RequestInit);
+        });
         const text = await response.text();
         const responseHeaders = Object.fromEntries(response.headers.entries());
         const result: HttpResponse = {

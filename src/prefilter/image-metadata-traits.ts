@@ -1,7 +1,7 @@
 import type { TraitCatalogue } from '../traits/trait-catalogue.js';
 import {
   canonicalArchitecture, canonicalDiskBus, canonicalVideoModel, canonicalVifModel, canonicalViommuModel,
-  DISK_BUSES, VIDEO_MODELS, VIF_MODELS, VIOMMU_MODELS,
+  ARCHITECTURES, DISK_BUSES, VIDEO_MODELS, VIF_MODELS, VIOMMU_MODELS,
 } from './image-property-enums.js';
 import type { EnumCanonicalizer } from './image-property-enums.js';
 import { stringProperty } from './prefilter-image.js';
@@ -29,17 +29,49 @@ interface PropertyRule {
   readonly enumName: string;
   readonly allowed: string;
   readonly canonical: EnumCanonicalizer;
+  /** Every canonical value → its trait name and nova's wrong name, if any; built once (see traitNames). */
+  readonly names: ReadonlyMap<string, TraitName>;
 }
+
+interface TraitName {
+  readonly name: string;
+  readonly novaNote?: string;
+}
+
+/**
+ * The name for each value, made once: `-` → `_`, upper case, prefix; armv7l → HW_ARCH_ARMV7. Built at load so that
+ * every call reuses the same string objects, whose hashes V8 keeps (a fresh string per call made the catalogue
+ * look-ups and the `reasons` keys the most expensive part of a prefilter computation).
+ */
+function traitNames(prefix: string, values: readonly string[], novaPrefix?: string): ReadonlyMap<string, TraitName> {
+  return new Map(values.map((value) => {
+    const suffix = value.replace(/-/g, '_').toUpperCase();
+    if (prefix === 'HW_ARCH' && value === 'armv7l') {
+      return [value, { name: 'HW_ARCH_ARMV7', novaNote: 'nova asks for HW_ARCH_ARMV7L, which does not exist' }];
+    }
+    const novaNote = novaPrefix === undefined ? undefined : `nova asks for ${novaPrefix}_${suffix}, which does not exist`;
+    return [value, { name: `${prefix}_${suffix}`, ...(novaNote === undefined ? {} : { novaNote }) }];
+  }));
+}
+
+const ARCH_ALLOWED = 'x86_64, aarch64, ppc64le, s390x, … (34 values; i386-i586, x86_32 and amd64 are aliases)';
 
 // transform_image_metadata's prefix map (placement-and-traits.md §10.2), with the real os-traits prefixes.
 const RULES: readonly PropertyRule[] = [
-  { property: 'hw_cdrom_bus', prefix: 'COMPUTE_STORAGE_BUS', enumName: 'DiskBus', allowed: DISK_BUSES.join(', '), canonical: canonicalDiskBus },
-  { property: 'hw_disk_bus', legacy: 'vmware_adaptertype', prefix: 'COMPUTE_STORAGE_BUS', enumName: 'DiskBus', allowed: DISK_BUSES.join(', '), canonical: canonicalDiskBus },
-  { property: 'hw_video_model', prefix: 'COMPUTE_GRAPHICS_MODEL', enumName: 'VideoModel', allowed: VIDEO_MODELS.join(', '), canonical: canonicalVideoModel },
-  { property: 'hw_vif_model', prefix: 'COMPUTE_NET_VIF_MODEL', enumName: 'VIFModel', allowed: `${VIF_MODELS.join(', ')}, or a legacy VMware name`, canonical: canonicalVifModel },
-  { property: 'hw_architecture', legacy: 'architecture', prefix: 'HW_ARCH', enumName: 'Architecture', allowed: 'x86_64, aarch64, ppc64le, s390x, … (34 values; i386-i586, x86_32 and amd64 are aliases)', canonical: canonicalArchitecture },
-  { property: 'hw_emulation_architecture', prefix: 'COMPUTE_ARCH', enumName: 'Architecture', allowed: 'x86_64, aarch64, ppc64le, s390x, … (34 values; i386-i586, x86_32 and amd64 are aliases)', canonical: canonicalArchitecture },
-  { property: 'hw_viommu_model', prefix: 'COMPUTE_VIOMMU_MODEL', novaPrefix: 'COMPUTE_VIOMMU', enumName: 'VIOMMUModel', allowed: VIOMMU_MODELS.join(', '), canonical: canonicalViommuModel },
+  { property: 'hw_cdrom_bus', prefix: 'COMPUTE_STORAGE_BUS', enumName: 'DiskBus', allowed: DISK_BUSES.join(', '), canonical: canonicalDiskBus,
+    names: traitNames('COMPUTE_STORAGE_BUS', DISK_BUSES) },
+  { property: 'hw_disk_bus', legacy: 'vmware_adaptertype', prefix: 'COMPUTE_STORAGE_BUS', enumName: 'DiskBus', allowed: DISK_BUSES.join(', '),
+    canonical: canonicalDiskBus, names: traitNames('COMPUTE_STORAGE_BUS', DISK_BUSES) },
+  { property: 'hw_video_model', prefix: 'COMPUTE_GRAPHICS_MODEL', enumName: 'VideoModel', allowed: VIDEO_MODELS.join(', '),
+    canonical: canonicalVideoModel, names: traitNames('COMPUTE_GRAPHICS_MODEL', VIDEO_MODELS) },
+  { property: 'hw_vif_model', prefix: 'COMPUTE_NET_VIF_MODEL', enumName: 'VIFModel', allowed: `${VIF_MODELS.join(', ')}, or a legacy VMware name`,
+    canonical: canonicalVifModel, names: traitNames('COMPUTE_NET_VIF_MODEL', VIF_MODELS) },
+  { property: 'hw_architecture', legacy: 'architecture', prefix: 'HW_ARCH', enumName: 'Architecture', allowed: ARCH_ALLOWED,
+    canonical: canonicalArchitecture, names: traitNames('HW_ARCH', ARCHITECTURES) },
+  { property: 'hw_emulation_architecture', prefix: 'COMPUTE_ARCH', enumName: 'Architecture', allowed: ARCH_ALLOWED,
+    canonical: canonicalArchitecture, names: traitNames('COMPUTE_ARCH', ARCHITECTURES) },
+  { property: 'hw_viommu_model', prefix: 'COMPUTE_VIOMMU_MODEL', novaPrefix: 'COMPUTE_VIOMMU', enumName: 'VIOMMUModel', allowed: VIOMMU_MODELS.join(', '),
+    canonical: canonicalViommuModel, names: traitNames('COMPUTE_VIOMMU_MODEL', VIOMMU_MODELS, 'COMPUTE_VIOMMU') },
 ];
 
 // Properties ImagePropertiesFilter reads that have no trait family in os-traits: reported, never guessed.
@@ -75,21 +107,18 @@ export function imageMetadataTraits(properties: ImageProperties, catalogue: Trai
         reason: `'${setting.value}' is not one of nova's ${rule.enumName} values (${rule.allowed})${setting.via === undefined ? '' : `; ${setting.via}`}` });
       continue;
     }
-    const suffix = canonical.replace(/-/g, '_').toUpperCase();
-    const isArmv7 = rule.prefix === 'HW_ARCH' && canonical === 'armv7l';
-    const name = isArmv7 ? 'HW_ARCH_ARMV7' : `${rule.prefix}_${suffix}`;
+    // Canonical values come from the same lists as the names, so the fallback only guards the types.
+    const { name, novaNote } = rule.names.get(canonical) ?? { name: `${rule.prefix}_${canonical.toUpperCase()}` };
     if (!catalogue.has(name)) {
       unmapped.push({ property: setting.key, value: setting.shown, kind: 'unknown-trait', trait: name,
         reason: missingTraitReason(name, catalogue) });
       continue;
     }
-    const notes = [
-      setting.via,
-      canonical !== setting.value ? `nova reads it as ${canonical}` : undefined,
-      isArmv7 ? 'nova asks for HW_ARCH_ARMV7L, which does not exist' : undefined,
-      rule.novaPrefix === undefined ? undefined : `nova asks for ${rule.novaPrefix}_${suffix}, which does not exist`,
-    ].filter((n): n is string => n !== undefined);
-    traits.push({ name, reason: `image ${setting.key}=${setting.shown} (image-metadata prefilter${notes.length > 0 ? `; ${notes.join('; ')}` : ''})` });
+    let reason = `image ${setting.key}=${setting.shown} (image-metadata prefilter`;
+    if (setting.via !== undefined) reason += `; ${setting.via}`;
+    if (canonical !== setting.value) reason += `; nova reads it as ${canonical}`;
+    if (novaNote !== undefined) reason += `; ${novaNote}`;
+    traits.push({ name, reason: `${reason})` });
   }
   for (const item of NOT_EXPRESSIBLE) {
     const current = stringProperty(properties, item.property);

@@ -2,7 +2,7 @@ import { FerryError } from '../errors/ferry-error.js';
 import { standardTraitCatalogue } from '../traits/trait-catalogue.js';
 import type { TraitCatalogue } from '../traits/trait-catalogue.js';
 import { assertNoTraitConflict } from './assert-no-trait-conflict.js';
-import { formatTraitQuery, parseMicroversion } from './build-allocation-candidates-query.js';
+import { formatTraitQuery, parseMicroversion, PLACEMENT_MICROVERSIONS } from './build-allocation-candidates-query.js';
 import { explicitTraits } from './explicit-traits.js';
 import { imageMetadataTraits } from './image-metadata-traits.js';
 import type { TraitWithReason } from './image-metadata-traits.js';
@@ -52,8 +52,8 @@ let defaultCatalogue: TraitCatalogue | undefined;
  */
 export function imageTraitRequest(image: unknown, options: ImageTraitOptions = {}): PrefilterResult {
   const catalogue = options.catalogue ?? (defaultCatalogue ??= standardTraitCatalogue());
-  const microversion = options.microversion ?? PREFILTER_DEFAULTS.microversion;
-  const minor = parseMicroversion(microversion);
+  const minor = parseMicroversion(options.microversion ?? PREFILTER_DEFAULTS.microversion);
+  const microversion = `1.${minor}`;
   const parsed = parsePrefilterImage(image);
   const rootRequired: TraitWithReason[] = [];
   const rootForbidden: TraitWithReason[] = [];
@@ -105,7 +105,7 @@ export function imageTraitRequest(image: unknown, options: ImageTraitOptions = {
   assertNoTraitConflict(request, reasonsByTrait);
   // Every name above was checked against the catalogue where it was made, and the lists are sorted and unique.
   const query = formatTraitQuery(request, minor, options.resources, options.limit);
-  const notes = minor < 35 && request.root_required.length + request.root_forbidden.length > 0
+  const notes = minor < PLACEMENT_MICROVERSIONS.rootRequired && request.root_required.length + request.root_forbidden.length > 0
     ? [`microversion ${microversion} has no root_required (1.35): the root traits are sent in required, which a child provider supplying the resources can satisfy instead of the compute node`]
     : [];
   return {

@@ -1,8 +1,11 @@
+import { IMAGE_FORMATS } from '../backend/image-formats.js';
 import type { TraitCatalogue } from '../traits/trait-catalogue.js';
 import type { DerivedTraits } from './image-metadata-traits.js';
 import { missingTraitReason } from './missing-trait-reason.js';
 
 const PREFIX = 'COMPUTE_IMAGE_TYPE_';
+// Made once per Glance format, so every call hands the catalogue the same string (its hash is kept).
+const NAMES = new Map<string, string>(IMAGE_FORMATS.map((format) => [format, `${PREFIX}${format.toUpperCase()}`]));
 
 /**
  * nova's `require_image_type_support`: the host must support the image's disk_format. An image without a
@@ -13,7 +16,7 @@ export function imageTypeTrait(diskFormat: string | undefined, catalogue: TraitC
     return { traits: [], unmapped: [{ property: 'disk_format', value: '', kind: 'invalid-value',
       reason: 'the image has no disk_format (no data uploaded yet), so the image type cannot be required' }] };
   }
-  const name = `${PREFIX}${diskFormat.toUpperCase()}`;
+  const name = NAMES.get(diskFormat) ?? `${PREFIX}${diskFormat.toUpperCase()}`;
   if (!catalogue.has(name)) {
     return { traits: [], unmapped: [{ property: 'disk_format', value: diskFormat, kind: 'unknown-trait', trait: name,
       reason: missingTraitReason(name, catalogue) }] };

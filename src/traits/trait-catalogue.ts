@@ -35,6 +35,9 @@ export const KNOWN_OS_TRAITS_VERSIONS: readonly string[] = [
   ),
 ];
 
+// Catalogues are frozen and their data never changes at run time, so one per version is enough.
+const byVersion = new Map<string, TraitCatalogue>();
+
 /**
  * The standard names of os-traits `version` (default 2.9.0, what Placement 8.0.0 on Debian 12 loads). A later
  * known version is 2.9.0 plus the later names ferry knows with their release. Any other version throws
@@ -50,11 +53,16 @@ export function standardTraitCatalogue(version: string = DEFAULT_OS_TRAITS_VERSI
       { option: 'osTraitsVersion', value: version, known: KNOWN_OS_TRAITS_VERSIONS },
     );
   }
-  const wanted = parseVersion(version, 'osTraitsVersion');
-  const later = LATER_TRAIT_NAMES.filter(
-    (entry) => entry.firstVersion !== undefined && compareVersions(parseVersion(entry.firstVersion, 'firstVersion'), wanted) <= 0,
-  ).map((entry) => entry.name);
-  return buildCatalogue([...OS_TRAITS_BASE.names, ...later], version);
+  let catalogue = byVersion.get(version);
+  if (catalogue === undefined) {
+    const wanted = parseVersion(version, 'osTraitsVersion');
+    const later = LATER_TRAIT_NAMES.filter(
+      (entry) => entry.firstVersion !== undefined && compareVersions(parseVersion(entry.firstVersion, 'firstVersion'), wanted) <= 0,
+    ).map((entry) => entry.name);
+    catalogue = buildCatalogue([...OS_TRAITS_BASE.names, ...later], version);
+    byVersion.set(version, catalogue);
+  }
+  return catalogue;
 }
 
 /**

@@ -119,7 +119,7 @@ describe('imageMetadataTraits: legacy names, precedence, reasons', () => {
     expect(traitsOf({ architecture: 'aarch64', hw_architecture: 'x86_64' })).toEqual(['HW_ARCH_X86_64']);
   });
 
-  it.each([
+  it.each<{ properties: Record<string, string>; expected: string[] }>([
     { properties: { vmware_adaptertype: 'ide' }, expected: ['COMPUTE_STORAGE_BUS_IDE'] },
     { properties: { vmware_adaptertype: 'lsiLogic' }, expected: ['COMPUTE_STORAGE_BUS_SCSI'] },
     { properties: { vmware_adaptertype: 'paraVirtual' }, expected: ['COMPUTE_STORAGE_BUS_SCSI'] },
@@ -128,7 +128,7 @@ describe('imageMetadataTraits: legacy names, precedence, reasons', () => {
     expect(traitsOf(properties)).toEqual(expected);
   });
 
-  it.each([
+  it.each<{ properties: Record<string, string>; reason: string }>([
     { properties: { hw_disk_bus: 'scsi' }, reason: 'image hw_disk_bus=scsi (image-metadata prefilter)' },
     { properties: { architecture: 'amd64' }, reason: 'image architecture=amd64 (image-metadata prefilter; architecture is the legacy name of hw_architecture; nova reads it as x86_64)' },
     { properties: { hw_architecture: 'armv7l' }, reason: 'image hw_architecture=armv7l (image-metadata prefilter; nova asks for HW_ARCH_ARMV7L, which does not exist)' },
@@ -146,14 +146,14 @@ describe('imageMetadataTraits: legacy names, precedence, reasons', () => {
     });
   });
 
-  it.each([
+  it.each<{ properties: Record<string, string>; property: string; what: string }>([
     { properties: { hypervisor_type: 'qemu' }, property: 'hypervisor_type', what: 'the hypervisor type' },
     { properties: { img_hv_type: 'kvm', hypervisor_type: 'qemu' }, property: 'img_hv_type', what: 'the hypervisor type' },
     { properties: { vm_mode: 'hvm' }, property: 'vm_mode', what: 'the VM mode' },
     { properties: { hw_vm_mode: 'exe' }, property: 'hw_vm_mode', what: 'the VM mode' },
   ])('$property is reported as not expressible, never guessed', ({ properties, property, what }) => {
     expect(imageMetadataTraits(properties, catalogue)).toEqual({ traits: [], unmapped: [{
-      property, value: (properties as Record<string, string>)[property], kind: 'not-expressible',
+      property, value: properties[property], kind: 'not-expressible',
       reason: `no standard trait expresses ${what} (os-traits 2.9.0); nova's ImagePropertiesFilter checks it on each host after Placement`,
     }] });
   });

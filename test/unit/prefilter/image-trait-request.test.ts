@@ -136,7 +136,7 @@ describe('imageTraitRequest: unmappable properties, strict mode, explicit traits
     }));
   });
 
-  it.each([
+  it.each<{ specs: Record<string, string>; kind: string; reason: string }>([
     { specs: { 'trait:HW_CPU_X86_AVX2': 'preferred' }, kind: 'invalid-value', reason: "'preferred' is neither required nor forbidden; nova ignores this flavor extra spec" },
     { specs: { 'trait1:HW_CPU_X86_AVX2': 'required' }, kind: 'not-expressible', reason: 'flavor extra spec trait1:HW_CPU_X86_AVX2 belongs to a granular request group, which ferry does not build; hosts are checked without it' },
     { specs: { 'trait_GPU:HW_GPU_API_VULKAN': 'required' }, kind: 'not-expressible', reason: 'flavor extra spec trait_GPU:HW_GPU_API_VULKAN belongs to a granular request group, which ferry does not build; hosts are checked without it' },
@@ -146,7 +146,7 @@ describe('imageTraitRequest: unmappable properties, strict mode, explicit traits
     expect(result.required).toEqual([]);
   });
 
-  it.each([
+  it.each<{ image: object; specs: Record<string, string>; message: string }>([
     { image: { ...glanceImage, hw_architecture: 'x86_64' }, specs: { 'trait:HW_ARCH_X86_64': 'forbidden' },
       message: 'the request both requires and forbids HW_ARCH_X86_64 (image hw_architecture=x86_64 (image-metadata prefilter); flavor extra spec trait:HW_ARCH_X86_64=forbidden), so no host can match' },
     { image: glanceImage, specs: { 'trait:COMPUTE_STATUS_DISABLED': 'required' },

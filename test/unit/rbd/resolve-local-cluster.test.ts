@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { fsidFromCephConf, readCephConfFsid } from '../../../src/rbd/ceph-conf-fsid.js';
 import type { CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
 import { resolveLocalCluster } from '../../../src/rbd/resolve-local-cluster.js';
@@ -57,8 +57,13 @@ describe('fsidFromCephConf', () => {
   });
 });
 
+const confDir = mkdtempSync(join(tmpdir(), 'ferry-rbd-'));
+let confCount = 0;
+afterAll(() => rmSync(confDir, { recursive: true, force: true }));
+
 function writeConf(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'ferry-rbd-')), 'ceph.conf');
+  confCount += 1;
+  const file = join(confDir, `ceph-${confCount}.conf`);
   writeFileSync(file, text);
   return file;
 }
