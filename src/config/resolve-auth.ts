@@ -82,14 +82,16 @@ export function resolveAuth(layers: ConfigLayers, sources: SourceLog): ResolvedA
 }
 
 /**
- * An explicit auth type wins. Otherwise, like osc-lib: an application-credential secret or id means
+ * An explicit auth type wins. Otherwise, like osc-lib: an application-credential secret, id or name means
  * v3applicationcredential; a token without a password means token; anything else is password.
  */
 function chooseMethod(layers: ConfigLayers): Sourced<AuthMethodName> {
   const explicit = layers.pick(O.authType);
   if (explicit !== undefined) return { value: METHOD_OF_AUTH_TYPE[explicit.value], source: explicit.source };
-  const secret = layers.pick(O.appCredSecret) ?? layers.pick(O.appCredId);
-  if (secret !== undefined) return { value: 'application_credential', source: derivedSource(`inferred from ${secret.source.label}`) };
+  const credential = layers.pick(O.appCredSecret) ?? layers.pick(O.appCredId) ?? layers.pick(O.appCredName);
+  if (credential !== undefined) {
+    return { value: 'application_credential', source: derivedSource(`inferred from ${credential.source.label}`) };
+  }
   const token = layers.pick(O.token);
   if (token !== undefined && !layers.has(O.password)) {
     return { value: 'token', source: derivedSource(`inferred from ${token.source.label}`) };

@@ -331,3 +331,8 @@ installing them needs root or passwordless sudo; run as root:
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q install -y \
     --no-install-recommends "${missing[@]}" || die "apt-get install failed for: ${missing[*]}"
 }
+
+# The comment block at the top of a script is its help text.
+print_usage() {
+  awk 'NR > 1 && /^#/ && !/^# shellcheck/ { sub(/^# ?/, ""); print; next } NR > 1 && !/^#/ { exit }' "$1"
+}

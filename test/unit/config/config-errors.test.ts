@@ -60,7 +60,7 @@ describe('resolveConfig errors', () => {
       code: 'FERRY_INVALID_CONFIG',
       message: `nova.conf (${NOVA_CONF}) [libvirt] images_rbd_glance_copy_timeout: expected an integer ≥ 0 (0 = no timeout), got '-5'` },
   ])('resolveConfig: $case', ({ input, code, message }) => {
-    const error = errorOf(input as VirtualInput);
+    const error = errorOf(input);
     expect(error.code).toBe(code);
     expect(error.message).toBe(message);
     expect(error.hint).not.toBe('');
@@ -94,7 +94,7 @@ describe('resolveConfig errors', () => {
       env: { OS_APPLICATION_CREDENTIAL_SECRET: SECRET } } },
     { case: 'a secret in a bad URL', input: { env: { OS_AUTH_URL: `keystone://u:${SECRET}@h` } } },
   ])('resolveConfig: no secret in the error for $case', ({ input }) => {
-    const error = errorOf(input as VirtualInput);
+    const error = errorOf(input);
     expect(JSON.stringify({ message: error.message, hint: error.hint, details: error.details })).not.toContain(SECRET);
     expect(error.message).not.toContain('[object Object]');
   });

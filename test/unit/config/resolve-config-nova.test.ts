@@ -3,7 +3,7 @@ import { CONFIG_DEFAULTS } from '../../../src/config/config-defaults.js';
 import { CWD, FIXTURE_FILES, NOVA_CONF, resolveWith } from './config-fixtures.js';
 
 const N = `nova.conf (${NOVA_CONF})`;
-const withNova = (conf: string, flags: Record<string, string | boolean> = {}) =>
+const withNova = (conf: string, flags: Readonly<Record<string, string | boolean | undefined>> = {}) =>
   resolveWith({ flags: { 'nova-conf': NOVA_CONF, ...flags }, files: { [NOVA_CONF]: conf } });
 
 describe('resolveConfig with nova.conf', () => {
