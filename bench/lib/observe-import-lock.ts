@@ -20,8 +20,10 @@ export interface LockRelease {
 }
 
 export interface LockObserver {
-  /** Ends the polling; the first release after the lock was seen set, or undefined when no such transition was seen. */
-  stop(): Promise<{ release: LockRelease | undefined; samples: number }>;
+  /** The first release after the lock was seen set, once observed. */
+  release(): LockRelease | undefined;
+  /** Ends the polling (after waiting up to `graceMs` for a release not yet observed). */
+  stop(graceMs?: number): Promise<{ release: LockRelease | undefined; samples: number; errors: number }>;
 }
 
 /**
@@ -32,25 +34,30 @@ export interface LockObserver {
 export function observeImportLock(admin: GlanceAdmin, imageId: string, intervalMs = 20): LockObserver {
   const samples: LockSample[] = [];
   const controller = new AbortController();
+  let errors = 0;
   const loop = (async () => {
     while (!controller.signal.aborted) {
       const sentAt = performance.now();
       try {
         const image = await admin.readImage(imageId, controller.signal);
         samples.push({ sentAt, doneAt: performance.now(), locked: image.os_glance_import_task !== undefined });
-      } catch (error) {
+      } catch {
         if (controller.signal.aborted) return;
-        throw error;
+        // a failed poll is a gap in the observation, not the end of it; it widens the bracket, which is reported
+        errors += 1;
       }
       const wait = sentAt + intervalMs - performance.now();
       if (wait > 0) await sleep(wait, undefined, { signal: controller.signal }).catch(() => undefined);
     }
   })();
   return {
-    async stop() {
+    release: () => firstRelease(samples),
+    async stop(graceMs = 0) {
+      const until = performance.now() + graceMs;
+      while (firstRelease(samples) === undefined && performance.now() < until) await sleep(intervalMs);
       controller.abort();
       await loop;
-      return { release: firstRelease(samples), samples: samples.length };
+      return { release: firstRelease(samples), samples: samples.length, errors };
     },
   };
 }

@@ -1,22 +1,10 @@
 import { FerryError } from '../errors/ferry-error.js';
 import { IMAGE_FORMATS, isImageFormat, payloadEncodingOf } from './image-formats.js';
-import type { ImageFormat, StoredFormat } from './image-formats.js';
+import type { BackendChoice } from './backend-choice.js';
 import type { BackendConfig } from './resolve-backend-config.js';
 import { storedFormatOf } from './storage-backend.js';
-import type { StorageBackend } from './storage-backend.js';
 
-/** Which backend takes an image, whether its bytes change on the way in, and which option decided. */
-export interface BackendChoice {
-  readonly backend: StorageBackend;
-  /** True when the image's encoding differs from what the backend stores (qemu-img convert on the way in). */
-  readonly converted: boolean;
-  /** One sentence naming the deciding option, e.g. `images_type_mapping maps qcow2 to qcow2`. */
-  readonly reason: string;
-  readonly decidedBy: 'images_type_mapping' | 'images_type';
-  readonly diskFormat: ImageFormat;
-  /** What the backend keeps on disk. */
-  readonly storedFormat: StoredFormat;
-}
+export type { BackendChoice } from './backend-choice.js';
 
 /**
  * Choose the backend for an image of `diskFormat`: the mapped backend when the format is mapped (kept as-is by

@@ -1,5 +1,7 @@
 // Every default of ferry's configuration, in one place. docs/configuration.md and docs/nova-conf.md quote these;
 // where nova has a default for the same setting, ferry's is the same unless docs/nova-conf.md says otherwise.
+// The copy defaults are the library's own (ENSURE_DEFAULTS), so the CLI and library callers behave alike.
+import { ENSURE_DEFAULTS } from '../copy/ensure-options.js';
 
 export const CONFIG_DEFAULTS = {
   endpoints: {
@@ -12,16 +14,19 @@ export const CONFIG_DEFAULTS = {
     defaultDomainId: 'default',
   },
   copy: {
-    /** nova `[libvirt] images_rbd_glance_copy_poll_interval` (15 s): the cap of the waiter's backoff. */
-    pollIntervalMs: 15_000,
-    /** First delay of the waiter's backoff: a fast copy is seen within a second, not after a full interval. */
-    minPollDelayMs: 250,
+    /** nova `[libvirt] images_rbd_glance_copy_poll_interval` (15 s): the cap of the waiter's delays. */
+    pollIntervalMs: ENSURE_DEFAULTS.maxPollDelayMs,
+    /** The waiter's first and smallest delay: the end of a copy is seen within about this long. */
+    minPollDelayMs: ENSURE_DEFAULTS.minPollDelayMs,
     /** nova `[libvirt] images_rbd_glance_copy_timeout` (600 s). */
-    timeoutMs: 600_000,
+    timeoutMs: ENSURE_DEFAULTS.timeoutMs,
     /** What nova's `images_rbd_glance_copy_timeout = 0` ("no timeout") becomes: ferry never waits forever. */
     noTimeoutCapMs: 86_400_000,
-    /** Glance breaks an import lock whose task has not been updated for 60 min (glance-multistore.md §7). */
-    staleLockAfterMs: 3_600_000,
+    /**
+     * A lock whose task has not moved for this long is reported as stuck (10 min). Glance itself breaks such a lock
+     * only after 60 min (glance-multistore.md §7); waiting for that would make the check pointless.
+     */
+    staleLockAfterMs: ENSURE_DEFAULTS.staleLockAfterMs,
   },
   ceph: {
     /** nova `[libvirt] images_rbd_pool`. */

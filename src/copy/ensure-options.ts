@@ -26,7 +26,8 @@ export interface EnsureOptions {
 export const ENSURE_DEFAULTS = {
   timeoutMs: 600_000,
   minPollDelayMs: 100,
-  maxPollDelayMs: 10_000,
+  /** nova's images_rbd_glance_copy_poll_interval default: ferry never polls less often than nova. */
+  maxPollDelayMs: 15_000,
   staleLockAfterMs: 600_000,
   /** A finished task that still holds the lock after this long is stuck (Glance releases it within ~0.1 s). */
   finishedGraceMs: 15_000,

@@ -9,8 +9,8 @@ const withNova = (conf: string, flags: Readonly<Record<string, string | boolean 
 describe('resolveConfig with nova.conf', () => {
   it('resolveConfig: the edge compute nova.conf fills copy, ceph, host, scheduler and endpoints', () => {
     const config = resolveWith({ flags: { 'nova-conf': NOVA_CONF }, files: FIXTURE_FILES });
-    expect(config.copy).toEqual({ store: 'site-b', pollIntervalMs: 10_000, minPollDelayMs: 250, maxPollDelayMs: 10_000,
-      timeoutMs: 1_200_000, staleLockAfterMs: 3_600_000 });
+    expect(config.copy).toEqual({ store: 'site-b', pollIntervalMs: 10_000, minPollDelayMs: 100, maxPollDelayMs: 10_000,
+      timeoutMs: 1_200_000, staleLockAfterMs: 600_000 });
     expect(config.ceph).toEqual({ confFile: '/etc/ceph/site-b.conf', user: 'nova-site-b', pool: 'vms' });
     expect(config.host).toEqual({ imagesType: 'rbd', imagesTypeMapping: 'raw:rbd, qcow2:qcow2', useCowImages: true,
       forceRawImages: false, imageTypeExcludeList: ['vhd', 'vhdx', 'ploop'], virtType: 'kvm' });
@@ -50,9 +50,9 @@ describe('resolveConfig with nova.conf', () => {
   });
 
   it.each([
-    { interval: '15', min: 250, max: 15_000, minSource: 'default' },
-    { interval: '1', min: 250, max: 1000, minSource: 'default' },
-    { interval: '0.1', min: 100, max: 100, minSource: 'copy.pollIntervalMs (shorter than the default first delay)' },
+    { interval: '15', min: 100, max: 15_000, minSource: 'default' },
+    { interval: '1', min: 100, max: 1000, minSource: 'default' },
+    { interval: '0.05', min: 50, max: 50, minSource: 'copy.pollIntervalMs (shorter than the default first delay)' },
   ])('resolveConfig: poll interval $interval s → waiter delays $min..$max ms', ({ interval, min, max, minSource }) => {
     const config = resolveWith({ flags: { 'poll-interval': interval } });
     expect(config.copy).toMatchObject({ minPollDelayMs: min, maxPollDelayMs: max, pollIntervalMs: max });

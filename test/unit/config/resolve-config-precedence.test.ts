@@ -30,7 +30,7 @@ const SETTINGS: readonly Setting[] = [
     env: { name: 'FERRY_TIMEOUT', raw: '120', value: 120_000 },
     nova: { section: 'libvirt', option: 'images_rbd_glance_copy_timeout', raw: '300', value: 300_000 }, fallback: 600_000 },
   { key: 'copy.staleLockAfterMs', read: (c) => c.copy.staleLockAfterMs, flag: { name: 'stale-lock-after', raw: '600', value: 600_000 },
-    env: { name: 'FERRY_STALE_LOCK_AFTER', raw: '1800', value: 1_800_000 }, fallback: 3_600_000 },
+    env: { name: 'FERRY_STALE_LOCK_AFTER', raw: '1800', value: 1_800_000 }, fallback: 600_000 },
   { key: 'ceph.confFile', read: (c) => c.ceph.confFile, flag: { name: 'ceph-conf', raw: 'site.conf', value: '/srv/work/site.conf' },
     env: { name: 'FERRY_CEPH_CONF', raw: '/etc/ceph/env.conf', value: '/etc/ceph/env.conf' },
     nova: { section: 'libvirt', option: 'images_rbd_ceph_conf', raw: '/etc/ceph/nova.conf', value: '/etc/ceph/nova.conf' } },
