@@ -1,33 +1,20 @@
+import { CONFIG_OPTIONS } from '../config/config-options.js';
 import type { OptionSpec } from './command-spec.js';
 
-/** Options every command takes: output, diagnostics, and how to reach the cloud (named as the openstack CLI names them). */
+/** Config flags that belong to particular commands (copy, Ceph) rather than to every command. */
+const COMMAND_SCOPED = new Set(['store', 'poll-interval', 'timeout', 'stale-lock-after', 'ceph-conf', 'rbd-user', 'rbd-pool', 'fsid']);
+
+/** A config option as a CLI flag, described from its single source (src/config/config-options.ts). */
+export function configFlag(flag: string): OptionSpec {
+  const spec = Object.values(CONFIG_OPTIONS).find((candidate) => candidate.flag === flag);
+  if (spec === undefined) throw new Error(`no config option for --${flag}`);
+  const env = spec.env && spec.env.length > 0 ? ` (env ${spec.env.join(', ')})` : '';
+  return { name: flag, ...(spec.bareFlag ? {} : { value: spec.valueName ?? 'VALUE' }), description: `${spec.summary}${env}` };
+}
+
+/** Options every command takes: output, and every cloud/HTTP/logging option of the configuration. */
 export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { name: 'json', description: 'print one JSON document on stdout (the report, or {"error": …})' },
-  { name: 'debug', description: 'debug logs on stderr, and stack traces for unexpected errors' },
-  { name: 'log-level', value: 'LEVEL', description: 'trace|debug|info|warn|error|silent (default warn)' },
-  { name: 'os-cloud', value: 'NAME', description: 'cloud in clouds.yaml (env OS_CLOUD)' },
-  { name: 'os-auth-url', value: 'URL', description: 'Keystone URL (env OS_AUTH_URL)' },
-  { name: 'os-auth-type', value: 'TYPE', description: 'password | v3applicationcredential | token (env OS_AUTH_TYPE)' },
-  { name: 'os-username', value: 'NAME', description: 'user name (env OS_USERNAME)' },
-  { name: 'os-password', value: 'PASSWORD', description: 'password (env OS_PASSWORD; prefer the env or clouds.yaml)' },
-  { name: 'os-user-domain-name', value: 'NAME', description: 'user domain name (env OS_USER_DOMAIN_NAME)' },
-  { name: 'os-user-domain-id', value: 'ID', description: 'user domain id (env OS_USER_DOMAIN_ID)' },
-  { name: 'os-project-name', value: 'NAME', description: 'project name (env OS_PROJECT_NAME)' },
-  { name: 'os-project-id', value: 'ID', description: 'project id (env OS_PROJECT_ID)' },
-  { name: 'os-project-domain-name', value: 'NAME', description: 'project domain name (env OS_PROJECT_DOMAIN_NAME)' },
-  { name: 'os-project-domain-id', value: 'ID', description: 'project domain id (env OS_PROJECT_DOMAIN_ID)' },
-  { name: 'os-application-credential-id', value: 'ID', description: 'application credential id (env OS_APPLICATION_CREDENTIAL_ID)' },
-  { name: 'os-application-credential-name', value: 'NAME', description: 'application credential name (env OS_APPLICATION_CREDENTIAL_NAME)' },
-  { name: 'os-application-credential-secret', value: 'SECRET', description: 'application credential secret (env OS_APPLICATION_CREDENTIAL_SECRET)' },
-  { name: 'os-token', value: 'TOKEN', description: 'a pre-issued token (env OS_TOKEN); with --glance-endpoint no Keystone is needed' },
-  { name: 'os-region-name', value: 'REGION', description: 'catalog region (env OS_REGION_NAME)' },
-  { name: 'os-interface', value: 'IFACE', description: 'public | internal | admin (env OS_INTERFACE, default public)' },
-  { name: 'os-cacert', value: 'FILE', description: 'CA bundle for TLS (env OS_CACERT)' },
-  { name: 'insecure', description: 'do not verify TLS certificates (env OS_INSECURE)' },
-  { name: 'glance-endpoint', value: 'URL', description: 'Glance URL instead of the catalog\'s (env FERRY_GLANCE_ENDPOINT)' },
-  { name: 'placement-endpoint', value: 'URL', description: 'Placement URL instead of the catalog\'s (env FERRY_PLACEMENT_ENDPOINT)' },
-  { name: 'request-timeout', value: 'SECONDS', description: 'longest wait for one HTTP answer (env FERRY_REQUEST_TIMEOUT)' },
-  { name: 'connect-timeout', value: 'SECONDS', description: 'longest wait for a connection (env FERRY_CONNECT_TIMEOUT)' },
-  { name: 'retries', value: 'N', description: 'retries of idempotent requests on connection errors and 502/503/504 (nova.conf [glance] num_retries)' },
-  { name: 'nova-conf', value: 'FILE', description: 'read [libvirt], [glance], [compute], [scheduler] options from a nova.conf' },
+  ...Object.values(CONFIG_OPTIONS)
+    .flatMap((spec) => (spec.flag !== undefined && !COMMAND_SCOPED.has(spec.flag) ? [configFlag(spec.flag)] : [])),
 ];

@@ -3,6 +3,7 @@ import { ensure } from '../../copy/ensure.js';
 import type { EnsureResult } from '../../copy/ensure-result.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { CommandSpec } from '../command-spec.js';
+import { configFlag } from '../global-options.js';
 import { renderEnsure } from '../render/ensure.js';
 import { describeCopyProgress } from '../render/copy-progress-line.js';
 
@@ -32,15 +33,7 @@ export const ensureCommand: CommandSpec<EnsureResult> = {
     'ferry ensure IMAGE --store site-b --fsid 1c8b72c6-a5a4-4acb-8aac-181c2f242f55 --os-token $T --glance-endpoint http://glance:9292',
   ],
   arguments: [{ name: 'IMAGE', description: 'image ID or unique name', required: true }],
-  options: [
-    { name: 'store', value: 'NAME', description: 'Glance store of the local Ceph cluster (env FERRY_STORE; nova.conf images_rbd_glance_store_name)' },
-    { name: 'timeout', value: 'SECONDS', description: 'give up waiting after this long (default 600; nova.conf images_rbd_glance_copy_timeout)' },
-    { name: 'poll-interval', value: 'SECONDS', description: 'longest pause between image reads (default 10; nova.conf images_rbd_glance_copy_poll_interval)' },
-    { name: 'stale-lock-after', value: 'SECONDS', description: 'report an import lock whose task has not moved for this long as stuck' },
-    { name: 'fsid', value: 'UUID', description: 'fsid of the local Ceph cluster, instead of asking it (env FERRY_FSID)' },
-    { name: 'ceph-conf', value: 'FILE', description: 'ceph.conf of the local cluster (env FERRY_CEPH_CONF; nova.conf images_rbd_ceph_conf)' },
-    { name: 'rbd-user', value: 'ID', description: 'cephx user for the ceph CLI (nova.conf rbd_user)' },
-  ],
+  options: ['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user'].map(configFlag),
   jsonSchema: ensureJsonSchema,
   async run(ctx) {
     const [imageRef] = ctx.args;

@@ -1,0 +1,127 @@
+import nock from 'nock';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createHttpTransport, stripQuery } from '../../../src/openstack/http-transport.js';
+import { GLANCE_ROOT, loadExchange, replay } from '../../helpers/fixtures.js';
+
+const transport = createHttpTransport();
+afterAll(() => transport.close());
+
+describe('createHttpTransport: through nock', () => {
+  it('createHttpTransport: its requests (global fetch + undici Agent dispatcher) reach nock, headers and JSON body included', async () => {
+    const exchange = loadExchange('glance', 'import-202');
+    const scope = nock(GLANCE_ROOT, { reqheaders: { accept: 'application/json', 'user-agent': 'ferry',
+      'content-type': 'application/json', 'x-auth-token': 'placeholder-token' } });
+    replay(scope, exchange);
+    const response = await transport.send({ method: 'POST', url: `${GLANCE_ROOT}${exchange.request.path}`,
+      headers: { 'x-auth-token': 'placeholder-token' }, body: exchange.request.body });
+    expect(response.status).toBe(202);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: a host nobody mocked is refused by nock, never reached', async () => {
+    const error = transport.send({ method: 'GET', url: 'http://127.0.0.1:19393/v2/images' });
+    await expect(error).rejects.toMatchObject({ code: 'FERRY_UNREACHABLE',
+      message: expect.stringContaining('Nock: Disallowed net connect') as unknown, cause: { name: 'NetConnectNotAllowedError' } });
+  });
+});
+
+describe('createHttpTransport: bodies', () => {
+  it('createHttpTransport: a JSON body is parsed, and the request id is read', async () => {
+    const exchange = loadExchange('glance', 'info-import');
+    const scope = replay(nock(GLANCE_ROOT), exchange);
+    const response = await transport.send({ method: 'GET', url: `${GLANCE_ROOT}/v2/info/import` });
+    expect(response).toEqual({ status: 200, headers: exchange.headers, body: exchange.body,
+      requestId: exchange.headers['x-openstack-request-id'] });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: the empty text/html body of a 202 is undefined', async () => {
+    const exchange = loadExchange('glance', 'import-202');
+    const scope = replay(nock(GLANCE_ROOT), exchange);
+    const response = await transport.send({ method: 'POST', url: `${GLANCE_ROOT}${exchange.request.path}`, body: exchange.request.body });
+    expect(response).toMatchObject({ status: 202, body: undefined, requestId: exchange.headers['x-openstack-request-id'] });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: JSON sent as text/plain is still parsed (it starts with { )', async () => {
+    const exchange = loadExchange('glance', 'image-404');
+    const scope = replay(nock(GLANCE_ROOT), exchange, { headers: { 'content-type': 'text/plain' } });
+    const response = await transport.send({ method: 'GET', url: `${GLANCE_ROOT}${exchange.request.path}` });
+    expect(response.body).toEqual(exchange.body);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: a text body stays text', async () => {
+    // Glance's 401 without Accept: application/json is an HTML page (keystone.md §9).
+    const scope = nock(GLANCE_ROOT).get('/v2/images').reply(401, '<html><body>401 Unauthorized</body></html>',
+      { 'content-type': 'text/html; charset=UTF-8' });
+    const response = await transport.send({ method: 'GET', url: `${GLANCE_ROOT}/v2/images` });
+    expect(response.body).toBe('<html><body>401 Unauthorized</body></html>');
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: a body that claims JSON but is not stays text', async () => {
+    const scope = nock(GLANCE_ROOT).get('/v2/images').reply(500, '{truncated', { 'content-type': 'application/json' });
+    const response = await transport.send({ method: 'GET', url: `${GLANCE_ROOT}/v2/images` });
+    expect(response.body).toBe('{truncated');
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: x-compute-request-id is the request id when there is no x-openstack-request-id', async () => {
+    const scope = nock(GLANCE_ROOT).get('/v2/info/stores').reply(204, '', { 'x-compute-request-id': 'req-compute-1' });
+    const response = await transport.send({ method: 'GET', url: `${GLANCE_ROOT}/v2/info/stores` });
+    expect(response).toMatchObject({ status: 204, body: undefined, requestId: 'req-compute-1' });
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('createHttpTransport: errors', () => {
+  it('createHttpTransport: connection refused → FERRY_UNREACHABLE, retryable, notSent, URL without its query', async () => {
+    const scope = nock(GLANCE_ROOT).get('/v2/images').query({ name: 'x' }).replyWithError({ code: 'ECONNREFUSED' });
+    await expect(transport.send({ method: 'GET', url: `${GLANCE_ROOT}/v2/images?name=x` })).rejects.toMatchObject({
+      code: 'FERRY_UNREACHABLE',
+      details: { method: 'GET', url: `${GLANCE_ROOT}/v2/images`, cause: 'ECONNREFUSED', retryable: true, notSent: true },
+    });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: a reset connection → FERRY_UNREACHABLE that may have been sent', async () => {
+    const { request } = loadExchange('glance', 'import-202');
+    const scope = nock(GLANCE_ROOT).post(request.path, request.body as nock.RequestBodyMatcher).replyWithError({ code: 'ECONNRESET' });
+    await expect(transport.send({ method: 'POST', url: `${GLANCE_ROOT}${request.path}`, body: request.body }))
+      .rejects.toMatchObject({ code: 'FERRY_UNREACHABLE', details: { cause: 'ECONNRESET', retryable: true, notSent: false } });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: aborting while the answer is delayed → FERRY_ABORTED at once', async () => {
+    const scope = nock(GLANCE_ROOT).get('/v2/info/import').delay(5_000).reply(200, '{}');
+    const controller = new AbortController();
+    const pending = transport.send({ method: 'GET', url: `${GLANCE_ROOT}/v2/info/import`, signal: controller.signal });
+    setTimeout(() => controller.abort(), 5);
+    await expect(pending).rejects.toMatchObject({ code: 'FERRY_ABORTED', details: { method: 'GET', url: `${GLANCE_ROOT}/v2/info/import` } });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('createHttpTransport: an already aborted signal → FERRY_ABORTED', async () => {
+    await expect(transport.send({ method: 'GET', url: `${GLANCE_ROOT}/v2/info/import`, signal: AbortSignal.abort() }))
+      .rejects.toMatchObject({ code: 'FERRY_ABORTED' });
+  });
+
+  it('createHttpTransport: an unreadable CA file → FERRY_INVALID_OPTION naming it', () => {
+    expect(() => createHttpTransport({ caFile: '/nonexistent/ca.pem' })).toThrow(
+      expect.objectContaining({ code: 'FERRY_INVALID_OPTION', details: { caFile: '/nonexistent/ca.pem' } }) as Error);
+  });
+
+  // Timeouts by phase (FERRY_TIMEOUT_CONNECT/RESPONSE/BODY) are not tested here: nock answers inside its own fetch
+  // wrapper, so undici's connect/headers/body timers never run (a .delay() of 300 ms against a 50 ms
+  // responseTimeoutMs still returns 200). The mapping of undici's timeout errors is tested in network-error.test.ts.
+});
+
+describe('stripQuery', () => {
+  it.each([
+    { url: `${GLANCE_ROOT}/v2/images?name=x&limit=2`, expected: `${GLANCE_ROOT}/v2/images` },
+    { url: `${GLANCE_ROOT}/v2/images`, expected: `${GLANCE_ROOT}/v2/images` },
+  ])('stripQuery($url)', ({ url, expected }) => {
+    expect(stripQuery(url)).toBe(expected);
+  });
+});

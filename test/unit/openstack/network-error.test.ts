@@ -1,0 +1,53 @@
+import { errors } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { networkError } from '../../../src/openstack/network-error.js';
+
+// What fetch throws: TypeError('fetch failed') whose cause is undici's (or the socket's) own error. The timeout
+// classes are undici's real ones; their timers cannot be run under nock (see http-transport.test.ts).
+const fetchFailed = (cause: Error): TypeError => new TypeError('fetch failed', { cause });
+const socketError = (code: string, message: string): Error => Object.assign(new Error(message), { code });
+const context = { method: 'POST', url: 'http://127.0.0.1:19393/v2/images/8554f597-4961-4557-9ad1-1fbfef5ebc46/import' };
+
+describe('networkError', () => {
+  it.each([
+    { name: 'connect timeout', error: fetchFailed(new errors.ConnectTimeoutError()),
+      code: 'FERRY_TIMEOUT_CONNECT', cause: 'UND_ERR_CONNECT_TIMEOUT', notSent: true },
+    { name: 'headers timeout', error: fetchFailed(new errors.HeadersTimeoutError()),
+      code: 'FERRY_TIMEOUT_RESPONSE', cause: 'UND_ERR_HEADERS_TIMEOUT', notSent: false },
+    { name: 'body timeout', error: fetchFailed(new errors.BodyTimeoutError()),
+      code: 'FERRY_TIMEOUT_BODY', cause: 'UND_ERR_BODY_TIMEOUT', notSent: false },
+    { name: 'connection refused', error: fetchFailed(socketError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:19393')),
+      code: 'FERRY_UNREACHABLE', cause: 'ECONNREFUSED', notSent: true },
+    { name: 'unknown host', error: fetchFailed(socketError('ENOTFOUND', 'getaddrinfo ENOTFOUND glance.invalid')),
+      code: 'FERRY_UNREACHABLE', cause: 'ENOTFOUND', notSent: true },
+    { name: 'connection reset', error: fetchFailed(socketError('ECONNRESET', 'read ECONNRESET')),
+      code: 'FERRY_UNREACHABLE', cause: 'ECONNRESET', notSent: false },
+    { name: 'closed by the server', error: fetchFailed(new errors.SocketError('other side closed')),
+      code: 'FERRY_UNREACHABLE', cause: 'UND_ERR_SOCKET', notSent: false },
+  ])('networkError: $name → $code, notSent $notSent', ({ error, code, cause, notSent }) => {
+    expect(networkError(error, context)).toMatchObject({ code, cause: error,
+      details: { method: 'POST', url: context.url, cause, retryable: true, notSent } });
+  });
+
+  it('networkError: the message names the host, the request and the socket error', () => {
+    const error = networkError(fetchFailed(socketError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:19393')), context);
+    expect(error.message).toBe(`cannot reach 127.0.0.1:19393 (POST ${context.url}): connect ECONNREFUSED 127.0.0.1:19393`);
+  });
+
+  it('networkError: a response timeout says the service accepted the request, and suggests a longer timeout', () => {
+    const error = networkError(fetchFailed(new errors.HeadersTimeoutError()), context);
+    expect(error.message).toBe(`127.0.0.1:19393 accepted POST ${context.url} but sent no answer in time`);
+    expect(error.hint).toContain('raise the request timeout');
+  });
+
+  it('networkError: an AbortError → FERRY_ABORTED, not retryable', () => {
+    const error = networkError(new DOMException('This operation was aborted', 'AbortError'), context);
+    expect(error).toMatchObject({ code: 'FERRY_ABORTED', details: { method: 'POST', url: context.url } });
+    expect(error.details.retryable).toBeUndefined();
+  });
+
+  it('networkError: any error once the signal is aborted → FERRY_ABORTED', () => {
+    const error = networkError(fetchFailed(socketError('ECONNRESET', 'read ECONNRESET')), { ...context, signal: AbortSignal.abort() });
+    expect(error.code).toBe('FERRY_ABORTED');
+  });
+});
