@@ -13,8 +13,11 @@ export interface LockSample {
  * still set at some moment after `lastLocked.sentAt` and gone at some moment before `firstUnlocked.doneAt`.
  */
 export interface LockRelease {
+  /** The bracket's midpoint. */
   readonly releasedAt: number;
-  /** Half the bracket's width: the observer's own granularity for this copy. */
+  readonly lastLockedSentAt: number;
+  readonly firstUnlockedDoneAt: number;
+  /** Half the bracket's width: the observer's own granularity for this copy (its interval plus Glance's answer time). */
   readonly uncertaintyMs: number;
   readonly lockSeenAt: number;
 }
@@ -69,6 +72,7 @@ function firstRelease(samples: readonly LockSample[]): LockRelease | undefined {
   if (unlocked < 0) return undefined;
   const before = samples[unlocked - 1]!;
   const after = samples[unlocked]!;
-  return { releasedAt: (before.sentAt + after.doneAt) / 2, uncertaintyMs: (after.doneAt - before.sentAt) / 2,
+  return { releasedAt: (before.sentAt + after.doneAt) / 2, lastLockedSentAt: before.sentAt, firstUnlockedDoneAt: after.doneAt,
+    uncertaintyMs: (after.doneAt - before.sentAt) / 2,
     lockSeenAt: samples[firstLocked]!.doneAt };
 }

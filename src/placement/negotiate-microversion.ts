@@ -84,7 +84,11 @@ export function negotiateMicroversion(root: PlacementRoot, wanted: string = PLAC
 /** Throws a clear error when the negotiated version is too old for `what`, before any request is made for it. */
 export function requireMicroversion(negotiated: Microversion, needed: string, what: string, endpoint: string): void {
   const need = parseMicroversion(needed);
-  if (need === undefined || compareMicroversions(negotiated, need) >= 0) return;
+  if (need === undefined) {
+    throw new FerryError('FERRY_INVALID_OPTION', `the Placement microversion ${what} needs must be like 1.39, got '${needed}'`,
+      'Give the microversion as MAJOR.MINOR.', { option: 'minMicroversion', value: needed });
+  }
+  if (compareMicroversions(negotiated, need) >= 0) return;
   const have = formatMicroversion(negotiated);
   throw new FerryError('FERRY_HTTP',
     `Placement at ${endpoint} speaks microversions up to ${have} (as far as ferry asks), but ${what} needs ${needed} or later`,

@@ -94,14 +94,14 @@ export function imageTraitRequest(image: unknown, options: ImageTraitOptions = {
       { unmapped: failing });
   }
 
-  const reasons = new Map<string, string[]>();
+  const reasons: Record<string, string[]> = {};
   const request = {
     root_required: collectTraits(rootRequired, reasons),
     root_forbidden: collectTraits(rootForbidden, reasons),
     required: collectTraits([...fromFlavor.required, ...fromImage.required], reasons),
     forbidden: collectTraits([...fromFlavor.forbidden, ...fromImage.forbidden], reasons),
   };
-  const reasonsByTrait = Object.fromEntries(reasons);
+  const reasonsByTrait = reasons;
   assertNoTraitConflict(request, reasonsByTrait);
   // Every name above was checked against the catalogue where it was made, and the lists are sorted and unique.
   const query = formatTraitQuery(request, minor, options.resources, options.limit);
@@ -117,11 +117,11 @@ export function imageTraitRequest(image: unknown, options: ImageTraitOptions = {
 }
 
 /** Sorted unique names of `list`, recording each one's reasons in `reasons`. */
-function collectTraits(list: readonly TraitWithReason[], reasons: Map<string, string[]>): string[] {
+function collectTraits(list: readonly TraitWithReason[], reasons: Record<string, string[]>): string[] {
   const names: string[] = [];
   for (const { name, reason } of list) {
-    const known = reasons.get(name);
-    if (known === undefined) reasons.set(name, [reason]);
+    const known = reasons[name];
+    if (known === undefined) reasons[name] = [reason];
     else known.push(reason);
     if (!names.includes(name)) names.push(name);
   }

@@ -13,9 +13,13 @@ function fixtureBody(name: string): unknown {
   return (JSON.parse(readFileSync(url, 'utf8')) as { body: unknown }).body;
 }
 
-const SITE_A = 'e5b8a1bd-d1b4-4749-8e33-9521a944a5ea';
-const SITE_B = '89d1b5db-9f13-48d1-b42d-0e51ee618c56';
-const ID = '8554f597-4961-4557-9ad1-1fbfef5ebc46';
+// The recording's own ids: re-recording on a new dev cloud changes them, the expectations below must not.
+const recordedAfterCopy = fixtureBody('image-after-copy') as { id: string; locations: { url: string; metadata: { store: string } }[] };
+const fsidOf = (store: string): string =>
+  /^rbd:\/\/([^/]+)\//.exec(recordedAfterCopy.locations.find((l) => l.metadata.store === store)?.url ?? '')?.[1] ?? '';
+const SITE_A = fsidOf('site-a');
+const SITE_B = fsidOf('site-b');
+const ID = recordedAfterCopy.id;
 
 describe('parseImage: recorded', () => {
   it('parseImage: active in site-a, never imported: no os_glance_* keys → empty lists, no lock', () => {

@@ -236,9 +236,11 @@ describe('classifyLocations: unparsable locations', () => {
 
 describe('classifyLocations: recorded dev-cloud image after a copy to site-b', () => {
   const recorded = parseImage(fixtureBody('image-after-copy'));
-  const REC_A = 'e5b8a1bd-d1b4-4749-8e33-9521a944a5ea';
-  const REC_B = '89d1b5db-9f13-48d1-b42d-0e51ee618c56';
-  const REC_ID = '8554f597-4961-4557-9ad1-1fbfef5ebc46';
+  // Ids and fsids come from the recording itself: re-recording on a new dev cloud changes them.
+  const fsidOf = (store: string): string => /^rbd:\/\/([^/]+)\//.exec(recorded.locations?.find((l) => l.store === store)?.url ?? '')?.[1] ?? '';
+  const REC_A = fsidOf('site-a');
+  const REC_B = fsidOf('site-b');
+  const REC_ID = recorded.id;
 
   it.each([
     { site: 'site-a', fsid: REC_A },
