@@ -8,7 +8,10 @@
 // copies the memstore cluster cannot produce (30 s – 5 min). Exits 1 when a goal is missed.
 import { parseArgs } from 'node:util';
 import type { Cloud } from '../src/cloud/cloud.js';
+import { COPY_RATE_DEFAULTS } from '../src/copy/copy-duration-estimator.js';
 import { ensure } from '../src/copy/ensure.js';
+import { ENSURE_DEFAULTS } from '../src/copy/ensure-options.js';
+import { DELAY_DEFAULTS } from '../src/wait/next-delay.js';
 import { connectBenchCloud } from './lib/connect-bench-cloud.js';
 import { readBenchDevcloud } from './lib/devcloud-facts.js';
 import { fixedIntervalCost, NOVA_POLL_INTERVAL_MS } from './lib/fixed-interval-cost.js';
@@ -138,6 +141,18 @@ const strategies = [{ name: 'ferry (measured)', reads: samples.map((s) => s.imag
   })].map(({ name, reads: r, delays }) => ({ name, readsAfterRequest: roundSummary(summarizeSamples(r), 1),
   delayMs: roundSummary(summarizeSamples(delays), 0) }));
 
+/** Least squares of copy duration on size: the fixed cost per copy and the throughput the estimator should learn. */
+function fitDuration(points: readonly CopySample[]): { fixedMs: number; mibPerS: number } | undefined {
+  if (points.length < 2) return undefined;
+  const n = points.length;
+  const mx = points.reduce((a, p) => a + p.sizeMiB, 0) / n;
+  const my = points.reduce((a, p) => a + p.durationMs, 0) / n;
+  const sxx = points.reduce((a, p) => a + (p.sizeMiB - mx) ** 2, 0);
+  const slope = points.reduce((a, p) => a + (p.sizeMiB - mx) * (p.durationMs - my), 0) / sxx;
+  return { fixedMs: Math.round(my - slope * mx), mibPerS: Math.round(1000 / slope) };
+}
+const fit = fitDuration(samples);
+
 if (samples.length > 0) {
   console.log(`\nensure-latency: ${samples.length} copies site-a → site-b, ${args['min-mib']}–${args['max-mib']} MiB, `
     + `${args['fresh-cloud'] ? 'a new cloud per copy' : 'one cloud for all copies'}; observer every ${observerMs} ms `
@@ -150,6 +165,8 @@ if (samples.length > 0) {
     ['image reads', reads.n, reads.min, reads.p50, reads.p90, reads.p99, reads.max, reads.mean],
     ['detecting GET ms', readRtt.n, readRtt.min, readRtt.p50, readRtt.p90, readRtt.p99, readRtt.max, readRtt.mean],
   ]));
+  if (fit) console.log(`\ncopy duration ≈ ${fit.fixedMs} ms + size / ${fit.mibPerS} MiB/s (least squares; the estimator assumes `
+    + `${COPY_RATE_DEFAULTS.overheadMs} ms + size / ${Math.round(COPY_RATE_DEFAULTS.bytesPerMs * 1000 / MIB)} MiB/s until it learns)`);
   console.log('\nsame copy durations, image reads after the request and detection delay per strategy:\n');
   console.log(formatTable(['strategy', 'reads mean', 'reads max', 'delay p50 ms', 'delay mean ms', 'delay max ms'],
     strategies.map((s) => [s.name, s.readsAfterRequest.mean, s.readsAfterRequest.max, s.delayMs.p50, s.delayMs.mean, s.delayMs.max])));
@@ -171,6 +188,7 @@ const verdict = samples.length === 0 ? 'not measured' : {
 };
 const file = writeBenchResult('ensure-latency', {
   goal: GOAL, options: { ...args, copies }, verdict, problems,
+  policy: { ENSURE_DEFAULTS, DELAY_DEFAULTS, COPY_RATE_DEFAULTS }, durationFit: fit,
   measured: { delayMs: delay, delayLowMs: delayLow, delayHighMs: delayHigh, copyDurationS: duration, imageReads: reads, releaseUncertaintyMs: uncertainty, detectingGetRttMs: readRtt,
     strategies, copies: samples.map((s) => Object.fromEntries(Object.entries(s).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 10) / 10 : v]))) },
   simulated: { readLatencyMs, seeds: Number(args.seeds), rows: simulated },

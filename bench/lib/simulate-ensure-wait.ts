@@ -1,7 +1,6 @@
 import { COPY_RATE_DEFAULTS, createCopyDurationEstimator } from '../../src/copy/copy-duration-estimator.js';
 import type { CopyContext } from '../../src/copy/copy-context.js';
 import { ensure } from '../../src/copy/ensure.js';
-import type { EnsureResult } from '../../src/copy/ensure-result.js';
 import { createSingleFlight } from '../../src/copy/single-flight.js';
 import type { GlanceClient } from '../../src/glance/glance-client.js';
 import { parseImage } from '../../src/glance/image.js';
@@ -80,7 +79,7 @@ export async function simulateEnsureWait(copy: SimulatedCopy): Promise<Simulated
     listImages: unused, getStoresInfo: unused, getStoresDetail: unused, getImportInfo: unused,
   };
   const ctx: CopyContext = { glance, clock, logger: silentLogger, localFsid: () => Promise.resolve(FSID_B),
-    copyFlights: createSingleFlight<EnsureResult>(), copyDurations: createCopyDurationEstimator() };
+    copyFlights: createSingleFlight(), copyDurations: createCopyDurationEstimator() };
 
   const result = await ensure(ctx, IMAGE_ID, { store: 'site-b', random });
   if (!result.copied || requestedAt === undefined) throw new Error('simulation: ensure did not copy');

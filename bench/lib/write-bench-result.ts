@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -17,10 +18,20 @@ export function machineInfo(): Record<string, unknown> {
     loadavg: loadavg().map((v) => Math.round(v * 100) / 100) };
 }
 
+/**
+ * The commit measured, and which files under src/ differed from it (the lead commits while helpers run). Read-only:
+ * --no-optional-locks keeps `git status` from refreshing the index.
+ */
+export function codeVersion(): { commit: string; srcChanges: string[] } {
+  const git = (args: readonly string[]): string => spawnSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
+  return { commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown',
+    srcChanges: git(['--no-optional-locks', 'status', '--porcelain', '--', 'src']).split('\n').filter((line) => line !== '') };
+}
+
 /** Writes bench/results/<name>.json (the latest run of that benchmark) and returns its path. */
 export function writeBenchResult(name: string, result: Record<string, unknown>): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = join(RESULTS_DIR, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify({ bench: name, machine: machineInfo(), ...result }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ bench: name, machine: machineInfo(), code: codeVersion(), ...result }, null, 2)}\n`);
   return file;
 }

@@ -15,4 +15,13 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
     summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age',
     load: async () => (await import('./commands/status.js')).statusCommand,
   },
+  traits: {
+    summary: "A host's standard Placement traits from its storage config and libvirt capabilities, each with its reason",
+    load: async () => (await import('./commands/traits.js')).traitsCommand,
+  },
+  // Two words: the runner tries `argv[0] argv[1]` before `argv[0]`.
+  'traits report': {
+    summary: "Make a Placement resource provider carry the host's traits (only ferry's trait families change)",
+    load: async () => (await import('./commands/traits-report.js')).traitsReportCommand,
+  },
 };

@@ -40,7 +40,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   };
   let cloud: Cloud | undefined;
   try {
-    const [name, ...rest] = argv;
+    const [first, ...afterFirst] = argv;
+    // A two-word command (`ferry traits report`) is registered under both words and wins over the one-word one.
+    const twoWords = afterFirst[0] === undefined ? undefined : `${first ?? ''} ${afterFirst[0]}`;
+    const [name, rest] = twoWords !== undefined && COMMANDS[twoWords] !== undefined
+      ? [twoWords, afterFirst.slice(1)] : [first, afterFirst];
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       write(io.stdout, overallHelp());
       return 0;

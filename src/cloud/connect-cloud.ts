@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../clock/clock.js';
 import { requireAuth } from '../config/require-auth.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import { createCopyDurationEstimator } from '../copy/copy-duration-estimator.js';
-import type { EnsureResult } from '../copy/ensure-result.js';
+import type { EnsureOutcome } from '../copy/ensure-result.js';
 import { createSingleFlight } from '../copy/single-flight.js';
 import { createGlanceClient, glanceEndpointRoot } from '../glance/glance-client.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
@@ -47,7 +47,7 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
   const cloud: Cloud = {
     config, session, transport, clock, logger, placementHttp,
     glance: createGlanceClient(glanceHttp),
-    copyFlights: createSingleFlight<EnsureResult>(),
+    copyFlights: createSingleFlight<EnsureOutcome>(),
     copyDurations: createCopyDurationEstimator(),
     localFsid(signal) {
       fsid ??= resolveLocalCluster({

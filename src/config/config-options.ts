@@ -1,4 +1,4 @@
-import { LOG_LEVELS } from './ferry-config.js';
+import { IMAGES_TYPES, LOG_LEVELS, VIRT_TYPES } from './ferry-config.js';
 import { optionTypes, type OptionType } from './option-types.js';
 
 /**
@@ -107,6 +107,21 @@ export const CONFIG_OPTIONS = {
     summary: 'pool for instance disks (clone destination)' }),
   fsid: option({ key: 'ceph.fsid', flag: 'fsid', valueName: 'FSID', env: ['FERRY_FSID'], type: optionTypes.fsid,
     summary: "the local cluster's fsid (skips asking the cluster)" }),
+
+  // The compute host's image storage (as nova.conf [libvirt] / [DEFAULT] / [compute] set it).
+  imagesType: option({ key: 'host.imagesType', flag: 'images-type', valueName: 'TYPE', env: ['FERRY_IMAGES_TYPE'],
+    type: optionTypes.oneOf(IMAGES_TYPES), summary: `instance disk backend: ${IMAGES_TYPES.join(', ')} ([libvirt] images_type)` }),
+  imagesTypeMapping: option({ key: 'host.imagesTypeMapping', flag: 'images-type-mapping', valueName: 'MAPPING',
+    env: ['FERRY_IMAGES_TYPE_MAPPING'], type: optionTypes.text,
+    summary: "per-format backends, e.g. 'raw:rbd, ploop:ploop' ([libvirt] images_type_mapping)" }),
+  useCowImages: option({ key: 'host.useCowImages', flag: 'use-cow-images', valueName: 'BOOL', env: ['FERRY_USE_COW_IMAGES'],
+    type: optionTypes.bool, summary: 'what images_type=default means: true qcow2, false flat ([DEFAULT] use_cow_images)' }),
+  forceRawImages: option({ key: 'host.forceRawImages', flag: 'force-raw-images', valueName: 'BOOL', env: ['FERRY_FORCE_RAW_IMAGES'],
+    type: optionTypes.bool, summary: 'convert images to raw on the host ([DEFAULT] force_raw_images)' }),
+  imageTypeExcludeList: option({ key: 'host.imageTypeExcludeList', flag: 'image-type-exclude', valueName: 'LIST',
+    env: ['FERRY_IMAGE_TYPE_EXCLUDE'], type: optionTypes.list, summary: 'image types the host must not report ([compute] image_type_exclude_list)' }),
+  virtType: option({ key: 'host.virtType', flag: 'virt-type', valueName: 'TYPE', env: ['FERRY_VIRT_TYPE'],
+    type: optionTypes.oneOf(VIRT_TYPES), summary: `hypervisor: ${VIRT_TYPES.join(', ')} ([libvirt] virt_type)` }),
 
   // HTTP.
   requestTimeout: option({ key: 'http.requestTimeoutMs', flag: 'request-timeout', valueName: 'SECONDS',

@@ -73,7 +73,7 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
   const confFile = path(sources.chooseOptional('ceph.confFile', [layers.pick(O.cephConf), nova.cephConf]));
   const cephUser = sources.chooseOptional('ceph.user', [layers.pick(O.rbdUser), nova.rbdUser]);
   const fsid = sources.chooseOptional('ceph.fsid', [layers.pick(O.fsid)]);
-  const mapping = sources.chooseOptional('host.imagesTypeMapping', [nova.imagesTypeMapping]);
+  const mapping = sources.chooseOptional('host.imagesTypeMapping', [layers.pick(O.imagesTypeMapping), nova.imagesTypeMapping]);
 
   const explicitLevel = layers.pick(O.logLevel);
   const debug = sources.choose('log.debug', [layers.pick(O.debug)], D.log.debug);
@@ -105,13 +105,13 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
       retries: sources.choose('http.retries', [layers.pick(O.retries), nova.glanceNumRetries], D.http.retries),
     },
     host: {
-      imagesType: sources.choose<ImagesType>('host.imagesType', [nova.imagesType], D.host.imagesType),
+      imagesType: sources.choose<ImagesType>('host.imagesType', [layers.pick(O.imagesType), nova.imagesType], D.host.imagesType),
       ...(mapping === undefined ? {} : { imagesTypeMapping: mapping }),
-      useCowImages: sources.choose('host.useCowImages', [nova.useCowImages], D.host.useCowImages),
-      forceRawImages: sources.choose('host.forceRawImages', [nova.forceRawImages], D.host.forceRawImages),
-      imageTypeExcludeList: sources.choose<readonly string[]>('host.imageTypeExcludeList', [nova.imageTypeExcludeList],
+      useCowImages: sources.choose('host.useCowImages', [layers.pick(O.useCowImages), nova.useCowImages], D.host.useCowImages),
+      forceRawImages: sources.choose('host.forceRawImages', [layers.pick(O.forceRawImages), nova.forceRawImages], D.host.forceRawImages),
+      imageTypeExcludeList: sources.choose<readonly string[]>('host.imageTypeExcludeList', [layers.pick(O.imageTypeExcludeList), nova.imageTypeExcludeList],
         D.host.imageTypeExcludeList),
-      virtType: sources.choose<VirtType>('host.virtType', [nova.virtType], D.host.virtType),
+      virtType: sources.choose<VirtType>('host.virtType', [layers.pick(O.virtType), nova.virtType], D.host.virtType),
     },
     scheduler: {
       imageTypePrefilter: sources.choose('scheduler.imageTypePrefilter', [nova.imageTypePrefilter],

@@ -2,7 +2,7 @@ import type { Clock } from '../clock/clock.js';
 import type { GlanceClient } from '../glance/glance-client.js';
 import type { Logger } from '../logging/logger.js';
 import type { CopyDurationEstimator } from './copy-duration-estimator.js';
-import type { EnsureResult } from './ensure-result.js';
+import type { EnsureOutcome } from './ensure-result.js';
 import type { SingleFlight } from './single-flight.js';
 
 /** What ensure() needs from a connected cloud. `connectCloud` builds one; tests build their own. */
@@ -13,6 +13,6 @@ export interface CopyContext {
   /** The local Ceph cluster's fsid (from --fsid, or asked from the cluster once). */
   localFsid(signal?: AbortSignal): Promise<string>;
   /** Shared per cloud: concurrent ensure() of one (image, store) make one request and one wait. */
-  readonly copyFlights: SingleFlight<EnsureResult>;
+  readonly copyFlights: SingleFlight<EnsureOutcome>;
   readonly copyDurations: CopyDurationEstimator;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FerryError } from '../errors/ferry-error.js';
+import type { BackendConfig } from '../backend/resolve-backend-config.js';
 import type { CopyProgressEvent } from './copy-progress.js';
 
 export interface EnsureOptions {
@@ -23,6 +24,11 @@ export interface EnsureOptions {
   readonly random?: () => number;
 }
 
+/** ensureOnHost(): the host's storage backends (images_type + images_type_mapping) decide whether a copy is needed. */
+export interface HostEnsureOptions extends EnsureOptions {
+  readonly backend: BackendConfig;
+}
+
 export const ENSURE_DEFAULTS = {
   timeoutMs: 600_000,
   minPollDelayMs: 100,
@@ -39,7 +45,7 @@ export const ENSURE_DEFAULTS = {
 } as const;
 
 export type ResolvedEnsureOptions = Required<Pick<EnsureOptions, 'store' | 'timeoutMs' | 'minPollDelayMs' | 'maxPollDelayMs' | 'staleLockAfterMs'>>
-  & Pick<EnsureOptions, 'fsid' | 'poolAllowList' | 'signal' | 'onProgress' | 'random'>;
+  & Pick<EnsureOptions, 'fsid' | 'poolAllowList' | 'signal' | 'onProgress' | 'random'> & { readonly backend?: BackendConfig | undefined };
 
 const storeName = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
 const positiveMs = z.number().int().positive();
@@ -54,7 +60,7 @@ const schema = z.object({
 });
 
 /** Fill defaults once and validate, so nothing below checks for undefined again. */
-export function resolveEnsureOptions(input: EnsureOptions): ResolvedEnsureOptions {
+export function resolveEnsureOptions(input: EnsureOptions & { readonly backend?: BackendConfig | undefined }): ResolvedEnsureOptions {
   const merged = {
     timeoutMs: input.timeoutMs ?? ENSURE_DEFAULTS.timeoutMs,
     minPollDelayMs: input.minPollDelayMs ?? ENSURE_DEFAULTS.minPollDelayMs,
@@ -77,5 +83,5 @@ export function resolveEnsureOptions(input: EnsureOptions): ResolvedEnsureOption
       `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
       'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
   }
-  return { ...result.data, signal: input.signal, onProgress: input.onProgress, random: input.random };
+  return { ...result.data, signal: input.signal, onProgress: input.onProgress, random: input.random, backend: input.backend };
 }

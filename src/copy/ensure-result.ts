@@ -1,7 +1,9 @@
+import type { BackendChoice } from '../backend/backend-choice.js';
 import type { CloneTarget } from '../rbd/location-verdict.js';
 
 /** ensure()'s answer: where to clone from, and what it took to get there. */
 export interface EnsureResult {
+  readonly needed: true;
   readonly imageId: string;
   readonly store: string;
   /** True when this call (or the flight it shared) asked Glance to copy and the copy landed. */
@@ -17,3 +19,18 @@ export interface EnsureResult {
   /** Import requests (POST /v2/images/{id}/import) made. */
   readonly importRequests: number;
 }
+
+/**
+ * With a host backend configuration: the image's backend on this host is not rbd (images_type_mapping keeps it
+ * elsewhere), so no Ceph copy is needed and none was made.
+ */
+export interface EnsureNotNeeded {
+  readonly needed: false;
+  readonly imageId: string;
+  readonly store: string;
+  readonly backend: BackendChoice;
+  readonly elapsedMs: number;
+  readonly imageReads: number;
+}
+
+export type EnsureOutcome = EnsureResult | EnsureNotNeeded;

@@ -1,3 +1,5 @@
+import type { BackendConfig } from '../backend/resolve-backend-config.js';
+import { needsRbdCopy, selectBackend } from '../backend/select-backend.js';
 import { FerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { hasStore } from '../glance/image.js';
@@ -10,8 +12,8 @@ import type { CopyContext } from './copy-context.js';
 import type { CopyPhase } from './copy-progress.js';
 import type { CopySnapshot } from './copy-snapshot.js';
 import { copyWaitError } from './copy-wait-error.js';
-import { ENSURE_DEFAULTS, resolveEnsureOptions, type EnsureOptions, type ResolvedEnsureOptions } from './ensure-options.js';
-import type { EnsureResult } from './ensure-result.js';
+import { ENSURE_DEFAULTS, resolveEnsureOptions, type EnsureOptions, type HostEnsureOptions, type ResolvedEnsureOptions } from './ensure-options.js';
+import type { EnsureOutcome, EnsureResult } from './ensure-result.js';
 import { findImageOrThrow } from './find-image-or-throw.js';
 
 /**
@@ -25,12 +27,27 @@ import { findImageOrThrow } from './find-image-or-throw.js';
  * Concurrent calls for the same (image, store) on one context share one request and one wait.
  */
 export async function ensure(ctx: CopyContext, imageRef: string, options: EnsureOptions): Promise<EnsureResult> {
+  const outcome = await ensureOutcome(ctx, imageRef, options);
+  // Without a backend configuration every image needs the rbd store: ensureOnce never answers "not needed".
+  if (!outcome.needed) throw new Error('ensure: unreachable without a backend configuration');
+  return outcome;
+}
+
+/**
+ * ensure() for a host with per-format backends (images_type + images_type_mapping): an image whose backend on this
+ * host is not rbd needs no Ceph copy, and gets `{ needed: false, backend }` after one image read.
+ */
+export function ensureOnHost(ctx: CopyContext, imageRef: string, options: HostEnsureOptions): Promise<EnsureOutcome> {
+  return ensureOutcome(ctx, imageRef, options);
+}
+
+function ensureOutcome(ctx: CopyContext, imageRef: string, options: EnsureOptions & { readonly backend?: BackendConfig }): Promise<EnsureOutcome> {
   const resolved = resolveEnsureOptions(options);
-  return ctx.copyFlights.run(`${imageRef}\u0000${resolved.store}`, resolved.signal,
+  return ctx.copyFlights.run(`${imageRef}\u0000${resolved.store}\u0000${resolved.backend ? 'host' : 'any'}`, resolved.signal,
     (signal) => ensureOnce(ctx, imageRef, { ...resolved, signal }));
 }
 
-async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedEnsureOptions): Promise<EnsureResult> {
+async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedEnsureOptions): Promise<EnsureOutcome> {
   const { clock, glance } = ctx;
   const { store, signal } = options;
   const started = clock.now();
@@ -50,6 +67,13 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
   report('checking', imageRef);
   imageReads += 1;
   let image = await findImageOrThrow(glance, imageRef, signal);
+  if (options.backend !== undefined && image.diskFormat !== null) {
+    const backend = selectBackend(image.diskFormat, options.backend);
+    if (!needsRbdCopy(backend)) {
+      report('done', image.id, backend.reason);
+      return Object.freeze({ needed: false, imageId: image.id, store, backend, elapsedMs: elapsed(), imageReads });
+    }
+  }
   const fsid = options.fsid ?? await ctx.localFsid(signal);
   const local = { fsid, store, ...(options.poolAllowList ? { poolAllowList: options.poolAllowList } : {}) };
   const staleRule = { staleAfterMs: options.staleLockAfterMs, finishedGraceMs: ENSURE_DEFAULTS.finishedGraceMs };
@@ -89,7 +113,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
     const decision = classifyLocations(image, local);
     if (decision.kind === 'clonable') {
       report('done', image.id, decision.why);
-      return Object.freeze({ imageId: image.id, store, copied, joined, elapsedMs: elapsed(), target: decision.target,
+      return Object.freeze({ needed: true, imageId: image.id, store, copied, joined, elapsedMs: elapsed(), target: decision.target,
         why: decision.why, imageReads, importRequests });
     }
     refuseUncopyable(image, decision, store, fsid);

@@ -32,6 +32,7 @@ export const ERROR_TABLE = {
   FERRY_PLACEMENT_CONFLICT: { exit: 43, summary: 'Placement kept reporting a generation conflict' },
   FERRY_TRAIT_CONFLICT: { exit: 44, summary: 'the request both requires and forbids the same trait' },
   FERRY_INVALID_MAPPING: { exit: 45, summary: 'images_type / images_type_mapping is invalid' },
+  FERRY_VIRSH: { exit: 46, summary: 'the virsh command is missing, failed or timed out' },
   FERRY_PARTIAL_FAILURE: { exit: 50, summary: 'some items of a batch failed (see the report)' },
   FERRY_ABORTED: { exit: 130, summary: 'interrupted (Ctrl-C or an abort signal)' },
 } as const satisfies Readonly<Record<string, { readonly exit: number; readonly summary: string }>>;

@@ -100,12 +100,13 @@ export function createSession(options: SessionOptions): Session {
 
   async function current(signal?: AbortSignal): Promise<CachedToken> {
     if (cached && clock.wallNow() < cached.refreshAfter) return cached;
-    // Single flight: concurrent callers share one token request.
-    pending ??= authenticate(signal).then(
+    // Single flight: concurrent callers share one token request. It carries no caller's signal (one caller's abort
+    // must not fail the others); the transport's timeouts bound it, and each caller stops waiting on its own abort.
+    pending ??= authenticate().then(
       (fresh) => { cached = fresh; pending = undefined; return fresh; },
       (error: unknown) => { pending = undefined; throw error; },
     );
-    return pending;
+    return signal ? abortable(pending, signal) : pending;
   }
 
   return {
@@ -134,4 +135,16 @@ export function createSession(options: SessionOptions): Session {
     },
     description: describeAuth(auth),
   };
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
+      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error as Error); },
+    );
+  });
 }

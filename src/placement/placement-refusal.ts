@@ -34,9 +34,10 @@ export function unknownTraitsIn(response: ServiceResponse): readonly string[] {
 export function placementForbidden(response: ServiceResponse): FerryError {
   const said = serverMessage(response.body);
   const policy = POLICY.exec(said ?? '')?.[1];
-  const rule = policy === undefined ? 'its policy' : `policy rule ${policy}`;
-  return new FerryError('FERRY_FORBIDDEN',
-    `Placement refused ${response.endpoint} by ${rule}${said === undefined ? '' : `: ${said}`}`,
+  const message = policy === undefined
+    ? `Placement refused ${response.endpoint} by policy${said === undefined ? '' : `: ${said}`}`
+    : `Placement refused ${response.endpoint}: its policy rule ${policy} does not allow this account`;
+  return new FerryError('FERRY_FORBIDDEN', message,
     `Placement's stock rules let only admins do this (role admin on a project, or a system-scoped admin/reader): use the ` +
       `account nova-compute reports with ([placement] in nova.conf), or have the operator grant ${policy ?? 'the rule'} in ` +
       "Placement's policy file.",

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { TraitRequest } from './prefilter-result.js';
 
 export type TraitParameter = 'root_required' | 'required' | 'root_forbidden' | 'forbidden';
@@ -18,6 +19,20 @@ export interface CandidateExplanation {
   readonly has: readonly TraitGap[];
   readonly summary: string;
 }
+
+const traitGapSchema = z.strictObject({
+  trait: z.string(),
+  parameter: z.enum(['root_required', 'required', 'root_forbidden', 'forbidden']),
+  reasons: z.array(z.string()),
+});
+
+/** The JSON contract of CandidateExplanation; the docs/prefilter.md example is checked against it. */
+export const candidateExplanationSchema = z.strictObject({
+  satisfied: z.boolean(),
+  lacks: z.array(traitGapSchema),
+  has: z.array(traitGapSchema),
+  summary: z.string(),
+});
 
 /**
  * Why a host is or is not a candidate as far as traits go. `providerTraits` are the host's (root provider's)

@@ -24,12 +24,10 @@ interface PropertyRule {
   /** nova's legacy property name, copied into `property` when `property` itself is not set. */
   readonly legacy?: string;
   readonly prefix: string;
-  /** The prefix nova uses, when it differs from the real os-traits family (nova defect, P16). */
-  readonly novaPrefix?: string;
   readonly enumName: string;
   readonly allowed: string;
   readonly canonical: EnumCanonicalizer;
-  /** Every canonical value → its trait name and nova's wrong name, if any; built once (see traitNames). */
+  /** Every canonical value → its trait name, and nova's wrong name where nova's prefix differs (P16); built once. */
   readonly names: ReadonlyMap<string, TraitName>;
 }
 
@@ -70,7 +68,7 @@ const RULES: readonly PropertyRule[] = [
     canonical: canonicalArchitecture, names: traitNames('HW_ARCH', ARCHITECTURES) },
   { property: 'hw_emulation_architecture', prefix: 'COMPUTE_ARCH', enumName: 'Architecture', allowed: ARCH_ALLOWED,
     canonical: canonicalArchitecture, names: traitNames('COMPUTE_ARCH', ARCHITECTURES) },
-  { property: 'hw_viommu_model', prefix: 'COMPUTE_VIOMMU_MODEL', novaPrefix: 'COMPUTE_VIOMMU', enumName: 'VIOMMUModel', allowed: VIOMMU_MODELS.join(', '),
+  { property: 'hw_viommu_model', prefix: 'COMPUTE_VIOMMU_MODEL', enumName: 'VIOMMUModel', allowed: VIOMMU_MODELS.join(', '),
     canonical: canonicalViommuModel, names: traitNames('COMPUTE_VIOMMU_MODEL', VIOMMU_MODELS, 'COMPUTE_VIOMMU') },
 ];
 

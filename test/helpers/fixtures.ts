@@ -86,6 +86,8 @@ export interface ReplayOptions {
   readonly matchBody?: boolean;
   /** Headers added to (or replacing) the recorded ones, e.g. a placeholder X-Subject-Token. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Hold the answer back this long (real time), e.g. to make calls overlap. */
+  readonly delayMs?: number;
 }
 
 /** Register one nock interceptor (used once) answering with the recorded status, headers and body. */
@@ -95,7 +97,8 @@ export function replay(scope: nock.Scope, exchange: RecordedExchange, options: R
   const interceptor = matchBody
     ? scope.intercept(options.path ?? request.path, request.method, request.body as nock.RequestBodyMatcher)
     : scope.intercept(options.path ?? request.path, request.method);
-  return interceptor.reply(exchange.status, replyText(exchange.body), { ...exchange.headers, ...options.headers });
+  return (options.delayMs === undefined ? interceptor : interceptor.delay(options.delayMs))
+    .reply(exchange.status, replyText(exchange.body), { ...exchange.headers, ...options.headers });
 }
 
 /** Register the timeline's snapshots, in order, as the answers to the next GETs of its image. */
@@ -140,14 +143,17 @@ export function keystoneTime(epochMs: number): string {
   return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, '.000000Z');
 }
 
+function recordedAppCredentialId(): string {
+  const body = loadExchange('keystone', 'token-appcred').request.body as
+    { auth: { identity: { application_credential: { id: string } } } };
+  return body.auth.identity.application_credential.id;
+}
+
 /** The credentials the Keystone recordings were made with; secrets stay the recordings' placeholders. */
 export const RECORDED_AUTH = {
   admin: { method: 'password', authUrl: `${KEYSTONE_ROOT}/v3`, username: 'admin', password: '<secret>',
     userDomain: { id: 'default' }, project: { name: 'admin', domain: { id: 'default' } } },
-  demo: { method: 'password', authUrl: `${KEYSTONE_ROOT}/v3`, username: 'demo', password: '<secret>',
-    userDomain: { id: 'default' }, project: { name: 'demo', domain: { id: 'default' } } },
   badPassword: { method: 'password', authUrl: `${KEYSTONE_ROOT}/v3`, username: 'admin', password: 'not-the-password',
     userDomain: { id: 'default' }, project: { name: 'admin', domain: { id: 'default' } } },
-  appcred: { method: 'application_credential', authUrl: `${KEYSTONE_ROOT}/v3`, id: 'ff7dfa9c88154893b46e9f7a38362e40',
-    secret: '<secret>' },
+  appcred: { method: 'application_credential', authUrl: `${KEYSTONE_ROOT}/v3`, id: recordedAppCredentialId(), secret: '<secret>' },
 } as const satisfies Readonly<Record<string, PasswordAuthConfig | ApplicationCredentialAuthConfig>>;

@@ -3,7 +3,7 @@ import { parseImage } from '../../src/glance/image.js';
 import { parseTask, type GlanceTask } from '../../src/glance/image-task.js';
 import { createCopyDurationEstimator } from '../../src/copy/copy-duration-estimator.js';
 import type { CopyContext } from '../../src/copy/copy-context.js';
-import type { EnsureResult } from '../../src/copy/ensure-result.js';
+import type { EnsureOutcome } from '../../src/copy/ensure-result.js';
 import { createSingleFlight } from '../../src/copy/single-flight.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { FSID_A, imageBody, type ImageShape } from './image-body.js';
@@ -51,7 +51,7 @@ export function copyContext(glance: GlanceClient, clock: FakeClock = fakeClock()
   return {
     glance, clock, logger: silentLogger,
     localFsid: () => Promise.resolve(fsid),
-    copyFlights: createSingleFlight<EnsureResult>(),
+    copyFlights: createSingleFlight<EnsureOutcome>(),
     copyDurations: createCopyDurationEstimator(),
   };
 }

@@ -1,27 +1,32 @@
 import { z } from 'zod';
-import { ensure } from '../../copy/ensure.js';
-import type { EnsureResult } from '../../copy/ensure-result.js';
+import { ensure, ensureOnHost } from '../../copy/ensure.js';
+import type { EnsureOutcome } from '../../copy/ensure-result.js';
+import { resolveBackendConfig } from '../../backend/resolve-backend-config.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
 import { renderEnsure } from '../render/ensure.js';
 import { describeCopyProgress } from '../render/copy-progress-line.js';
+import type { CopyProgressEvent } from '../../copy/copy-progress.js';
 
 export const ensureJsonSchema = z.object({
   image: z.string(),
   store: z.string(),
+  /** false: the image's backend on this host is not rbd (images_type_mapping), so no copy is needed and target is null. */
+  needed: z.boolean(),
   copied: z.boolean(),
   joined: z.boolean(),
   seconds: z.number(),
-  target: z.object({ fsid: z.string(), pool: z.string(), image: z.string(), snapshot: z.string(), url: z.string() }),
+  target: z.object({ fsid: z.string(), pool: z.string(), image: z.string(), snapshot: z.string(), url: z.string() }).nullable(),
   why: z.string(),
+  backend: z.object({ backend: z.string(), converted: z.boolean(), reason: z.string() }).optional(),
   image_reads: z.number().int(),
   import_requests: z.number().int(),
 });
 
 export type EnsureJson = z.infer<typeof ensureJsonSchema>;
 
-export const ensureCommand: CommandSpec<EnsureResult> = {
+export const ensureCommand: CommandSpec<EnsureOutcome> = {
   name: 'ensure',
   summary: 'Make sure IMAGE has a copy-on-write-clonable copy in the local Ceph store, copying it there when needed',
   description: 'IMAGE is an image ID or a unique name. --store names the Glance store of the local Ceph cluster '
@@ -43,19 +48,32 @@ export const ensureCommand: CommandSpec<EnsureResult> = {
         'Pass --store NAME, set FERRY_STORE, or point --nova-conf at a nova.conf with [libvirt] images_rbd_glance_store_name.');
     }
     const cloud = await ctx.connect();
-    return ensure(cloud, imageRef ?? '', {
+    const options = {
       store,
       timeoutMs: ctx.config.copy.timeoutMs,
       minPollDelayMs: ctx.config.copy.minPollDelayMs,
       maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
       staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
       signal: ctx.signal,
-      onProgress: (event) => ctx.progress.update(describeCopyProgress(event)),
-    });
+      onProgress: (event: CopyProgressEvent) => ctx.progress.update(describeCopyProgress(event)),
+    };
+    // Only a host whose storage was configured (nova.conf or flags) decides per image; otherwise every image needs rbd.
+    const { host, sources } = ctx.config;
+    const configured = sources['host.imagesType'] !== 'default' || host.imagesTypeMapping !== undefined;
+    if (!configured) return ensure(cloud, imageRef ?? '', options);
+    const backend = resolveBackendConfig({ imagesType: host.imagesType, imagesTypeMapping: host.imagesTypeMapping ?? '',
+      useCowImages: host.useCowImages, source: sources['host.imagesTypeMapping'] ?? sources['host.imagesType'] });
+    return ensureOnHost(cloud, imageRef ?? '', { ...options, backend });
   },
-  toJson: (result): EnsureJson => ({
+  toJson: (result): EnsureJson => (!result.needed ? {
+    image: result.imageId, store: result.store, needed: false, copied: false, joined: false,
+    seconds: Math.round(result.elapsedMs) / 1000, target: null, why: result.backend.reason,
+    backend: { backend: result.backend.backend, converted: result.backend.converted, reason: result.backend.reason },
+    image_reads: result.imageReads, import_requests: 0,
+  } : {
     image: result.imageId,
     store: result.store,
+    needed: true,
     copied: result.copied,
     joined: result.joined,
     seconds: Math.round(result.elapsedMs) / 1000,

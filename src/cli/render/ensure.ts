@@ -1,7 +1,11 @@
-import type { EnsureResult } from '../../copy/ensure-result.js';
+import type { EnsureOutcome } from '../../copy/ensure-result.js';
 import type { TextStyle } from '../output/text-style.js';
 
-export function renderEnsure(result: EnsureResult, style: TextStyle): string {
+export function renderEnsure(result: EnsureOutcome, style: TextStyle): string {
+  if (!result.needed) {
+    return `${style.good('✔')} image ${style.bold(result.imageId)} needs no Ceph copy on this host: its backend is ${result.backend.backend}`
+      + `\n  ${style.dim(result.backend.reason)}`;
+  }
   const how = result.copied
     ? `copied to ${result.store} in ${(result.elapsedMs / 1000).toFixed(1)} s`
     : result.joined ? `copied to ${result.store} by another import (waited ${(result.elapsedMs / 1000).toFixed(1)} s)`

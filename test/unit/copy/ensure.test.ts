@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ensure } from '../../../src/copy/ensure.js';
+import { resolveBackendConfig } from '../../../src/backend/resolve-backend-config.js';
+import { ensure, ensureOnHost } from '../../../src/copy/ensure.js';
 import { FSID_A, FSID_B, IMAGE_ID } from '../../helpers/image-body.js';
 import { copyContext, scriptedGlance } from '../../helpers/scripted-glance.js';
 
@@ -169,5 +170,22 @@ describe('ensure', () => {
     const glance = scriptedGlance({ images: [{ stores: ['site-a'] }] });
     const result = await ensure(copyContext(glance, undefined, FSID_A), IMAGE_ID, { store: 'site-a' });
     expect(result.target.fsid).toBe(FSID_A);
+  });
+});
+
+describe('ensureOnHost', () => {
+  const rbdHostKeepingQcow2 = resolveBackendConfig({ imagesType: 'rbd', imagesTypeMapping: 'qcow2:qcow2', useCowImages: true });
+
+  it('ensureOnHost: an image this host keeps in another backend needs no copy: one read, no request', async () => {
+    const glance = scriptedGlance({ images: [{ diskFormat: 'qcow2' }] });
+    const outcome = await ensureOnHost(copyContext(glance, undefined, FSID_B), IMAGE_ID, { ...options, backend: rbdHostKeepingQcow2 });
+    expect(outcome).toMatchObject({ needed: false, imageReads: 1, backend: { backend: 'qcow2', converted: false, decidedBy: 'images_type_mapping' } });
+    expect(glance.calls).toEqual({ getImage: 1, requestCopy: 0, listImageTasks: 0 });
+  });
+
+  it('ensureOnHost: a raw image on the same host goes to rbd and is copied as usual', async () => {
+    const glance = scriptedGlance({ images: [{ stores: ['site-a'] }, { stores: ['site-a', 'site-b'], importing: [], failed: [] }] });
+    const outcome = await ensureOnHost(copyContext(glance, undefined, FSID_B), IMAGE_ID, { ...options, backend: rbdHostKeepingQcow2 });
+    expect(outcome).toMatchObject({ needed: true, copied: true, importRequests: 1 });
   });
 });

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { FerryError } from '../../errors/ferry-error.js';
+import { createPlacementClient } from '../../placement/placement-client.js';
+import { readTraitCatalogue } from '../../placement/read-trait-catalogue.js';
+import { reportTraits, type TraitReportResult } from '../../placement/report-traits.js';
+import { execFileRunner } from '../../rbd/command-runner.js';
+import { hostTraits, type HostTraitReport } from '../../traits/host-traits.js';
+import { standardTraitCatalogue } from '../../traits/trait-catalogue.js';
+import type { CommandSpec } from '../command-spec.js';
+import { renderTraitsReport } from '../render/traits-report.js';
+import { TRAITS_INPUT_OPTIONS, traitsInput, type TraitsInputDeps, type TraitsStorage } from './traits-input.js';
+import { osTraitsVersion, storageJson, storageJsonSchema, unmappedJsonSchema } from './traits.js';
+
+/** What `ferry traits report` did, and the host report it sent. */
+export interface TraitsReportCommandReport {
+  readonly result: TraitReportResult;
+  readonly report: HostTraitReport;
+  readonly storage: TraitsStorage;
+}
+
+export const traitsReportJsonSchema = z.object({
+  provider: z.object({ uuid: z.string(), name: z.string() }),
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  kept: z.array(z.string()),
+  unchanged: z.boolean(),
+  attempts: z.number().int().min(1),
+  dryRun: z.boolean(),
+  traits: z.array(z.string()),
+  generation: z.number().int().nonnegative(),
+  reasons: z.record(z.string(), z.string()),
+  unmapped: z.array(unmappedJsonSchema),
+  decidedFamilies: z.array(z.string()),
+  catalogueVersion: z.string(),
+  storage: storageJsonSchema,
+});
+
+export type TraitsReportJson = z.infer<typeof traitsReportJsonSchema>;
+
+export function createTraitsReportCommand(deps: TraitsInputDeps): CommandSpec<TraitsReportCommandReport> {
+  return {
+    name: 'traits report',
+    summary: "Compute a host's traits (as ferry traits) and make a Placement resource provider carry them",
+    description: 'Adds and removes only traits of the families ferry decided for this host; CUSTOM_ traits, ' +
+      'COMPUTE_STATUS_DISABLED and every other trait stay. Names are checked against the target Placement\'s own trait ' +
+      'list (or --os-traits-version) before anything is written; a generation conflict re-reads and retries. Nothing is ' +
+      'written when nothing changes. Needs an admin account (Placement policy).',
+    examples: [
+      'ferry traits report --provider compute-7.site-b --virsh --nova-conf /etc/nova/nova.conf',
+      'ferry traits report --provider 25db01ca-dd34-4756-8c28-470a7caf4920 --domcaps q35.xml --capabilities caps.xml --dry-run',
+      'ferry traits report --provider edge-3 --domcaps pc.xml --domcaps q35.xml --images-type rbd --force-raw-images false --json',
+    ],
+    arguments: [],
+    options: [
+      { name: 'provider', value: 'UUID|NAME', description: 'the resource provider (nova names it after the hypervisor hostname)' },
+      { name: 'dry-run', description: 'show what would change; write nothing' },
+      ...TRAITS_INPUT_OPTIONS,
+    ],
+    jsonSchema: traitsReportJsonSchema,
+    async run(ctx) {
+      const provider = typeof ctx.flags.provider === 'string' ? ctx.flags.provider.trim() : '';
+      if (provider === '') {
+        throw new FerryError('FERRY_INVALID_OPTION', 'no provider given: ferry does not know which resource provider to update',
+          'Pass --provider with the compute node\'s provider UUID or name (openstack resource provider list).', { option: 'provider' });
+      }
+      // Everything local is read and checked before the first request.
+      const input = await traitsInput(ctx, deps);
+      const version = osTraitsVersion(ctx.flags);
+      const fixed = version === undefined ? undefined : standardTraitCatalogue(version);
+      const cloud = await ctx.connect();
+      const placement = createPlacementClient(cloud.placementHttp);
+      // Without --os-traits-version the names come from the target Placement, so ferry emits exactly what it accepts.
+      const catalogue = fixed ?? await readTraitCatalogue(placement, { signal: ctx.signal });
+      const report = hostTraits(input.host, catalogue);
+      const result = await reportTraits(placement, provider, report, {
+        ...(fixed === undefined ? { catalogue } : {}), dryRun: ctx.flags['dry-run'] === true, signal: ctx.signal,
+      });
+      return { result, report, storage: input.storage };
+    },
+    toJson: ({ result, report, storage }): TraitsReportJson => ({
+      provider: { ...result.provider },
+      added: [...result.added],
+      removed: [...result.removed],
+      kept: [...result.kept],
+      unchanged: result.unchanged,
+      attempts: result.attempts,
+      dryRun: result.dryRun,
+      traits: [...result.traits],
+      generation: result.generation,
+      reasons: { ...report.reasons },
+      unmapped: report.unmapped.map((u) => ({ ...u })),
+      decidedFamilies: [...report.decidedFamilies],
+      catalogueVersion: report.catalogueVersion,
+      storage: storageJson(storage),
+    }),
+    render: renderTraitsReport,
+  };
+}
+
+export const traitsReportCommand = createTraitsReportCommand({ runner: execFileRunner });

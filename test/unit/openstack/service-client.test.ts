@@ -1,0 +1,125 @@
+import nock from 'nock';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { AuthConfig } from '../../../src/config/ferry-config.js';
+import { glanceEndpointRoot } from '../../../src/glance/glance-client.js';
+import { createHttpTransport } from '../../../src/openstack/http-transport.js';
+import { createSession, type SessionOptions } from '../../../src/openstack/keystone-session.js';
+import { createServiceClient } from '../../../src/openstack/service-client.js';
+import { fakeClock } from '../../helpers/fake-clock.js';
+import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, RECORDED_AUTH, replay, tokenExchange } from '../../helpers/fixtures.js';
+
+const transport = createHttpTransport();
+afterAll(() => transport.close());
+const retry = { retries: 1, minDelayMs: 1, maxDelayMs: 1 };
+
+function glanceHttp(auth: AuthConfig = RECORDED_AUTH.admin, endpoints: SessionOptions['endpoints'] = {}) {
+  const clock = fakeClock();
+  const session = createSession({ auth, endpoints, transport, clock, retry });
+  return { session, clock, http: createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry,
+    normalizeEndpoint: glanceEndpointRoot }) };
+}
+
+/** Keystone answers, in order, with these placeholder tokens (recorded body, expiring in an hour). */
+function keystoneIssues(...tokens: string[]): nock.Scope {
+  const scope = nock(KEYSTONE_ROOT);
+  const expiresAt = keystoneTime(fakeClock().wallNow() + 3_600_000);
+  for (const token of tokens) replay(scope, tokenExchange('token-password-admin', expiresAt), { headers: { 'x-subject-token': token } });
+  return scope;
+}
+
+const image = loadExchange('glance', 'image-active-site-a');
+const refused = loadExchange('glance', 'image-401');
+const asGet = { method: 'GET', path: image.request.path } as const;
+
+describe('createServiceClient: re-authentication', () => {
+  it('createServiceClient: a 401 from Glance → one new token from Keystone → the retry with it succeeds', async () => {
+    const keystone = keystoneIssues('placeholder-token-1', 'placeholder-token-2');
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-1' } }), refused, { path: image.request.path });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-2' } }), image);
+    const { http, session } = glanceHttp();
+    const response = await http.request(asGet);
+    expect(response).toMatchObject({ status: 200, body: image.body, endpoint: `GET ${GLANCE_ROOT}${image.request.path}` });
+    expect(session.tokenRequests).toBe(2);
+    expect(keystone.isDone()).toBe(true);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: the first request carries the first token', async () => {
+    const keystone = keystoneIssues('placeholder-token-1');
+    const glance = replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-1' } }), image);
+    await expect(glanceHttp().http.request(asGet)).resolves.toMatchObject({ status: 200 });
+    expect(keystone.isDone()).toBe(true);
+    expect(glance.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: a second 401 → FERRY_AUTH_FAILED, after exactly one re-authentication; no token in the error', async () => {
+    const keystone = keystoneIssues('placeholder-token-1', 'placeholder-token-2');
+    const glance = nock(GLANCE_ROOT);
+    replay(glance, refused, { path: image.request.path });
+    replay(glance, refused, { path: image.request.path });
+    const { http, session } = glanceHttp();
+    const error = http.request(asGet);
+    await expect(error).rejects.toMatchObject({ code: 'FERRY_AUTH_FAILED',
+      details: { method: 'GET', url: `${GLANCE_ROOT}${image.request.path}`, status: 401, fault: 'client' } });
+    const thrown: unknown = await error.catch((e: unknown) => e);
+    expect(JSON.stringify(thrown)).not.toContain('placeholder-token');
+    expect(session.tokenRequests).toBe(2);
+    expect(keystone.isDone()).toBe(true);
+    expect(glance.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: with a fixed token (cannot re-authenticate) a 401 is FERRY_AUTH_FAILED at once', async () => {
+    const glance = replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-fixed' } }), refused,
+      { path: image.request.path });
+    const { http } = glanceHttp({ method: 'token', token: 'placeholder-token-fixed' }, { image: { interfaces: ['public'], url: GLANCE_ROOT } });
+    await expect(http.request(asGet)).rejects.toMatchObject({ code: 'FERRY_AUTH_FAILED', details: { status: 401 } });
+    expect(glance.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: a 401 the caller accepts is returned without re-authentication', async () => {
+    const keystone = keystoneIssues('placeholder-token-1');
+    const glance = replay(nock(GLANCE_ROOT), refused, { path: image.request.path });
+    const { http, session } = glanceHttp();
+    await expect(http.request({ ...asGet, accept: [200, 401] })).resolves.toMatchObject({ status: 401 });
+    expect(session.tokenRequests).toBe(1);
+    expect(keystone.isDone()).toBe(true);
+    expect(glance.isDone()).toBe(true);
+  });
+});
+
+describe('createServiceClient: accept lists and URLs', () => {
+  const notFound = loadExchange('glance', 'image-404');
+  const fixed = { method: 'token', token: 'placeholder-token-fixed' } as const;
+
+  it('createServiceClient: a status in the accept list is returned, not thrown', async () => {
+    const glance = replay(nock(GLANCE_ROOT), notFound);
+    const { http } = glanceHttp(fixed, { image: { interfaces: ['public'], url: GLANCE_ROOT } });
+    await expect(http.request({ method: 'GET', path: notFound.request.path, accept: [200, 404] }))
+      .resolves.toMatchObject({ status: 404, requestId: notFound.headers['x-openstack-request-id'] });
+    expect(glance.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: without an accept list a 404 becomes FERRY_HTTP with the server\'s message', async () => {
+    const glance = replay(nock(GLANCE_ROOT), notFound);
+    const { http } = glanceHttp(fixed, { image: { interfaces: ['public'], url: GLANCE_ROOT } });
+    await expect(http.request({ method: 'GET', path: notFound.request.path })).rejects.toMatchObject({ code: 'FERRY_HTTP',
+      message: expect.stringContaining('No image found with ID') as unknown, details: { status: 404 } });
+    expect(glance.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: a 2xx outside the accept list is an error too', async () => {
+    const glance = replay(nock(GLANCE_ROOT), image);
+    const { http } = glanceHttp(fixed, { image: { interfaces: ['public'], url: GLANCE_ROOT } });
+    await expect(http.request({ ...asGet, accept: [404] })).rejects.toMatchObject({ code: 'FERRY_HTTP', details: { status: 200 } });
+    expect(glance.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: query parameters in order, undefined ones left out; a /v2 endpoint suffix is dropped', async () => {
+    const page = loadExchange('glance', 'images-list-page1');
+    const glance = replay(nock(GLANCE_ROOT), page);
+    const { http } = glanceHttp(fixed, { image: { interfaces: ['public'], url: `${GLANCE_ROOT}/v2/` } });
+    const response = await http.request({ method: 'GET', path: '/v2/images', query: { limit: 2, marker: undefined, tag: 'ferry-fixture-page' } });
+    expect(response.endpoint).toBe(`GET ${GLANCE_ROOT}/v2/images`);
+    expect(glance.isDone()).toBe(true);
+  });
+});
