@@ -11,6 +11,10 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
     summary: 'Make sure an image has a clonable copy in the local Ceph store (copy-image when needed)',
     load: async () => (await import('./commands/ensure.js')).ensureCommand,
   },
+  backend: {
+    summary: 'Which storage backend takes an image on this host (images_type + images_type_mapping), and why',
+    load: async () => (await import('./commands/backend.js')).backendCommand as CommandSpec<unknown>,
+  },
   status: {
     summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age',
     load: async () => (await import('./commands/status.js')).statusCommand,

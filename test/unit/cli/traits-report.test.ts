@@ -1,4 +1,4 @@
-import nock from 'nock';
+import type nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { traitsReportJsonSchema } from '../../../src/cli/commands/traits-report.js';
 import { OS_TRAITS_BASE } from '../../../src/traits/os-traits-base.js';

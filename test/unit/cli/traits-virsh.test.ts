@@ -68,11 +68,11 @@ describe('traitsVirshXml (injected runner)', () => {
   });
 
   it.each([
-    { case: 'not installed', outcome: { outcome: 'failed', message: 'spawn virsh ENOENT', errorCode: 'ENOENT' } as CommandOutcome,
+    { case: 'not installed', outcome: { outcome: 'failed', message: 'spawn virsh ENOENT', errorCode: 'ENOENT' },
       message: /^virsh is not installed on this host/, hint: /libvirt-clients/ },
     { case: 'refused', outcome: refused('error: failed to connect to the hypervisor\nerror: Failed to connect socket to \'/var/run/libvirt/virtqemud-sock\': No such file or directory'),
       message: /virsh -c qemu:\/\/\/system capabilities failed \(exit 1\): error: Failed to connect socket/, hint: /libvirtd runs/ },
-    { case: 'hung', outcome: { outcome: 'timed-out', timeoutMs: 60_000, stdout: '', stderr: '' } as CommandOutcome,
+    { case: 'hung', outcome: { outcome: 'timed-out', timeoutMs: 60_000, stdout: '', stderr: '' },
       message: /did not finish within 60000 ms/, hint: /run the same command by hand/ },
   ])('traitsVirshXml: capabilities $case → FERRY_VIRSH', async ({ outcome, message, hint }) => {
     const runner = fakeVirsh({ capabilities: outcome });
