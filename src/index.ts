@@ -49,3 +49,27 @@ export {
   imageTypeTraits, planTraitSync, planDomcapsQueries,
 } from './traits/index.js';
 export type { TraitCatalogue, HostCapabilitiesInput, HostTraitReport, DomainCapabilities } from './traits/index.js';
+
+// Placement
+export { createPlacementClient, reportTraits, resolveProvider, readTraitCatalogue } from './placement/index.js';
+export type { ResourceProvider, AllocationCandidates, TraitReportResult, ReportTraitsOptions } from './placement/index.js';
+
+// Backends (images_type + images_type_mapping)
+export { parseImagesTypeMapping } from './backend/parse-images-type-mapping.js';
+export { resolveBackendConfig } from './backend/resolve-backend-config.js';
+export type { BackendConfig } from './backend/resolve-backend-config.js';
+export { selectBackend, needsRbdCopy } from './backend/select-backend.js';
+export type { BackendChoice } from './backend/backend-choice.js';
+export { keptFormats } from './backend/kept-formats.js';
+export { ensureOnHost } from './copy/ensure.js';
+export type { EnsureOutcome, EnsureNotNeeded } from './copy/ensure-result.js';
+export type { HostEnsureOptions } from './copy/ensure-options.js';
+
+// Prefilters
+export { imageTraitRequest } from './prefilter/image-trait-request.js';
+export { buildAllocationCandidatesQuery } from './prefilter/build-allocation-candidates-query.js';
+export { explainCandidate } from './prefilter/explain-candidate.js';
+export type { CandidateExplanation } from './prefilter/explain-candidate.js';
+export { PREFILTER_DEFAULTS } from './prefilter/image-trait-request.js';
+export type { ImageTraitOptions } from './prefilter/image-trait-request.js';
+export type { PrefilterResult, TraitRequest } from './prefilter/prefilter-result.js';

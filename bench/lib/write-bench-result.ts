@@ -14,7 +14,7 @@ export function machineInfo(): Record<string, unknown> {
   } catch {
     // not Debian: leave it unknown
   }
-  return { date: new Date().toISOString(), node: process.version, cpus: availableParallelism(), debian,
+  return { startedAt: new Date(performance.timeOrigin).toISOString(), date: new Date().toISOString(), node: process.version, cpus: availableParallelism(), debian,
     loadavg: loadavg().map((v) => Math.round(v * 100) / 100) };
 }
 

@@ -13,7 +13,7 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
   },
   backend: {
     summary: 'Which storage backend takes an image on this host (images_type + images_type_mapping), and why',
-    load: async () => (await import('./commands/backend.js')).backendCommand as CommandSpec<unknown>,
+    load: async () => (await import('./commands/backend.js')).backendCommand,
   },
   status: {
     summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age',

@@ -43,7 +43,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const [first, ...afterFirst] = argv;
     // A two-word command (`ferry traits report`) is registered under both words and wins over the one-word one.
     const twoWords = afterFirst[0] === undefined ? undefined : `${first ?? ''} ${afterFirst[0]}`;
-    const [name, rest] = twoWords !== undefined && COMMANDS[twoWords] !== undefined
+    const [name, rest] = twoWords !== undefined && Object.hasOwn(COMMANDS, twoWords)
       ? [twoWords, afterFirst.slice(1)] : [first, afterFirst];
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       write(io.stdout, overallHelp());
@@ -53,7 +53,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       write(io.stdout, VERSION);
       return 0;
     }
-    const entry = COMMANDS[name];
+    const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (entry === undefined) {
       throw new FerryError('FERRY_INVALID_OPTION', `unknown command '${name}'`,
         `Commands: ${Object.keys(COMMANDS).join(', ')}. See ferry --help.`, { command: name });

@@ -2,9 +2,9 @@
 // candidates) and the trait report built on it.
 export { createPlacementClient } from './placement-client.js';
 export type {
-  PlacementClient, PlacementClientOptions, CallOptions, TraitListQuery, SetTraitsResult,
+  PlacementClient, PlacementClientOptions, CallOptions as PlacementCallOptions, TraitListQuery, SetTraitsResult,
 } from './placement-client.js';
-export { PLACEMENT_MICROVERSIONS, negotiateMicroversion, parseMicroversion, formatMicroversion } from './negotiate-microversion.js';
+export { PLACEMENT_VERB_MICROVERSIONS, negotiateMicroversion } from './negotiate-microversion.js';
 export type { Microversion, PlacementRoot } from './negotiate-microversion.js';
 export type { ResourceProvider, ProviderTraits } from './resource-provider.js';
 export type { AllocationCandidates, AllocationRequest, ProviderSummary } from './allocation-candidates.js';

@@ -19,7 +19,7 @@ export interface PlacementRoot {
  * The newest microversion ferry speaks (Placement 8.0.0, Zed), and the oldest each verb needs
  * (placement-and-traits.md §3): traits API 1.6; trait lists in allocation-candidate summaries 1.17.
  */
-export const PLACEMENT_MICROVERSIONS = {
+export const PLACEMENT_VERB_MICROVERSIONS = {
   wanted: '1.39',
   providers: '1.0',
   traits: '1.6',
@@ -72,7 +72,7 @@ export function parsePlacementRoot(body: unknown, endpoint: string): PlacementRo
 }
 
 /** The microversion to send: the newest both sides speak, min(wanted, server max). */
-export function negotiateMicroversion(root: PlacementRoot, wanted: string = PLACEMENT_MICROVERSIONS.wanted): Microversion {
+export function negotiateMicroversion(root: PlacementRoot, wanted: string = PLACEMENT_VERB_MICROVERSIONS.wanted): Microversion {
   const mine = parseMicroversion(wanted);
   if (mine === undefined) {
     throw new FerryError('FERRY_INVALID_OPTION', `the Placement microversion must be like 1.39, got '${wanted}'`,

@@ -1,7 +1,7 @@
 import type { ServiceClient, ServiceRequest, ServiceResponse } from '../openstack/service-client.js';
 import { parseAllocationCandidates, type AllocationCandidates } from './allocation-candidates.js';
 import {
-  formatMicroversion, negotiateMicroversion, parsePlacementRoot, PLACEMENT_MICROVERSIONS, requireMicroversion,
+  formatMicroversion, negotiateMicroversion, parsePlacementRoot, PLACEMENT_VERB_MICROVERSIONS, requireMicroversion,
   type Microversion, type PlacementRoot,
 } from './negotiate-microversion.js';
 import {
@@ -51,7 +51,7 @@ export interface PlacementClient {
 }
 
 export interface PlacementClientOptions {
-  /** Newest microversion to ask for; default PLACEMENT_MICROVERSIONS.wanted (1.39). */
+  /** Newest microversion to ask for; default PLACEMENT_VERB_MICROVERSIONS.wanted (1.39). */
   readonly microversion?: string;
 }
 
@@ -96,26 +96,26 @@ export function createPlacementClient(http: ServiceClient, options: PlacementCli
 
     async listTraits(query = {}, call) {
       const response = await send({ method: 'GET', path: '/traits', query: { name: query.name, associated: query.associated },
-        signal: call?.signal }, PLACEMENT_MICROVERSIONS.traits, 'listing traits');
+        signal: call?.signal }, PLACEMENT_VERB_MICROVERSIONS.traits, 'listing traits');
       return parseTraitList(response.body, response.endpoint);
     },
 
     async getProvider(uuid, call) {
       const response = await send({ method: 'GET', path: providerPath(uuid), accept: [200, 404], signal: call?.signal },
-        PLACEMENT_MICROVERSIONS.providers, 'reading a resource provider');
+        PLACEMENT_VERB_MICROVERSIONS.providers, 'reading a resource provider');
       if (response.status === 404) throw providerNotFound(uuid, response);
       return parseResourceProvider(response.body, response.endpoint);
     },
 
     async findProviderByName(name, call) {
       const response = await send({ method: 'GET', path: '/resource_providers', query: { name }, signal: call?.signal },
-        PLACEMENT_MICROVERSIONS.providers, 'finding a resource provider by name');
+        PLACEMENT_VERB_MICROVERSIONS.providers, 'finding a resource provider by name');
       return parseResourceProviderList(response.body, response.endpoint).find((provider) => provider.name === name);
     },
 
     async getProviderTraits(uuid, call) {
       const response = await send({ method: 'GET', path: `${providerPath(uuid)}/traits`, accept: [200, 404], signal: call?.signal },
-        PLACEMENT_MICROVERSIONS.traits, "reading a provider's traits");
+        PLACEMENT_VERB_MICROVERSIONS.traits, "reading a provider's traits");
       if (response.status === 404) throw providerNotFound(uuid, response);
       return parseProviderTraits(response.body, response.endpoint);
     },
@@ -124,7 +124,7 @@ export function createPlacementClient(http: ServiceClient, options: PlacementCli
       const response = await send({
         method: 'PUT', path: `${providerPath(uuid)}/traits`, accept: [200, 400, 404, 409], signal: call?.signal,
         body: { resource_provider_generation: generation, traits: [...traits] },
-      }, PLACEMENT_MICROVERSIONS.traits, "setting a provider's traits");
+      }, PLACEMENT_VERB_MICROVERSIONS.traits, "setting a provider's traits");
       if (response.status === 404) throw providerNotFound(uuid, response);
       if (response.status === 409 && placementErrorCode(response) === CONCURRENT_UPDATE) {
         return Object.freeze({ kind: 'conflict', message: placementHttpError(response).message, requestId: response.requestId });
@@ -142,7 +142,7 @@ export function createPlacementClient(http: ServiceClient, options: PlacementCli
           'GET /allocation_candidates');
       }
       const response = await send({ method: 'GET', path, accept: [200, 400], signal: call?.signal },
-        PLACEMENT_MICROVERSIONS.allocationCandidates, 'reading allocation candidates');
+        PLACEMENT_VERB_MICROVERSIONS.allocationCandidates, 'reading allocation candidates');
       if (response.status === 400 && unknownTraitsIn(response).length > 0) throw traitsRefused(unknownTraitsIn(response), response);
       if (response.status !== 200) throw placementHttpError(response);
       return parseAllocationCandidates(response.body, response.endpoint);

@@ -65,6 +65,7 @@ export async function traitsInput(ctx: CommandContext, deps: TraitsInputDeps): P
   }
   const storage = hostStorage(ctx);
   const versions = { libvirt: text(flags, 'libvirt-version'), qemu: text(flags, 'qemu-version') };
+  const hostArch = text(flags, 'host-arch');
   const common = {
     virtType: storage.virtType,
     storage: {
@@ -72,7 +73,7 @@ export async function traitsInput(ctx: CommandContext, deps: TraitsInputDeps): P
       imageTypeExcludeList: storage.imageTypeExcludeList, keptFormats: new Map(Object.entries(storage.keptFormats)),
     },
     swtpmEnabled: flags.swtpm === true,
-    ...(text(flags, 'host-arch') === undefined ? {} : { hostArch: text(flags, 'host-arch') }),
+    ...(hostArch === undefined ? {} : { hostArch }),
   };
 
   if (flags.virsh === true) {

@@ -11,7 +11,7 @@ import { hostTraits, type HostCapabilitiesInput, type HostTraitReport } from '..
 import { parseHostCapabilities } from '../../../src/traits/parse-host-capabilities.js';
 import type { TraitCatalogue } from '../../../src/traits/trait-catalogue.js';
 import { cloudEnv, countingTransport, devCloud, markReached, type CountingTransport } from '../../helpers/devcloud.js';
-import { runFerry } from '../../unit/cli/traits-cli-io.js';
+import { runFerry } from '../../helpers/run-ferry.js';
 import { loadDomcaps, readFixture } from '../../unit/traits/domcaps-fixtures.js';
 
 // Real Placement 8.0.0 behind Keystone (the dev cloud). Every provider and custom trait made here has a per-run name

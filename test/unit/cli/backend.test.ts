@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backendJsonSchema } from '../../../src/cli/commands/backend.js';
-import { runFerry } from './traits-cli-io.js';
+import { runFerry } from '../../helpers/run-ferry.js';
 
 describe('ferry backend', () => {
   it.each([

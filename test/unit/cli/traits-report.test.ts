@@ -4,7 +4,7 @@ import { traitsReportJsonSchema } from '../../../src/cli/commands/traits-report.
 import { OS_TRAITS_BASE } from '../../../src/traits/os-traits-base.js';
 import { loadExchange } from '../../helpers/fixtures.js';
 import { answer, at, BASE, FIXTURE_PROVIDER, placementRoot, providerBody } from '../placement/placement-nock.js';
-import { KVM_HOST, runFerry } from './traits-cli-io.js';
+import { KVM_HOST, runFerry } from '../../helpers/run-ferry.js';
 
 const NAME = 'ferry-fixture-host-a';
 const TRAITS_PATH = `/resource_providers/${FIXTURE_PROVIDER}/traits`;

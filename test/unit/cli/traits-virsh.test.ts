@@ -6,7 +6,7 @@ import { resolveConfig } from '../../../src/config/resolve-config.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import type { CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
 import { readFixture } from '../traits/domcaps-fixtures.js';
-import { KVM_HOST, runFerry } from './traits-cli-io.js';
+import { KVM_HOST, runFerry } from '../../helpers/run-ferry.js';
 
 // What `virsh version` prints on the recorded Debian 12 host (libvirt 9.0.0, QEMU 7.2).
 const VERSION_TEXT = 'Compiled against library: libvirt 9.0.0\nUsing library: libvirt 9.0.0\nUsing API: QEMU 9.0.0\n' +
@@ -67,14 +67,15 @@ describe('traitsVirshXml (injected runner)', () => {
     expect(runner.calls.map((c) => c.args.slice(0, 2).join(' '))).toEqual(Array(4).fill('-c qemu:///embed?root=/tmp/x'));
   });
 
-  it.each([
+  const failures: readonly { case: string; outcome: CommandOutcome; message: RegExp; hint: RegExp }[] = [
     { case: 'not installed', outcome: { outcome: 'failed', message: 'spawn virsh ENOENT', errorCode: 'ENOENT' },
       message: /^virsh is not installed on this host/, hint: /libvirt-clients/ },
     { case: 'refused', outcome: refused('error: failed to connect to the hypervisor\nerror: Failed to connect socket to \'/var/run/libvirt/virtqemud-sock\': No such file or directory'),
       message: /virsh -c qemu:\/\/\/system capabilities failed \(exit 1\): error: Failed to connect socket/, hint: /libvirtd runs/ },
     { case: 'hung', outcome: { outcome: 'timed-out', timeoutMs: 60_000, stdout: '', stderr: '' },
       message: /did not finish within 60000 ms/, hint: /run the same command by hand/ },
-  ])('traitsVirshXml: capabilities $case → FERRY_VIRSH', async ({ outcome, message, hint }) => {
+  ];
+  it.each(failures)('traitsVirshXml: capabilities $case → FERRY_VIRSH', async ({ outcome, message, hint }) => {
     const runner = fakeVirsh({ capabilities: outcome });
     await expect(traitsVirshXml({ virtType: 'kvm', runner, readVersions: true }))
       .rejects.toMatchObject({ code: 'FERRY_VIRSH', message: expect.stringMatching(message) as unknown, hint: expect.stringMatching(hint) as unknown });

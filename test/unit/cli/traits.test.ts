@@ -5,7 +5,7 @@ import { parseDomainCapabilities } from '../../../src/traits/parse-domain-capabi
 import { parseHostCapabilities } from '../../../src/traits/parse-host-capabilities.js';
 import { standardTraitCatalogue } from '../../../src/traits/trait-catalogue.js';
 import { readFixture } from '../traits/domcaps-fixtures.js';
-import { DOMCAPS, KVM_HOST, runFerry } from './traits-cli-io.js';
+import { DOMCAPS, KVM_HOST, runFerry } from '../../helpers/run-ferry.js';
 
 async function traitsJson(args: readonly string[]): Promise<ReturnType<typeof traitsJsonSchema.parse>> {
   const run = await runFerry(['traits', ...args, '--json']);

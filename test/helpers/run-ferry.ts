@@ -1,9 +1,9 @@
 // runCli in-process: a fake CliIo that collects stdout and stderr, no TTY, no credentials in the environment.
 import { Writable } from 'node:stream';
-import type { Cloud } from '../../../src/cloud/cloud.js';
-import type { FerryConfig } from '../../../src/config/ferry-config.js';
-import type { Logger } from '../../../src/logging/logger.js';
-import { runCli, type CliIo } from '../../../src/cli/run-cli.js';
+import type { Cloud } from '../../src/cloud/cloud.js';
+import type { FerryConfig } from '../../src/config/ferry-config.js';
+import type { Logger } from '../../src/logging/logger.js';
+import { runCli, type CliIo } from '../../src/cli/run-cli.js';
 
 export interface CliRun {
   readonly code: number;
