@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseWireBody } from './image-wire-body.js';
+import { validateResponse } from '../openstack/validate-response.js';
 
 /** `GET /v2/info/import`: the import methods this Glance accepts (copy-image must be among them). */
 export interface GlanceImportInfo {
@@ -13,6 +13,6 @@ const importInfoWire = z.looseObject({
 export const IMPORT_INFO_ENDPOINT = 'GET /v2/info/import';
 
 export function parseImportInfo(raw: unknown, endpoint: string = IMPORT_INFO_ENDPOINT): GlanceImportInfo {
-  const wire = parseWireBody(importInfoWire, raw, endpoint);
+  const wire = validateResponse(importInfoWire, raw, endpoint);
   return Object.freeze({ methods: Object.freeze([...wire['import-methods'].value]) });
 }

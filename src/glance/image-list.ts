@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseImageAt } from './image.js';
 import type { GlanceImage } from './image.js';
-import { parseWireBody } from './image-wire-body.js';
+import { validateResponse } from '../openstack/validate-response.js';
 
 /** One page of `GET /v2/images`. */
 export interface GlanceImagePage {
@@ -19,7 +19,7 @@ export const LIST_IMAGES_ENDPOINT = 'GET /v2/images';
 
 /** Parses one page of the image list; a bad image names its index (`images[3].status`). */
 export function parseImageList(raw: unknown, endpoint: string = LIST_IMAGES_ENDPOINT): GlanceImagePage {
-  const page = parseWireBody(imagePageWire, raw, endpoint);
+  const page = validateResponse(imagePageWire, raw, endpoint);
   const images = page.images.map((image, index) => parseImageAt(image, endpoint, ['images', index]));
   return Object.freeze({
     images: Object.freeze(images),

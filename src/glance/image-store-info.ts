@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseWireBody } from './image-wire-body.js';
+import { validateResponse } from '../openstack/validate-response.js';
 
 /** One store of `GET /v2/info/stores` or `GET /v2/info/stores/detail`. */
 export interface GlanceStoreInfo {
@@ -43,7 +43,7 @@ export const STORES_INFO_ENDPOINT = 'GET /v2/info/stores';
 
 /** Parses `/v2/info/stores` and `/v2/info/stores/detail` (pass the detail endpoint for messages). */
 export function parseStoresInfo(raw: unknown, endpoint: string = STORES_INFO_ENDPOINT): GlanceStoresInfo {
-  const wire = parseWireBody(storesWire, raw, endpoint);
+  const wire = validateResponse(storesWire, raw, endpoint);
   const stores = wire.stores.map(storeFromWire);
   return Object.freeze({
     stores: Object.freeze(stores),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { asUtcTimestamp } from './image-schema.js';
-import { parseWireBody } from './image-wire-body.js';
+import { validateResponse } from '../openstack/validate-response.js';
 
 export const TASK_STATUSES = ['pending', 'processing', 'success', 'failure'] as const;
 export type GlanceTaskStatus = (typeof TASK_STATUSES)[number];
@@ -51,13 +51,13 @@ export const GET_TASK_ENDPOINT = 'GET /v2/tasks/{id}';
 export const LIST_IMAGE_TASKS_ENDPOINT = 'GET /v2/images/{id}/tasks';
 
 export function parseTask(raw: unknown, endpoint: string = GET_TASK_ENDPOINT): GlanceTask {
-  return taskFromWire(parseWireBody(taskWire, raw, endpoint));
+  return taskFromWire(validateResponse(taskWire, raw, endpoint));
 }
 
 /** Parses `{"tasks": [...]}`, in Glance's order. */
 export function parseTaskList(raw: unknown, endpoint: string = LIST_IMAGE_TASKS_ENDPOINT): readonly GlanceTask[] {
-  const list = parseWireBody(taskListWire, raw, endpoint);
-  return Object.freeze(list.tasks.map((task, i) => taskFromWire(parseWireBody(taskWire, task, endpoint, ['tasks', i]))));
+  const list = validateResponse(taskListWire, raw, endpoint);
+  return Object.freeze(list.tasks.map((task, i) => taskFromWire(validateResponse(taskWire, task, endpoint, ['tasks', i]))));
 }
 
 function taskFromWire(wire: z.output<typeof taskWire>): GlanceTask {
