@@ -215,6 +215,7 @@ describe('parseImage: bodies ferry does not understand', () => {
         message: expect.stringMatching(/^GET \/v2\/images\/918dbaef: /),
         details: {
           endpoint: 'GET /v2/images/918dbaef',
+          field: 'status',
           issues: [
             { path: 'status', expected: 'a string', got: 'number' },
             { path: 'visibility', expected: 'a string', got: 'boolean' },
