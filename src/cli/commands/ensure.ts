@@ -48,6 +48,13 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
         'Pass --store NAME, set FERRY_STORE, or point --nova-conf at a nova.conf with [libvirt] images_rbd_glance_store_name.');
     }
     const cloud = await ctx.connect();
+    // The live line ticks every second, not only when Glance is read (reads can be 15 s apart).
+    let last: CopyProgressEvent | undefined;
+    const started = Date.now();
+    const tick = setInterval(() => {
+      if (last) ctx.progress.update(describeCopyProgress({ ...last, elapsedMs: Date.now() - started }));
+    }, 1_000);
+    tick.unref();
     const options = {
       store,
       timeoutMs: ctx.config.copy.timeoutMs,
@@ -55,15 +62,22 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
       maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
       staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
       signal: ctx.signal,
-      onProgress: (event: CopyProgressEvent) => ctx.progress.update(describeCopyProgress(event)),
+      onProgress: (event: CopyProgressEvent) => {
+        last = event;
+        ctx.progress.update(describeCopyProgress(event));
+      },
     };
     // Only a host whose storage was configured (nova.conf or flags) decides per image; otherwise every image needs rbd.
     const { host, sources } = ctx.config;
     const configured = sources['host.imagesType'] !== 'default' || host.imagesTypeMapping !== undefined;
-    if (!configured) return ensure(cloud, imageRef ?? '', options);
-    const backend = resolveBackendConfig({ imagesType: host.imagesType, imagesTypeMapping: host.imagesTypeMapping ?? '',
-      useCowImages: host.useCowImages, source: sources['host.imagesTypeMapping'] ?? sources['host.imagesType'] });
-    return ensureOnHost(cloud, imageRef ?? '', { ...options, backend });
+    try {
+      if (!configured) return await ensure(cloud, imageRef ?? '', options);
+      const backend = resolveBackendConfig({ imagesType: host.imagesType, imagesTypeMapping: host.imagesTypeMapping ?? '',
+        useCowImages: host.useCowImages, source: sources['host.imagesTypeMapping'] ?? sources['host.imagesType'] });
+      return await ensureOnHost(cloud, imageRef ?? '', { ...options, backend });
+    } finally {
+      clearInterval(tick);
+    }
   },
   toJson: (result): EnsureJson => (!result.needed ? {
     image: result.imageId, store: result.store, needed: false, copied: false, joined: false,

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensure } from '../../../src/copy/ensure.js';
 import { ceph, cloudEnv, countingTransport, devcloud, devCloud } from '../../helpers/devcloud.js';
-import { deleteImage, imageTasks, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
 const created: string[] = [];
 const clones: string[] = [];
@@ -122,6 +122,18 @@ describe('ensure against real Glance and two Ceph clusters', () => {
     const after = await waitUnlocked(id, 1_000);
     expect(after.os_glance_import_task).toBeUndefined();
     await deleteImage(id, 'demo');
+  });
+
+  it('ferry ensure CLI: a plain token with an explicit Glance endpoint needs no Keystone catalog', async () => {
+    const id = await image('token', 'site-a');
+    const token = await tokenFor('admin');
+    const result = spawnSync(process.execPath, [ferryBin, 'ensure', id, '--store', 'site-b', '--json'], {
+      encoding: 'utf8', timeout: 120_000,
+      env: { ...process.env, OS_CLOUD: '', OS_CLIENT_CONFIG_FILE: '/nonexistent', OS_TOKEN: token,
+        FERRY_GLANCE_ENDPOINT: devcloud().glance.url, FERRY_FSID: devcloud().ceph['site-b'].fsid },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ image: id, copied: true, target: { fsid: devcloud().ceph['site-b'].fsid } });
   });
 
   it('ferry status CLI: JSON contract after a copy', async () => {
