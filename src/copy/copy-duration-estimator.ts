@@ -15,6 +15,8 @@ export const COPY_RATE_DEFAULTS = {
   overheadMs: 300,
   /** Weight of the newest observation. */
   smoothing: 0.5,
+  /** A copy must have spent at least this long transferring (beyond the fixed cost) to teach the rate. */
+  minTransferToLearnMs: 1_000,
 } as const;
 
 export function createCopyDurationEstimator(defaults = COPY_RATE_DEFAULTS): CopyDurationEstimator {
@@ -28,8 +30,9 @@ export function createCopyDurationEstimator(defaults = COPY_RATE_DEFAULTS): Copy
     record(store, sizeBytes, durationMs) {
       if (sizeBytes === null || sizeBytes <= 0) return;
       const transferMs = durationMs - defaults.overheadMs;
-      // Tiny images are all overhead: they say nothing about throughput.
-      if (transferMs < 200) return;
+      // Small copies are mostly fixed cost (measured here: 0.4–1.5 s for a few MiB, whatever the store's speed): a
+      // slow one would read as a slow store. Only copies with a real transfer phase teach the rate.
+      if (transferMs < defaults.minTransferToLearnMs) return;
       const observed = sizeBytes / transferMs;
       const previous = rates.get(store);
       rates.set(store, previous === undefined ? observed : previous + defaults.smoothing * (observed - previous));

@@ -78,14 +78,23 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
   const local = { fsid, store, ...(options.poolAllowList ? { poolAllowList: options.poolAllowList } : {}) };
   const staleRule = { staleAfterMs: options.staleLockAfterMs, finishedGraceMs: ENSURE_DEFAULTS.finishedGraceMs };
 
-  /** One wait on the image: polls it (and, in long waits, the lock holder's task) until the acceptors decide. */
+  /**
+   * One wait on the image: polls it (and, in long waits, the lock holder's task) until the acceptors decide.
+   * `endedAt` estimates when the awaited change happened: midway between the last read before it and the read that
+   * saw it. (The read that saw it is late by up to one sleep; learning from it would teach the estimator our own
+   * detection delay as copy time.)
+   */
   const waitOnImage = async (acceptors: readonly Acceptor<CopySnapshot, GlanceImage>[], watched: string | undefined,
-    phase: CopyPhase, taskCheckAfterMs: number): Promise<GlanceImage> => {
+    phase: CopyPhase, taskCheckAfterMs: number): Promise<{ image: GlanceImage; endedAt: number }> => {
     const waitStarted = clock.now();
     let watchedTask = watched;
     let task: GlanceTask | undefined;
     let lastTaskCheck = Number.NEGATIVE_INFINITY;
+    let previousReadAt = waitStarted;
+    let lastReadAt = waitStarted;
     const outcome = await waitFor(async (pollSignal) => {
+      previousReadAt = lastReadAt;
+      lastReadAt = clock.now();
       const current = await readImage(image.id);
       watchedTask ??= current.importTask;
       const now = clock.now();
@@ -105,7 +114,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
       signal, clock, ...(options.random ? { random: options.random } : {}),
       onPoll: ({ verdict }) => report(phase, image.id, verdict.state === 'retry' ? verdict.note : verdict.state),
     });
-    if (outcome.state === 'success') return outcome.value;
+    if (outcome.state === 'success') return { image: outcome.value, endedAt: (previousReadAt + lastReadAt) / 2 };
     throw copyWaitError(outcome, store, staleRule);
   };
 
@@ -127,7 +136,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
       // Someone else's import holds the lock: wait for it to end, then look again. No request meanwhile.
       joined = true;
       report('joining', image.id, `task ${image.importTask}`);
-      image = await waitOnImage(lockReleasedAcceptors({ ...staleRule, store }), image.importTask, 'joining', 0);
+      ({ image } = await waitOnImage(lockReleasedAcceptors({ ...staleRule, store }), image.importTask, 'joining', 0));
       continue;
     }
 
@@ -138,9 +147,10 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
     ctx.logger.info({ imageId: image.id, store, answer: answer.kind }, 'copy-image requested');
     if (answer.kind === 'accepted') {
       const expectedDurationMs = ctx.copyDurations.expectedMs(store, image.size);
-      image = await waitOnImage(copyAcceptors(store, { ...staleRule, expectedDurationMs }), undefined, 'copying',
+      const waited = await waitOnImage(copyAcceptors(store, { ...staleRule, expectedDurationMs }), undefined, 'copying',
         ENSURE_DEFAULTS.taskCheckAfterMs);
-      ctx.copyDurations.record(store, image.size, clock.now() - requestStarted);
+      image = waited.image;
+      ctx.copyDurations.record(store, image.size, waited.endedAt - requestStarted);
       copied = true;
       continue;
     }

@@ -189,3 +189,24 @@ describe('ensureOnHost', () => {
     expect(outcome).toMatchObject({ needed: true, copied: true, importRequests: 1 });
   });
 });
+
+describe('ensure: learning copy durations', () => {
+  it('ensure: learns the copy\'s end (midway between the last two reads), not when it noticed it', async () => {
+    const MiB = 1024 * 1024;
+    const size = 512 * MiB;
+    const glance = scriptedGlance({ images: [
+      { stores: ['site-a'], size },
+      { stores: ['site-a'], lock: T1, importing: ['site-b'], size },
+      { stores: ['site-a'], lock: T1, importing: ['site-b'], size },
+      { stores: ['site-a'], lock: T1, importing: ['site-b'], size },
+      { stores: ['site-a', 'site-b'], importing: [], failed: [], size },
+    ] });
+    const ctx = copyContext(glance, undefined, FSID_B);
+    const recorded: number[] = [];
+    const record = ctx.copyDurations.record.bind(ctx.copyDurations);
+    const durations = { ...ctx.copyDurations, record: (store: string, bytes: number | null, ms: number) => { recorded.push(ms); record(store, bytes, ms); } };
+    await ensure({ ...ctx, copyDurations: durations }, IMAGE_ID, options);
+    const reads = ctx.clock.sleeps.reduce<number[]>((at, sleep) => [...at, (at.at(-1) ?? 0) + sleep], [0]);
+    expect(recorded).toEqual([(reads.at(-2)! + reads.at(-1)!) / 2]);
+  });
+});
