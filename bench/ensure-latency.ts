@@ -3,7 +3,8 @@
 // Run: npx tsx bench/ensure-latency.ts [--copies 30] [--min-mib 4] [--max-mib 256] [--observer-ms 20]
 //      [--fresh-cloud] [--budget-s 900] [--seeds 200] [--simulate-only]
 // Results: bench/results/ensure-latency.json (one cloud for all copies, as a long-running compute service), or
-// ensure-latency-fresh-cloud.json with --fresh-cloud (a new cloud per copy, as one `ferry ensure` process each).
+// ensure-latency-fresh-cloud.json with --fresh-cloud (a new cloud per copy, as one `ferry ensure` process each), or
+// ensure-latency-simulated.json with --simulate-only.
 // Each copy: upload to site-a (plain fetch), then ensure(…, { store: 'site-b' }) while an observer in this process
 // polls the image every 20 ms and brackets the moment os_glance_import_task disappears. Then the image is deleted
 // (the site-b memstore OSD holds 2 GiB). A simulation of the real delay policy on a fake clock extrapolates to
@@ -188,7 +189,8 @@ const verdict = samples.length === 0 ? 'not measured' : {
   p50EvenAtHighEnd: delayHigh.p50 <= GOAL.p50DelayMs, p99EvenAtHighEnd: delayHigh.p99 <= GOAL.p99DelayMs,
   reads: samples.filter((s) => s.durationMs <= 60_000).every((s) => s.imageReads <= GOAL.maxReadsPerMinuteCopy),
 };
-const file = writeBenchResult(args['fresh-cloud'] ? 'ensure-latency-fresh-cloud' : 'ensure-latency', {
+const resultName = args['simulate-only'] ? 'ensure-latency-simulated' : args['fresh-cloud'] ? 'ensure-latency-fresh-cloud' : 'ensure-latency';
+const file = writeBenchResult(resultName, {
   goal: GOAL, options: { ...args, copies }, verdict, problems,
   policy: { ENSURE_DEFAULTS, DELAY_DEFAULTS, COPY_RATE_DEFAULTS }, durationFit: fit,
   measured: { delayMs: delay, delayLowMs: delayLow, delayHighMs: delayHigh, copyDurationS: duration, imageReads: reads, releaseUncertaintyMs: uncertainty, detectingGetRttMs: readRtt,

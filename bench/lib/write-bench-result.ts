@@ -23,8 +23,8 @@ export function machineInfo(): Record<string, unknown> {
  * --no-optional-locks keeps `git status` from refreshing the index.
  */
 export function codeVersion(): { commit: string; srcChanges: string[] } {
-  const git = (args: readonly string[]): string => spawnSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
-  return { commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown',
+  const git = (args: readonly string[]): string => spawnSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).stdout ?? '';
+  return { commit: git(['rev-parse', '--short', 'HEAD']).trim() || 'unknown',
     srcChanges: git(['--no-optional-locks', 'status', '--porcelain', '--', 'src']).split('\n').filter((line) => line !== '') };
 }
 

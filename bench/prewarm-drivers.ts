@@ -1,0 +1,142 @@
+// Helpers of bench/prewarm.ts (not a benchmark itself): a minimal copy driver that measures what Glance allows, the
+// operator's glance-CLI loop, and the reset between phases. Plain fetch and the glance CLI, independent of ferry.
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { BenchDevcloud } from './lib/devcloud-facts.js';
+import type { GlanceAdmin } from './lib/glance-admin.js';
+
+type Wire = Record<string, unknown>;
+
+const listOf = (value: unknown): string[] => (typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : []);
+
+async function headers(admin: GlanceAdmin): Promise<Record<string, string>> {
+  return { 'x-auth-token': await admin.token(), accept: 'application/json' };
+}
+
+/** One copy-image request, as the API takes it; throws unless 202. */
+export async function requestCopy(devcloud: BenchDevcloud, admin: GlanceAdmin, id: string, stores: readonly string[]): Promise<void> {
+  const body = { method: { name: 'copy-image' }, stores, ...(stores.length > 1 ? { all_stores_must_succeed: false } : {}) };
+  const response = await fetch(`${devcloud.glance.url}/v2/images/${id}/import`, {
+    method: 'POST', headers: { ...(await headers(admin)), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (response.status !== 202) throw new Error(`import ${id} → ${stores.join(',')}: ${response.status} ${await response.text()}`);
+}
+
+/** Several images in one GET (`id=in:`), so polling costs one request per tick however many copies run. */
+export async function readImages(devcloud: BenchDevcloud, admin: GlanceAdmin, ids: readonly string[]): Promise<Map<string, Wire>> {
+  const found = new Map<string, Wire>();
+  for (let i = 0; i < ids.length; i += 40) {
+    const chunk = ids.slice(i, i + 40);
+    const response = await fetch(`${devcloud.glance.url}/v2/images?limit=100&id=in:${chunk.join(',')}`, { headers: await headers(admin) });
+    if (response.status !== 200) throw new Error(`list images: ${response.status}`);
+    for (const image of ((await response.json()) as { images: Wire[] }).images) found.set(String(image.id), image);
+  }
+  return found;
+}
+
+export interface RawRun {
+  readonly wallMs: number;
+  /** Per image: from sending the import POST to the first poll that saw the lock gone (the lock's lifetime, ±tick). */
+  readonly copyMs: readonly number[];
+  /** At each tick: imports holding a lock, and those of them writing a store (os_glance_importing_to_stores set). */
+  readonly inFlight: readonly { readonly locked: number; readonly writing: number }[];
+  readonly polls: number;
+  readonly failedStores: number;
+}
+
+/**
+ * The least a client can do: keep `concurrency` imports submitted, poll all of them with one list GET per `tickMs`,
+ * submit the next as soon as one ends. `mode` image = one request per image naming all stores (allow-failure);
+ * store = one request per store, one after the other. With concurrency 1 and a short tick, copyMs is the time Glance
+ * needs per image when it does nothing else.
+ */
+export async function rawCopies(devcloud: BenchDevcloud, admin: GlanceAdmin, ids: readonly string[], stores: readonly string[],
+  options: { concurrency: number; mode: 'image' | 'store'; tickMs: number }): Promise<RawRun> {
+  const queue = ids.flatMap((id) => (options.mode === 'image' ? [{ id, stores }] : stores.map((store) => ({ id, stores: [store] }))));
+  // store mode: one image's requests must follow one another (one import per image at a time)
+  const running = new Map<string, { sentAt: number; stores: readonly string[] }>();
+  const copyMs: number[] = [];
+  const inFlight: { locked: number; writing: number }[] = [];
+  let polls = 0;
+  let failedStores = 0;
+  const started = performance.now();
+  const submit = async (): Promise<void> => {
+    while (running.size < options.concurrency) {
+      const index = queue.findIndex((job) => !running.has(job.id));
+      if (index < 0) return;
+      const [job] = queue.splice(index, 1);
+      if (job === undefined) return;
+      running.set(job.id, { sentAt: performance.now(), stores: job.stores });
+      await requestCopy(devcloud, admin, job.id, job.stores);
+    }
+  };
+  await submit();
+  while (running.size > 0) {
+    await sleep(options.tickMs);
+    polls += 1;
+    const images = await readImages(devcloud, admin, [...running.keys()]);
+    let locked = 0;
+    let writing = 0;
+    for (const [id, copy] of [...running]) {
+      const image = images.get(id);
+      if (image?.os_glance_import_task !== undefined) {
+        locked += 1;
+        if (listOf(image.os_glance_importing_to_stores).length > 0) writing += 1;
+        continue;
+      }
+      running.delete(id);
+      copyMs.push(performance.now() - copy.sentAt);
+      failedStores += copy.stores.filter((store) => !listOf(image?.stores).includes(store)).length;
+    }
+    inFlight.push({ locked, writing });
+    await submit();
+  }
+  return { wallMs: performance.now() - started, copyMs, inFlight, polls, failedStores };
+}
+
+/**
+ * The loop an operator writes with the glance CLI: per image and store, `glance image-import --import-method
+ * copy-image --stores STORE ID`, then `glance image-show ID` until the import lock is gone, every `pollS` seconds.
+ * Returns the wall time and the number of glance commands run.
+ */
+export async function glanceCliLoop(devcloud: BenchDevcloud, ids: readonly string[], stores: readonly string[], pollS: number,
+  signal: AbortSignal): Promise<{ wallMs: number; commands: number; exitCode: number | null }> {
+  const user = devcloud.users.admin;
+  const script = `set -e
+n=0
+for id in ${ids.join(' ')}; do
+  for store in ${stores.join(' ')}; do
+    glance image-import --import-method copy-image --stores "$store" "$id" > /dev/null; n=$((n+1))
+    while glance image-show "$id" | grep -q os_glance_import_task; do n=$((n+1)); sleep ${pollS}; done; n=$((n+1))
+  done
+done
+echo "$n"`;
+  const env = { ...process.env, OS_AUTH_URL: devcloud.keystone.url, OS_USERNAME: user.name, OS_PASSWORD: user.password,
+    OS_PROJECT_NAME: user.project, OS_USER_DOMAIN_NAME: 'Default', OS_PROJECT_DOMAIN_NAME: 'Default', OS_IDENTITY_API_VERSION: '3',
+    OS_IMAGE_API_VERSION: '2' };
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], { env, stdio: ['ignore', 'pipe', 'inherit'], signal });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ wallMs: performance.now() - started, commands: Number(out.trim()) || 0, exitCode: code }));
+  });
+}
+
+/** Put the images back to their source store only: delete their copies in `stores` (no import may be running). */
+export async function removeCopies(devcloud: BenchDevcloud, admin: GlanceAdmin, ids: readonly string[], stores: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    for (let i = 0; i < 600; i += 1) {
+      const image = await admin.readImage(id);
+      if (image.os_glance_import_task === undefined) break;
+      await sleep(100);
+    }
+    for (const store of stores) {
+      const response = await fetch(`${devcloud.glance.url}/v2/stores/${store}/${id}`, { method: 'DELETE', headers: await headers(admin) });
+      if (response.status !== 204 && response.status !== 404) throw new Error(`delete ${id} from ${store}: ${response.status} ${await response.text()}`);
+    }
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.error('bench/prewarm-drivers.ts: helpers of bench/prewarm.ts; nothing to run');
