@@ -12,7 +12,7 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { prewarm } from '../src/prewarm/prewarm.js';
-import type { RequestMode } from '../src/prewarm/prewarm-options.js';
+import { PREWARM_DEFAULTS, type RequestMode } from '../src/prewarm/prewarm-options.js';
 import { connectBenchCloud } from './lib/connect-bench-cloud.js';
 import { readBenchDevcloud } from './lib/devcloud-facts.js';
 import { formatTable } from './lib/format-table.js';
@@ -108,7 +108,7 @@ try {
     });
   }
   for (const c of numbers(args['ferry-concurrency'])) await step(`ferry image c=${c}`, () => ferryPhase(ids, c, 'image'));
-  await step('ferry store c=4', () => ferryPhase(ids, 4, 'store'));
+  await step(`ferry store c=${PREWARM_DEFAULTS.concurrency}`, () => ferryPhase(ids, PREWARM_DEFAULTS.concurrency, 'store'));
   if (!args['skip-cli']) {
     await step('glance CLI loop', async () => {
       const load1 = load();
@@ -127,7 +127,7 @@ try {
   const boundS = sumSerialS / sustained;
   const ferryRuns = phases.filter((p) => p.name.startsWith('ferry image'));
   const best = ferryRuns.reduce((a, b) => (b.wallS < a.wallS ? b : a));
-  const defaultRun = ferryRuns.find((p) => p.name === 'ferry image c=4') ?? best;
+  const defaultRun = ferryRuns.find((p) => p.name === `ferry image c=${PREWARM_DEFAULTS.concurrency}`) ?? best;
   const cli = phases.find((p) => p.name.startsWith('glance CLI'));
   const speedup = cli === undefined ? undefined : cli.wallS / defaultRun.wallS;
   const fraction = boundS / defaultRun.wallS;
@@ -139,7 +139,7 @@ try {
       String((p.extra?.copyS as { p50?: number } | undefined)?.p50 ?? ''), String(p.extra?.locksHeldMean ?? '')])));
   console.log(`\nΣ copy time alone (raw serial, per image, both stores): ${sumSerialS.toFixed(2)} s; sustained concurrency ${sustained.toFixed(2)}; `
     + `bound ${boundS.toFixed(2)} s`);
-  console.log(`ferry (image, c=4): ${defaultRun.wallS} s = ${fraction.toFixed(2)} of the bound (goal ≥ ${GOAL.fractionOfBound}); `
+  console.log(`${defaultRun.name} (the default): ${defaultRun.wallS} s = ${fraction.toFixed(2)} of the bound (goal ≥ ${GOAL.fractionOfBound}); `
     + (speedup === undefined ? 'CLI loop skipped' : `${speedup.toFixed(1)}× the glance CLI loop (goal ≥ ${GOAL.speedupOverCliLoop}×)`));
   const file = writeBenchResult('prewarm', {
     goal: GOAL, options: args, verdict: ok ? 'met' : 'NOT MET',

@@ -14,6 +14,7 @@ import { GlanceSession } from './devcloud/recorder/glance-session.js';
 import { recordGlanceTimelines } from './devcloud/recorder/glance-timelines.js';
 import { recordKeystoneCases } from './devcloud/recorder/keystone-cases.js';
 import { recordPlacementCases } from './devcloud/recorder/placement-cases.js';
+import { recordPrefilterCases } from './devcloud/recorder/prefilter-cases.js';
 import { Recorder, loadDevcloud } from './devcloud/recorder/recorder.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -51,6 +52,7 @@ try {
   await glance.cleanup();
 }
 await step('placement', () => recordPlacementCases(rec, tokens.admin, tokens.member));
+await step('placement prefilter', () => recordPrefilterCases(rec, tokens.admin));
 
 console.log(`\n${rec.recorded.length} fixtures written:\n  ${rec.recorded.join('\n  ')}`);
 if (rec.notes.length > 0) console.log(`notes:\n  ${rec.notes.join('\n  ')}`);

@@ -19,6 +19,14 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
     summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age',
     load: async () => (await import('./commands/status.js')).statusCommand,
   },
+  prewarm: {
+    summary: 'Copy many images into many Glance stores ahead of boots: plan, then copy with bounded concurrency',
+    load: async () => (await import('./commands/prewarm.js')).prewarmCommand as CommandSpec<unknown>,
+  },
+  sync: {
+    summary: 'Converge images into the stores a YAML policy declares; report drift (--watch keeps it converged)',
+    load: async () => (await import('./commands/sync.js')).syncCommand as CommandSpec<unknown>,
+  },
   traits: {
     summary: "A host's standard Placement traits from its storage config and libvirt capabilities, each with its reason",
     load: async () => (await import('./commands/traits.js')).traitsCommand,
@@ -27,5 +35,17 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
   'traits report': {
     summary: "Make a Placement resource provider carry the host's traits (only ferry's trait families change)",
     load: async () => (await import('./commands/traits-report.js')).traitsReportCommand,
+  },
+  prefilter: {
+    summary: 'The traits a host must have to take an image (nova\'s image prefilters, fixed), and the Placement query',
+    load: async () => (await import('./commands/prefilter.js')).prefilterCommand,
+  },
+  candidates: {
+    summary: 'The hosts Placement offers for an image and flavor resources (GET /allocation_candidates), by name',
+    load: async () => (await import('./commands/candidates.js')).candidatesCommand,
+  },
+  explain: {
+    summary: 'Host by host: is it a candidate for the image, and if not, which trait or resource keeps it out',
+    load: async () => (await import('./commands/explain.js')).explainCommand,
   },
 };

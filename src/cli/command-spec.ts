@@ -40,6 +40,10 @@ export interface CommandContext {
   connect(): Promise<Cloud>;
   readonly signal: AbortSignal;
   readonly progress: ProgressSink;
+  /** True when `progress` shows (stderr is a TTY and no --json): batch commands then draw live, else log lines. */
+  readonly interactive?: boolean;
+  /** A line for the operator that stays on stderr: above the live area on a TTY, plain otherwise (also with --json). */
+  readonly notice?: (line: string) => void;
   readonly logger: Logger;
   readonly json: boolean;
   /** Reads a file named on the command line (FILE arguments); injectable for tests. */

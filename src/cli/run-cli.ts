@@ -69,6 +69,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir });
     const logger = createLogger({ level: config.log.level, destination: io.stderr });
     const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !json);
+    const live = io.stderrIsTTY && !json;
+    const progress = liveProgress(io.stderr, live);
     const ctx: CommandContext = {
       args: parsed.args,
       flags: parsed.flags,
@@ -76,7 +78,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       json,
       logger,
       signal: io.signal,
-      progress: liveProgress(io.stderr, io.stderrIsTTY && !json),
+      progress,
+      interactive: live,
+      // Lines that stay: above the live area on a TTY; plain on stderr otherwise (stdout stays the report's).
+      notice: (line) => (live ? progress.log(line) : write(io.stderr, line)),
       readFile: io.readFile ?? ((path) => readFileSync(path, 'utf8')),
       connect: async () => {
         cloud ??= await (io.connect ?? connectCloud)(config, logger);

@@ -3,7 +3,9 @@
 export { createPlacementClient } from './placement-client.js';
 export type {
   PlacementClient, PlacementClientOptions, CallOptions as PlacementCallOptions, TraitListQuery, SetTraitsResult,
+  ProviderListQuery,
 } from './placement-client.js';
+export type { Inventory, ProviderInventories, ProviderUsages } from './provider-inventory.js';
 export { PLACEMENT_VERB_MICROVERSIONS, negotiateMicroversion } from './negotiate-microversion.js';
 export type { Microversion, PlacementRoot } from './negotiate-microversion.js';
 export type { ResourceProvider, ProviderTraits } from './resource-provider.js';

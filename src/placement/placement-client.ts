@@ -8,6 +8,9 @@ import {
   placementErrorCode, placementForbidden, placementHttpError, providerNotFound, traitsRefused, unknownTraitsIn,
 } from './placement-refusal.js';
 import {
+  parseProviderInventories, parseProviderUsages, type ProviderInventories, type ProviderUsages,
+} from './provider-inventory.js';
+import {
   parseProviderTraits, parseResourceProvider, parseResourceProviderList, parseTraitList,
   type ProviderTraits, type ResourceProvider,
 } from './resource-provider.js';
@@ -21,6 +24,17 @@ export interface TraitListQuery {
   readonly name?: `startswith:${string}` | `in:${string}`;
   /** true: only traits some provider has; false: only traits no provider has. */
   readonly associated?: boolean;
+}
+
+/** Filters of `GET /resource_providers`; all given ones must hold (AND). */
+export interface ProviderListQuery {
+  readonly name?: string;
+  /** Traits the provider itself must have; `!NAME` forbids one (1.22). Needs 1.18. */
+  readonly required?: readonly string[];
+  /** `VCPU:1,MEMORY_MB:512`: providers whose own inventory has room for these amounts now. */
+  readonly resources?: string;
+  /** Only providers in the tree of this provider UUID (1.14). */
+  readonly inTree?: string;
 }
 
 /** The answer to a trait update: done, or someone else changed the provider since its generation was read. */
@@ -38,6 +52,12 @@ export interface PlacementClient {
   listTraits(query?: TraitListQuery, call?: CallOptions): Promise<readonly string[]>;
   /** FERRY_PROVIDER_NOT_FOUND when there is none. */
   getProvider(uuid: string, call?: CallOptions): Promise<ResourceProvider>;
+  /** `GET /resource_providers?…`: every provider matching all the filters (none: every provider). */
+  listProviders(query?: ProviderListQuery, call?: CallOptions): Promise<readonly ResourceProvider[]>;
+  /** `GET /resource_providers/{uuid}/inventories`; FERRY_PROVIDER_NOT_FOUND when there is none. */
+  getProviderInventories(uuid: string, call?: CallOptions): Promise<ProviderInventories>;
+  /** `GET /resource_providers/{uuid}/usages`; FERRY_PROVIDER_NOT_FOUND when there is none. */
+  getProviderUsages(uuid: string, call?: CallOptions): Promise<ProviderUsages>;
   /** Provider names are unique in Placement: at most one. */
   findProviderByName(name: string, call?: CallOptions): Promise<ResourceProvider | undefined>;
   getProviderTraits(uuid: string, call?: CallOptions): Promise<ProviderTraits>;
@@ -113,6 +133,31 @@ export function createPlacementClient(http: ServiceClient, options: PlacementCli
       return parseResourceProviderList(response.body, response.endpoint).find((provider) => provider.name === name);
     },
 
+    async listProviders(query = {}, call) {
+      const required = query.required === undefined || query.required.length === 0 ? undefined : query.required.join(',');
+      const response = await send({
+        method: 'GET', path: '/resource_providers', accept: [200, 400], signal: call?.signal,
+        query: { name: query.name, required, resources: query.resources, in_tree: query.inTree },
+      }, providerListMicroversion(query), 'listing resource providers with these filters');
+      if (response.status === 400 && unknownTraitsIn(response).length > 0) throw traitsRefused(unknownTraitsIn(response), response);
+      if (response.status !== 200) throw placementHttpError(response);
+      return parseResourceProviderList(response.body, response.endpoint);
+    },
+
+    async getProviderInventories(uuid, call) {
+      const response = await send({ method: 'GET', path: `${providerPath(uuid)}/inventories`, accept: [200, 404], signal: call?.signal },
+        PLACEMENT_VERB_MICROVERSIONS.providers, "reading a provider's inventories");
+      if (response.status === 404) throw providerNotFound(uuid, response);
+      return parseProviderInventories(response.body, response.endpoint);
+    },
+
+    async getProviderUsages(uuid, call) {
+      const response = await send({ method: 'GET', path: `${providerPath(uuid)}/usages`, accept: [200, 404], signal: call?.signal },
+        PLACEMENT_VERB_MICROVERSIONS.providers, "reading a provider's usages");
+      if (response.status === 404) throw providerNotFound(uuid, response);
+      return parseProviderUsages(response.body, response.endpoint);
+    },
+
     async getProviderTraits(uuid, call) {
       const response = await send({ method: 'GET', path: `${providerPath(uuid)}/traits`, accept: [200, 404], signal: call?.signal },
         PLACEMENT_VERB_MICROVERSIONS.traits, "reading a provider's traits");
@@ -149,4 +194,13 @@ export function createPlacementClient(http: ServiceClient, options: PlacementCli
     },
   };
   return client;
+}
+
+// What each filter of GET /resource_providers needs (placement-and-traits.md §3): in_tree 1.14, required 1.18,
+// a forbidden trait 1.22; resources and name are older than anything ferry speaks.
+function providerListMicroversion(query: ProviderListQuery): string {
+  if (query.required?.some((name) => name.startsWith('!')) === true) return '1.22';
+  if (query.required !== undefined && query.required.length > 0) return '1.18';
+  if (query.inTree !== undefined) return '1.14';
+  return PLACEMENT_VERB_MICROVERSIONS.providers;
 }

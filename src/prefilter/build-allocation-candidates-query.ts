@@ -7,8 +7,8 @@ import type { TraitRequest } from './prefilter-result.js';
 export interface AllocationQueryOptions {
   /** The microversion the request will be sent with (`1.36`); decides how traits can be expressed. */
   readonly microversion: string;
-  /** `VCPU:1,MEMORY_MB:512,DISK_GB:1`: the unsuffixed resources group. */
-  readonly resources: string;
+  /** `VCPU:1,MEMORY_MB:512,DISK_GB:1`: the unsuffixed resources group; without it only the trait parameters. */
+  readonly resources?: string;
   /** Placement's `limit` (nova sends `[scheduler] max_placement_results`, 1000). */
   readonly limit?: number;
   /** When given, every trait name must be in it (an unknown one makes Placement reject the whole query). */

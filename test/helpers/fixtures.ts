@@ -20,7 +20,13 @@ export type GlanceFixture = 'image-401' | 'image-404' | 'image-active-site-a' | 
 
 export type PlacementFixture = 'allocation-candidates' | 'allocation-candidates-400-unknown-trait' | 'placement-403-member'
   | 'provider-404' | 'provider-create' | 'provider-inventories-put' | 'provider-traits-get' | 'provider-traits-put'
-  | 'root' | 'traits-list-prefix' | 'traits-put-400-unknown' | 'traits-put-409-generation';
+  | 'root' | 'traits-list-prefix' | 'traits-put-400-unknown' | 'traits-put-409-generation' | PrefilterPlacementFixture;
+
+/** Recorded by scripts/devcloud/recorder/prefilter-cases.ts: five scoped compute nodes (pf-host-a … e). */
+export type PrefilterPlacementFixture = 'prefilter-candidates' | 'prefilter-candidates-1024' | 'prefilter-candidates-none'
+  | 'prefilter-providers' | 'prefilter-providers-qcow2' | 'prefilter-providers-x86' | 'prefilter-providers-disabled'
+  | 'prefilter-providers-400-unknown-trait' | 'prefilter-inventories-e' | 'prefilter-usages-e'
+  | 'prefilter-traits-a' | 'prefilter-traits-b' | 'prefilter-traits-c' | 'prefilter-traits-d' | 'prefilter-traits-e';
 
 export type TimelineFixture = 'timeline-failure' | 'timeline-retry' | 'timeline-retry-other-store' | 'timeline-rollback'
   | 'timeline-success';

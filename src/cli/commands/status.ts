@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { copyStatus, type CopyStatus } from '../../copy/copy-status.js';
+import { FerryError } from '../../errors/ferry-error.js';
+import { assertSelection } from '../../prewarm/prewarm-selection.js';
+import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { CommandSpec } from '../command-spec.js';
+import { matrixJsonSchema, matrixToJson, renderMatrix } from '../render/matrix.js';
 import { renderStatus } from '../render/status.js';
+import { SELECTION_OPTIONS, selectionFromFlags } from './prewarm.js';
 
 export const statusJsonSchema = z.object({
   image: z.string(),
@@ -24,18 +29,11 @@ export const statusJsonSchema = z.object({
 
 export type StatusJson = z.infer<typeof statusJsonSchema>;
 
-export const statusCommand: CommandSpec<CopyStatus> = {
-  name: 'status',
-  summary: 'Show where IMAGE lives: stores, imports in progress, failed stores, the import lock and its task age',
-  examples: ['ferry status 3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10', 'ferry status cirros-raw --json'],
-  arguments: [{ name: 'IMAGE', description: 'image ID or unique name', required: true }],
-  options: [],
-  jsonSchema: statusJsonSchema,
-  async run(ctx) {
-    const cloud = await ctx.connect();
-    return copyStatus(cloud, ctx.args[0] ?? '', { signal: ctx.signal });
-  },
-  toJson: ({ image, lock }): StatusJson => ({
+/** `ferry status IMAGE` reads one image; `ferry status --matrix …` reads a table of images × stores. */
+export type StatusReport = { readonly kind: 'image'; readonly status: CopyStatus } | { readonly kind: 'matrix'; readonly matrix: StoreMatrix };
+
+function imageToJson({ image, lock }: CopyStatus): StatusJson {
+  return {
     image: image.id,
     name: image.name,
     status: image.status,
@@ -52,6 +50,40 @@ export const statusCommand: CommandSpec<CopyStatus> = {
       task_message: lock.task?.message ?? null,
     },
     locations: image.locations === undefined ? null : image.locations.map((l) => ({ url: l.url, store: l.store ?? null })),
-  }),
-  render: renderStatus,
+  };
+}
+
+export const statusCommand: CommandSpec<StatusReport> = {
+  name: 'status',
+  summary: 'Show where IMAGE lives: stores, imports in progress, failed stores, the import lock and its task age',
+  description: 'With --matrix: a table of images × stores (present / copying / failed / missing) for the named images, '
+    + '--tag/--property, or --all; --store limits the columns (default: every writable store).',
+  examples: ['ferry status 3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10', 'ferry status cirros-raw --json',
+    'ferry status --matrix --tag golden', 'ferry status --matrix --all --store site-a --store site-b --json'],
+  arguments: [{ name: 'IMAGE', description: 'image ID or unique name (with --matrix: any number of them)', required: false, variadic: true }],
+  options: [
+    { name: 'matrix', description: 'images × stores table instead of one image' },
+    { name: 'store', value: 'STORE', repeatable: true, description: 'with --matrix: the store columns (default: every writable store)' },
+    ...SELECTION_OPTIONS,
+  ],
+  jsonSchema: z.union([statusJsonSchema, matrixJsonSchema]),
+  async run(ctx) {
+    if (ctx.flags.matrix === true) {
+      const selection = selectionFromFlags(ctx);
+      assertSelection(selection);
+      const stores = Array.isArray(ctx.flags.store) ? ctx.flags.store as readonly string[] : [];
+      const cloud = await ctx.connect();
+      return { kind: 'matrix', matrix: await readStoreMatrix(cloud, selection, { stores, signal: ctx.signal }) };
+    }
+    const matrixOnly = ['store', ...SELECTION_OPTIONS.map((o) => o.name)].filter((name) => ctx.flags[name] !== undefined);
+    if (ctx.args.length !== 1 || matrixOnly.length > 0) {
+      throw new FerryError('FERRY_INVALID_OPTION', ctx.args.length === 0 ? 'no IMAGE given'
+        : matrixOnly.length > 0 ? `--${matrixOnly[0]} goes with --matrix` : `one IMAGE at a time, got ${ctx.args.length}`,
+      'Give one IMAGE (ferry status IMAGE), or ask for a table with --matrix (ferry status --matrix IMAGE... | --tag T | --all).');
+    }
+    const cloud = await ctx.connect();
+    return { kind: 'image', status: await copyStatus(cloud, ctx.args[0] ?? '', { signal: ctx.signal }) };
+  },
+  toJson: (report) => (report.kind === 'image' ? imageToJson(report.status) : matrixToJson(report.matrix)),
+  render: (report, style) => (report.kind === 'image' ? renderStatus(report.status, style) : renderMatrix(report.matrix, style)),
 };

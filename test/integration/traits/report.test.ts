@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keptFormats } from '../../../src/backend/kept-formats.js';
-import { resolveBackendConfig } from '../../../src/backend/resolve-backend-config.js';
 import type { Cloud } from '../../../src/cloud/cloud.js';
 import { traitsReportJsonSchema } from '../../../src/cli/commands/traits-report.js';
 import { createPlacementClient, type PlacementClient } from '../../../src/placement/placement-client.js';
 import { readTraitCatalogue } from '../../../src/placement/read-trait-catalogue.js';
 import { reportTraits } from '../../../src/placement/report-traits.js';
-import { hostTraits, type HostCapabilitiesInput, type HostTraitReport } from '../../../src/traits/host-traits.js';
-import { parseHostCapabilities } from '../../../src/traits/parse-host-capabilities.js';
+import type { HostCapabilitiesInput, HostTraitReport } from '../../../src/traits/host-traits.js';
 import type { TraitCatalogue } from '../../../src/traits/trait-catalogue.js';
 import { cloudEnv, countingTransport, devCloud, markReached, type CountingTransport } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
-import { loadDomcaps, readFixture } from '../../unit/traits/domcaps-fixtures.js';
+import { hostTraitReport, recordedXml, type HostStorage } from '../../helpers/host-trait-report.js';
+import { loadDomcaps } from '../../unit/traits/domcaps-fixtures.js';
 
 // Real Placement 8.0.0 behind Keystone (the dev cloud). Every provider and custom trait made here has a per-run name
 // and is deleted in afterAll.
@@ -58,17 +56,11 @@ afterAll(async () => {
   await transport.close();
 });
 
-const kvmXml = (): Pick<HostCapabilitiesInput, 'domainCapabilities' | 'hostCapabilities'> => ({
-  domainCapabilities: [loadDomcaps('domcaps-x86_64-kvm-pc.xml'), loadDomcaps('domcaps-x86_64-kvm-q35.xml')],
-  hostCapabilities: parseHostCapabilities(readFixture('capabilities.xml'), 'capabilities.xml'),
-});
+const kvmXml = (): Pick<HostCapabilitiesInput, 'domainCapabilities' | 'hostCapabilities'> => recordedXml();
 
 /** The host's traits as `ferry traits report` computes them: storage through src/backend, names from this Placement. */
-function report(input: Omit<HostCapabilitiesInput, 'storage'>, storage: { imagesType: 'rbd' | 'qcow2' | 'ploop' | 'default';
-  forceRawImages?: boolean; mapping?: string }): HostTraitReport {
-  const backend = resolveBackendConfig({ imagesType: storage.imagesType, ...(storage.mapping ? { imagesTypeMapping: storage.mapping } : {}) });
-  return hostTraits({ ...input, storage: { imagesType: storage.imagesType, forceRawImages: storage.forceRawImages ?? true,
-    keptFormats: keptFormats(backend) } }, catalogue);
+function report(input: Omit<HostCapabilitiesInput, 'storage'>, storage: HostStorage): HostTraitReport {
+  return hostTraitReport(input, storage, catalogue);
 }
 
 const imageTypes = (traits: readonly string[]): string[] =>

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import type { GlanceImage } from '../../glance/image.js';
+import { formatMicroversion } from '../../placement/negotiate-microversion.js';
+import { createPlacementClient } from '../../placement/placement-client.js';
+import { findCandidates, type CandidateList } from '../../prefilter/find-candidates.js';
+import { imageTraitRequest } from '../../prefilter/image-trait-request.js';
+import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
+import type { CommandSpec } from '../command-spec.js';
+import { renderCandidates } from '../render/candidates.js';
+import { prefilterJsonSchema, switchesJson } from './prefilter.js';
+import {
+  limitFlag, microversionFlag, placementCatalogue, PREFILTER_INPUT_OPTIONS, readPrefilterInput, requiredResourcesFlag,
+  type PrefilterInput,
+} from './prefilter-input.js';
+
+/** What `ferry candidates` asked Placement, and the hosts it answered with. */
+export interface CandidatesReport {
+  readonly image: Pick<GlanceImage, 'id' | 'name'>;
+  readonly result: PrefilterResult;
+  readonly list: CandidateList;
+  readonly catalogueVersion: string;
+  readonly switches: PrefilterInput['switches'];
+}
+
+const resourceSummary = z.record(z.string(), z.strictObject({ capacity: z.number(), used: z.number() }));
+
+export const candidatesJsonSchema = prefilterJsonSchema.extend({
+  resources: z.string(),
+  limit: z.number().int().positive().nullable(),
+  candidates: z.array(z.strictObject({
+    uuid: z.string(),
+    name: z.string().nullable(),
+    traits: z.array(z.string()),
+    resources: resourceSummary,
+    providers: z.array(z.string()),
+    allocation_requests: z.number().int().positive(),
+  })),
+  allocation_requests: z.number().int().nonnegative(),
+});
+export type CandidatesJson = z.infer<typeof candidatesJsonSchema>;
+
+export const candidatesCommand: CommandSpec<CandidatesReport> = {
+  name: 'candidates',
+  summary: 'The hosts Placement offers for an image and flavor resources (GET /allocation_candidates), by name',
+  description: 'Builds the prefilter request (as ferry prefilter) for the microversion negotiated with the target Placement, ' +
+    'checks every name against Placement\'s own trait list, sends one GET /allocation_candidates and names each host ' +
+    '(one GET per host for up to 10 hosts, else one provider listing). No candidate? ferry explain says why, host by host.',
+  examples: [
+    'ferry candidates --image 8554f597-4961-4557-9ad1-1fbfef5ebc46 --resources VCPU:2,MEMORY_MB:4096,DISK_GB:20',
+    'ferry candidates --image image.json --resources VCPU:1,MEMORY_MB:512 --limit 10 --json',
+    'ferry candidates --image cirros --resources VCPU:1,MEMORY_MB:512 --nova-conf /etc/nova/nova.conf --microversion 1.36',
+  ],
+  arguments: [],
+  options: [
+    ...PREFILTER_INPUT_OPTIONS,
+    { name: 'resources', value: 'CLASS:N,…', description: 'the flavor\'s resources (required): VCPU:1,MEMORY_MB:512[,DISK_GB:1]' },
+    { name: 'limit', value: 'N', description: 'at most N allocation requests (Placement truncates; nova sends 1000)' },
+    { name: 'microversion', value: 'X.Y', description: 'the newest Placement microversion to speak (default: the newest both speak, 1.39 on Placement 8.0.0)' },
+  ],
+  jsonSchema: candidatesJsonSchema,
+  async run(ctx) {
+    const resources = requiredResourcesFlag(ctx.flags);
+    const limit = limitFlag(ctx.flags);
+    const wanted = microversionFlag(ctx.flags);
+    const input = await readPrefilterInput(ctx);
+    const cloud = await ctx.connect();
+    const placement = createPlacementClient(cloud.placementHttp, wanted === undefined ? {} : { microversion: wanted });
+    const microversion = formatMicroversion(await placement.microversion({ signal: ctx.signal }));
+    const catalogue = await placementCatalogue(input, placement, ctx.signal);
+    const result = imageTraitRequest(input.image.raw, {
+      ...input.options, catalogue, microversion, resources, ...(limit === undefined ? {} : { limit }),
+    });
+    const list = await findCandidates(placement, result, resources, {
+      catalogue, signal: ctx.signal, ...(limit === undefined ? {} : { limit }),
+    });
+    return { image: { id: input.image.id, name: input.image.name }, result, list, catalogueVersion: catalogue.version, switches: input.switches };
+  },
+  toJson: ({ image, result, list, catalogueVersion, switches }): CandidatesJson => ({
+    root_required: [...result.root_required],
+    root_forbidden: [...result.root_forbidden],
+    required: [...result.required],
+    forbidden: [...result.forbidden],
+    query: list.query,
+    microversion: list.microversion,
+    reasons: Object.fromEntries(Object.entries(result.reasons).map(([trait, why]) => [trait, [...why]])),
+    unmapped: result.unmapped.map((u) => ({ ...u })),
+    filters: { ...result.filters },
+    notes: [...result.notes],
+    image: image.id,
+    image_name: image.name,
+    catalogue_version: catalogueVersion,
+    switches: switchesJson(switches),
+    resources: list.resources,
+    limit: list.limit ?? null,
+    candidates: list.candidates.map((c) => ({
+      uuid: c.uuid, name: c.name ?? null, traits: [...c.traits],
+      resources: Object.fromEntries(Object.entries(c.resources).map(([cls, r]) => [cls, { capacity: r.capacity, used: r.used }])),
+      providers: [...c.providers], allocation_requests: c.allocationRequests,
+    })),
+    allocation_requests: list.allocationRequests,
+  }),
+  render: renderCandidates,
+};

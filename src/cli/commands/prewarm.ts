@@ -1,0 +1,156 @@
+import { ERROR_TABLE } from '../../errors/error-table.js';
+import { FerryError } from '../../errors/ferry-error.js';
+import type { PrewarmEvent } from '../../prewarm/prewarm-events.js';
+import { PREWARM_DEFAULTS, REQUEST_MODES, type PrewarmOptions, type RequestMode } from '../../prewarm/prewarm-options.js';
+import type { PrewarmReport } from '../../prewarm/prewarm-report.js';
+import { parsePropertyFilters, type PrewarmSelection } from '../../prewarm/prewarm-selection.js';
+import { prewarm } from '../../prewarm/prewarm.js';
+import type { CommandContext, CommandSpec, OptionSpec } from '../command-spec.js';
+import { configFlag } from '../global-options.js';
+import { createPrewarmProgress } from '../render/prewarm-progress.js';
+import { prewarmJsonSchema, prewarmToJson } from '../render/prewarm-json.js';
+import { renderPrewarm } from '../render/prewarm.js';
+
+/** --tag/--property/--all/--visibility: shared by prewarm and status --matrix. */
+export const SELECTION_OPTIONS: readonly OptionSpec[] = [
+  { name: 'tag', value: 'TAG', description: 'select the images carrying this tag' },
+  { name: 'property', value: 'KEY=VALUE', repeatable: true, description: 'select the images whose property KEY has VALUE (all must match)' },
+  { name: 'all', description: 'select every image visible to the caller' },
+  { name: 'visibility', value: 'V', description: 'with --tag/--property/--all: public, private, shared, community or all' },
+];
+
+/** The options that shape a run: shared by prewarm and sync. */
+export const RUN_OPTIONS: readonly OptionSpec[] = [
+  { name: 'concurrency', value: 'N', description: `images copied at once (default ${PREWARM_DEFAULTS.concurrency})` },
+  { name: 'per-store', value: 'N', description: `images copied into any one store at once (default ${PREWARM_DEFAULTS.perStoreConcurrency})` },
+  { name: 'request-mode', value: 'MODE', description: `image: one import per image naming all its stores; store: one per store (default ${PREWARM_DEFAULTS.requestMode})` },
+  { name: 'any-format', description: 'copy non-raw images into rbd stores too (nova clones only raw ones from there)' },
+  ...['timeout', 'poll-interval', 'stale-lock-after'].map(configFlag),
+];
+
+const list = (value: unknown): readonly string[] => (Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : []);
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+export function selectionFromFlags(ctx: CommandContext): PrewarmSelection {
+  const properties = list(ctx.flags.property);
+  const tag = text(ctx.flags.tag);
+  const visibility = text(ctx.flags.visibility);
+  return {
+    ...(ctx.args.length > 0 ? { images: ctx.args } : {}),
+    ...(tag === undefined ? {} : { tag }),
+    ...(properties.length > 0 ? { properties: parsePropertyFilters(properties) } : {}),
+    ...(ctx.flags.all === true ? { all: true } : {}),
+    ...(visibility === undefined ? {} : { visibility }),
+  };
+}
+
+function countFlag(ctx: CommandContext, name: string): number | undefined {
+  const value = text(ctx.flags[name]);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > PREWARM_DEFAULTS.maxConcurrency) {
+    throw new FerryError('FERRY_INVALID_OPTION', `--${name} must be an integer from 1 to ${PREWARM_DEFAULTS.maxConcurrency}, got '${value}'`,
+      `Pass e.g. --${name} 4.`, { option: name });
+  }
+  return Number(value);
+}
+
+/** The flags every run takes (limits, request mode, format, copy timings from the config), minus stores. */
+export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, 'stores'> {
+  const mode = text(ctx.flags['request-mode']);
+  if (mode !== undefined && !(REQUEST_MODES as readonly string[]).includes(mode)) {
+    throw new FerryError('FERRY_INVALID_OPTION', `--request-mode must be one of ${REQUEST_MODES.join(', ')}, got '${mode}'`,
+      'image: one import request per image naming all its stores; store: one request per store.', { option: 'request-mode' });
+  }
+  const concurrency = countFlag(ctx, 'concurrency');
+  const perStore = countFlag(ctx, 'per-store');
+  return {
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(perStore === undefined ? {} : { perStoreConcurrency: perStore }),
+    ...(mode === undefined ? {} : { requestMode: mode as RequestMode }),
+    anyFormat: ctx.flags['any-format'] === true,
+    timeoutMs: ctx.config.copy.timeoutMs,
+    minPollDelayMs: ctx.config.copy.minPollDelayMs,
+    maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
+    staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
+    signal: ctx.signal,
+  };
+}
+
+/**
+ * Progress on the terminal: on a TTY the live area (bar + a line per running copy, refreshed every second) with the
+ * plan, failures and stopping kept above it; elsewhere a plain line per event. Returns the callback and a stop.
+ */
+export function prewarmProgressSink(ctx: CommandContext): { onProgress: (event: PrewarmEvent) => void; stop: () => void } {
+  const view = createPrewarmProgress(Date.now());
+  const notice = ctx.notice ?? (() => undefined);
+  if (ctx.interactive !== true) {
+    return { onProgress: (event) => { const line = view.handle(event, Date.now()); if (line !== undefined) notice(line); }, stop: () => undefined };
+  }
+  const ticker = setInterval(() => ctx.progress.update(view.frame(Date.now())), 1000);
+  ticker.unref();
+  return {
+    onProgress(event) {
+      const line = view.handle(event, Date.now());
+      const keep = event.type === 'planned' || event.type === 'aborting' || (event.type === 'item-done' && event.item.outcome === 'failed');
+      if (line !== undefined && keep) notice(line);
+      ctx.progress.update(view.frame(Date.now()));
+    },
+    stop: () => clearInterval(ticker),
+  };
+}
+
+/** --store (repeatable), else the configured store (FERRY_STORE, nova.conf images_rbd_glance_store_name). */
+export function storesFromFlags(ctx: CommandContext): readonly string[] {
+  const stores = list(ctx.flags.store);
+  if (stores.length > 0) return stores;
+  if (ctx.config.copy.store !== undefined) return [ctx.config.copy.store];
+  throw new FerryError('FERRY_INVALID_OPTION', 'no target store given',
+    'Name the stores to copy into: --store NAME (repeat it for several), or set FERRY_STORE.', { option: 'store' });
+}
+
+export function prewarmExitCode(report: PrewarmReport): number {
+  if (report.aborted) return ERROR_TABLE.FERRY_ABORTED.exit;
+  return report.counts.failed > 0 ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0;
+}
+
+export const prewarmCommand: CommandSpec<PrewarmReport> = {
+  name: 'prewarm',
+  summary: 'Copy many images into many Glance stores ahead of boots (plan, then copy with bounded concurrency)',
+  description: 'Plans every (image, store) first: present, copying (someone else), failed earlier, missing, or not copyable (and why). '
+    + 'Then asks Glance to copy what is missing (copy-image) and follows each copy to its end, joining copies others run. '
+    + 'Exit 50 when anything failed; Ctrl-C stops starting copies, lists those still running inside Glance and exits 130; '
+    + 'running the same command again picks up where it stopped. Guide: docs/prewarm.md.',
+  examples: [
+    'ferry prewarm --store site-a --store site-b --tag golden',
+    'ferry prewarm --store site-b cirros-raw ubuntu-22.04-raw --dry-run',
+    'ferry prewarm --store site-a --property os_distro=ubuntu --visibility public --concurrency 8 --json',
+    'ferry prewarm --store site-a --store site-b --all',
+  ],
+  arguments: [{ name: 'IMAGE', description: 'image IDs or unique names (or select with --tag/--property/--all)', required: false, variadic: true }],
+  options: [
+    { name: 'store', value: 'STORE', repeatable: true, description: 'target Glance store (repeat for several; written in this order)' },
+    ...SELECTION_OPTIONS,
+    { name: 'dry-run', description: 'print the plan and exit; send no import request' },
+    ...RUN_OPTIONS,
+  ],
+  jsonSchema: prewarmJsonSchema,
+  async run(ctx) {
+    const selection = selectionFromFlags(ctx);
+    const stores = storesFromFlags(ctx);
+    const cloud = await ctx.connect();
+    const progress = prewarmProgressSink(ctx);
+    try {
+      return await prewarm(cloud, selection, {
+        ...runOptionsFromFlags(ctx),
+        stores,
+        dryRun: ctx.flags['dry-run'] === true,
+        onProgress: progress.onProgress,
+      });
+    } finally {
+      progress.stop();
+    }
+  },
+  toJson: prewarmToJson,
+  render: renderPrewarm,
+  exitCode: prewarmExitCode,
+};

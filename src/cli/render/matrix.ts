@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { MATRIX_CELLS, type MatrixCell, type StoreMatrix } from '../../prewarm/store-matrix.js';
+import type { TextStyle } from '../output/text-style.js';
+import { table } from './prewarm.js';
+
+const count = z.number().int().min(0);
+
+/** `ferry status --matrix --json`; documented in docs/cli.md. */
+export const matrixJsonSchema = z.object({
+  stores: z.array(z.string()),
+  images: z.array(z.object({
+    image: z.string(),
+    name: z.string().nullable(),
+    status: z.string(),
+    disk_format: z.string().nullable(),
+    cells: z.record(z.string(), z.enum(MATRIX_CELLS)),
+  })),
+  unresolved: z.array(z.object({ ref: z.string(), code: z.string(), reason: z.string() })),
+  counts: z.object({ present: count, copying: count, failed: count, missing: count }),
+});
+
+export type MatrixJson = z.infer<typeof matrixJsonSchema>;
+
+export function matrixToJson(matrix: StoreMatrix): MatrixJson {
+  return {
+    stores: [...matrix.stores],
+    images: matrix.rows.map((row) => ({ image: row.imageId, name: row.imageName, status: row.status, disk_format: row.diskFormat,
+      cells: { ...row.cells } })),
+    unresolved: matrix.unresolved.map((u) => ({ ref: u.ref, code: u.code, reason: u.reason })),
+    counts: { ...matrix.counts },
+  };
+}
+
+/** images × stores, one word per cell, coloured on a TTY. */
+export function renderMatrix(matrix: StoreMatrix, style: TextStyle): string {
+  const paint: Readonly<Record<MatrixCell, (text: string) => string>> = {
+    present: (t) => style.good(t), copying: (t) => style.warn(t), failed: (t) => style.bad(t), missing: (t) => style.dim(t),
+  };
+  const rows = matrix.rows.map((row) => [
+    row.imageName ?? '(no name)', row.imageId, row.status === 'active' ? row.diskFormat ?? '?' : style.warn(row.status),
+    ...matrix.stores.map((store) => {
+      const cell = row.cells[store] ?? 'missing';
+      return paint[cell](cell);
+    }),
+  ]);
+  const c = matrix.counts;
+  const lines = [
+    table(['image', 'id', 'format', ...matrix.stores], rows),
+    '',
+    style.dim(`${matrix.rows.length} image${matrix.rows.length === 1 ? '' : 's'} × ${matrix.stores.length} stores: `
+      + `${c.present} present, ${c.copying} copying, ${c.failed} failed, ${c.missing} missing`),
+  ];
+  for (const u of matrix.unresolved) lines.push(style.bad(`not found: ${u.ref}: ${u.reason}`));
+  return lines.join('\n');
+}

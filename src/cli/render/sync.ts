@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import type { SyncReport } from '../../sync/sync-once.js';
+import type { WatchPass, WatchSummary } from '../../sync/watch-sync.js';
+import type { TextStyle } from '../output/text-style.js';
+import { prewarmJsonSchema, prewarmToJson } from './prewarm-json.js';
+import { renderPrewarm, seconds, table } from './prewarm.js';
+
+/** What `ferry sync` returns: one pass, or (with --watch) the last pass and the watch's tally. */
+export interface SyncOutcome {
+  readonly report: SyncReport | undefined;
+  readonly watch: WatchSummary | undefined;
+}
+
+const count = z.number().int().min(0);
+const passError = z.object({ code: z.string(), message: z.string() });
+
+/** `ferry sync --json`; documented in docs/cli.md. */
+export const syncJsonSchema = z.object({
+  policy: z.string().nullable(),
+  wanted: count,
+  drift_before: count,
+  drift_after: count,
+  converged: z.boolean(),
+  placements: z.array(z.object({ name: z.string(), stores: z.array(z.string()), images: count, unresolved: count, drift: count })),
+  result: prewarmJsonSchema.nullable(),
+  watch: z.object({ passes: count, unclean_passes: count, last_error: passError.nullable() }).nullable(),
+});
+
+export type SyncJson = z.infer<typeof syncJsonSchema>;
+
+export function syncToJson({ report, watch }: SyncOutcome): SyncJson {
+  return {
+    policy: report?.policy ?? null,
+    wanted: report?.wanted ?? 0,
+    drift_before: report?.driftBefore ?? 0,
+    drift_after: report?.driftAfter ?? 0,
+    converged: report?.converged ?? false,
+    placements: (report?.placements ?? []).map((p) => ({ name: p.name, stores: [...p.stores], images: p.images, unresolved: p.unresolved, drift: p.drift })),
+    result: report === undefined ? null : prewarmToJson(report.result),
+    watch: watch === undefined ? null
+      : { passes: watch.passes, unclean_passes: watch.uncleanPasses, last_error: watch.lastError ?? null },
+  };
+}
+
+export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): string {
+  const lines: string[] = [];
+  if (watch !== undefined) {
+    lines.push(`${style.bold('watch')} ended after ${watch.passes} pass${watch.passes === 1 ? '' : 'es'} (${watch.uncleanPasses} unclean)`
+      + (watch.lastError ? `; last error ${watch.lastError.code}: ${watch.lastError.message}` : ''), '');
+  }
+  if (report === undefined) return lines.concat(style.warn('no pass completed')).join('\n');
+  const verdict = report.converged ? style.good('converged') : report.result.dryRun ? style.warn('drift (dry run)') : style.bad('not converged');
+  lines.push(`${style.bold('sync')} ${report.policy}: ${verdict} · ${report.wanted} (image, store) pairs wanted · drift ${report.driftBefore} before, `
+    + `${report.driftAfter} after`, '',
+  table(['placement', 'images', 'stores', 'drift'], report.placements.map((p) =>
+    [p.name, `${p.images}${p.unresolved > 0 ? style.bad(` +${p.unresolved} not found`) : ''}`, p.stores.join(', '), String(p.drift)])),
+  '', renderPrewarm(report.result, style));
+  return lines.join('\n');
+}
+
+/** The one log line per watch pass. */
+export function describePass(pass: WatchPass): string {
+  const next = `next in ${seconds(pass.nextInMs)}${pass.clean ? '' : ' (backing off)'}`;
+  const policy = pass.policyError ? ` · policy not reloaded: ${pass.policyError.message}` : '';
+  if (pass.report === undefined) {
+    return `pass ${pass.number} · error ${pass.error?.code ?? '?'}: ${pass.error?.message ?? ''} · ${next}${policy}`;
+  }
+  const { report } = pass;
+  const c = report.result.counts;
+  return `pass ${pass.number} · ${report.wanted} wanted · drift ${report.driftBefore} → ${report.driftAfter} · copied ${c.copied + c.joined}`
+    + ` · failed ${c.failed} · skipped ${c.skipped} · ${seconds(pass.elapsedMs)} · ${next}${policy}`;
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { ENSURE_DEFAULTS } from '../copy/ensure-options.js';
+import { FerryError } from '../errors/ferry-error.js';
+import type { PrewarmEvent } from './prewarm-events.js';
+
+/**
+ * How an image reaches several stores:
+ * - `image`: one import request per image naming all its missing stores (`all_stores_must_succeed: false`); Glance
+ *   stages the data once and writes the stores one after another;
+ * - `store`: one request per store, one after another (Glance allows one import per image at a time).
+ * bench/prewarm.ts measures both; docs/prewarm.md has the numbers behind the default.
+ */
+export const REQUEST_MODES = ['image', 'store'] as const;
+export type RequestMode = (typeof REQUEST_MODES)[number];
+
+export interface PrewarmOptions {
+  /** Target stores, in the order Glance should write them. Required. */
+  readonly stores: readonly string[];
+  /** Images being copied at once, overall. Default PREWARM_DEFAULTS.concurrency. */
+  readonly concurrency?: number;
+  /** Images being copied into any one store at once. Default PREWARM_DEFAULTS.perStoreConcurrency. */
+  readonly perStoreConcurrency?: number;
+  readonly requestMode?: RequestMode;
+  /** Copy non-raw images into rbd stores too. */
+  readonly anyFormat?: boolean;
+  /** Plan only: no import request is sent. */
+  readonly dryRun?: boolean;
+  /** Deadline of one copy (or one wait on someone else's), ms. */
+  readonly timeoutMs?: number;
+  readonly minPollDelayMs?: number;
+  readonly maxPollDelayMs?: number;
+  /** A lock whose task has not moved for this long is reported as stuck instead of waited on. */
+  readonly staleLockAfterMs?: number;
+  /** Stops new work; copies already running inside Glance go on (the report lists them). */
+  readonly signal?: AbortSignal;
+  /** The library reports; it never prints. Events are frozen. */
+  readonly onProgress?: (event: PrewarmEvent) => void;
+  /** For tests: the jitter source. */
+  readonly random?: () => number;
+}
+
+export const PREWARM_DEFAULTS = {
+  concurrency: 4,
+  perStoreConcurrency: 4,
+  requestMode: 'image' as RequestMode,
+  timeoutMs: ENSURE_DEFAULTS.timeoutMs,
+  minPollDelayMs: ENSURE_DEFAULTS.minPollDelayMs,
+  maxPollDelayMs: ENSURE_DEFAULTS.maxPollDelayMs,
+  staleLockAfterMs: ENSURE_DEFAULTS.staleLockAfterMs,
+  /** Upper bound of both limits: Glance runs every accepted copy at once, so more only queues inside Glance. */
+  maxConcurrency: 64,
+} as const;
+
+export interface ResolvedPrewarmOptions {
+  readonly stores: readonly string[];
+  readonly concurrency: number;
+  readonly perStoreConcurrency: number;
+  readonly requestMode: RequestMode;
+  readonly anyFormat: boolean;
+  readonly dryRun: boolean;
+  readonly timeoutMs: number;
+  readonly minPollDelayMs: number;
+  readonly maxPollDelayMs: number;
+  readonly staleLockAfterMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly onProgress: ((event: PrewarmEvent) => void) | undefined;
+  readonly random: (() => number) | undefined;
+}
+
+const storeName = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
+const limit = z.number().int().min(1).max(PREWARM_DEFAULTS.maxConcurrency);
+const positiveMs = z.number().int().positive();
+const schema = z.object({
+  stores: z.array(storeName).min(1, 'at least one store'),
+  concurrency: limit,
+  perStoreConcurrency: limit,
+  requestMode: z.enum(REQUEST_MODES),
+  timeoutMs: positiveMs,
+  minPollDelayMs: positiveMs,
+  maxPollDelayMs: positiveMs,
+  staleLockAfterMs: positiveMs,
+});
+
+/** Fill defaults once and validate, so nothing below checks for undefined again. */
+export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Record<string, string>> = {}): ResolvedPrewarmOptions {
+  const merged = {
+    stores: [...new Set(input.stores)],
+    concurrency: input.concurrency ?? PREWARM_DEFAULTS.concurrency,
+    perStoreConcurrency: input.perStoreConcurrency ?? PREWARM_DEFAULTS.perStoreConcurrency,
+    requestMode: input.requestMode ?? PREWARM_DEFAULTS.requestMode,
+    timeoutMs: input.timeoutMs ?? PREWARM_DEFAULTS.timeoutMs,
+    minPollDelayMs: input.minPollDelayMs ?? PREWARM_DEFAULTS.minPollDelayMs,
+    maxPollDelayMs: input.maxPollDelayMs ?? PREWARM_DEFAULTS.maxPollDelayMs,
+    staleLockAfterMs: input.staleLockAfterMs ?? PREWARM_DEFAULTS.staleLockAfterMs,
+  };
+  const result = schema.safeParse(merged);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = String(issue?.path[0] ?? 'options');
+    const value = (merged as Record<string, unknown>)[field];
+    const from = origin[field] === undefined ? '' : ` (from ${origin[field]})`;
+    throw new FerryError('FERRY_INVALID_OPTION', `${field} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}${from}`,
+      `Fix the ${origin[field] ?? field} option.`, { option: field });
+  }
+  if (merged.minPollDelayMs > merged.maxPollDelayMs) {
+    throw new FerryError('FERRY_INVALID_OPTION', `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
+      'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
+  }
+  return Object.freeze({ ...result.data, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
+    signal: input.signal, onProgress: input.onProgress, random: input.random });
+}

@@ -1,0 +1,101 @@
+import type { CopyContext } from '../copy/copy-context.js';
+import type { PlanItem, PlannedJob, PrewarmPlan } from './plan-prewarm.js';
+import type { PrewarmEvent } from './prewarm-events.js';
+import type { ResolvedPrewarmOptions } from './prewarm-options.js';
+import { countOutcomes, type PrewarmItemReport, type PrewarmReport, type RunningCopy } from './prewarm-report.js';
+import { runImageJob, type RequestCounters } from './run-image-job.js';
+import { createSlotScheduler } from './slot-scheduler.js';
+import type { StoreCatalogue } from './store-catalogue.js';
+import type { StoreResult } from './store-result.js';
+
+/**
+ * Carry out a plan: every image with work is one job, run under the global and per-store limits. Items that need no
+ * work are decided at once. On abort no job starts any more; running jobs stop waiting and report what goes on
+ * inside Glance. A dry run decides nothing and sends nothing.
+ */
+export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalogue: StoreCatalogue,
+  options: ResolvedPrewarmOptions): Promise<PrewarmReport> {
+  const { clock } = ctx;
+  const started = clock.now();
+  const counters: RequestCounters = { imageReads: 0, importRequests: 0, taskReads: 0 };
+  const emit = (event: PrewarmEvent): void => options.onProgress?.(event);
+  const decided = new Map<string, PrewarmItemReport>();
+  const key = (imageId: string, store: string): string => `${imageId}\u0000${store}`;
+  const decide = (item: PlanItem, result: StoreResult | undefined): void => {
+    const report: PrewarmItemReport = Object.freeze({ imageId: item.imageId, imageName: item.imageName, store: item.store, planned: item.state,
+      action: item.action, ...(result ?? { outcome: undefined, reason: item.detail }) });
+    decided.set(key(item.imageId, item.store), report);
+    if (result !== undefined) emit(Object.freeze({ type: 'item-done', item: report }));
+  };
+
+  emit(Object.freeze({ type: 'planned', plan }));
+  for (const item of plan.items) {
+    if (options.dryRun) decide(item, undefined);
+    else if (item.action === 'none') decide(item, { outcome: 'present', reason: item.detail });
+    else if (item.action === 'skip') {
+      decide(item, item.reason === 'unresolved'
+        ? { outcome: 'failed', failure: 'unresolved', code: 'FERRY_IMAGE_NOT_FOUND', reason: item.detail }
+        : { outcome: 'skipped', ...(item.reason ? { skipReason: item.reason } : {}), reason: item.detail });
+    }
+  }
+
+  let aborted = false;
+  if (!options.dryRun && plan.jobs.length > 0) {
+    const scheduler = createSlotScheduler({ global: options.concurrency, perStore: options.perStoreConcurrency });
+    const onAbort = (): void => emit(Object.freeze({ type: 'aborting', running: scheduler.running, queued: scheduler.queued }));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const planned = new Map(plan.items.map((item) => [key(item.imageId, item.store), item]));
+    const itemOf = (job: PlannedJob, store: string): PlanItem | undefined => planned.get(key(job.imageId, store));
+    try {
+      const settled = await Promise.allSettled(plan.jobs.map((job) => scheduler.run(job.stores, async () => {
+        const results: ReadonlyMap<string, StoreResult> = options.signal?.aborted
+          ? new Map(job.stores.map((store) => [store, { outcome: 'interrupted', runningInGlance: false,
+            reason: 'the run stopped before this copy started' }]))
+          : await runImageJob(ctx, job, { options, catalogue, counters, emit });
+        for (const [store, result] of results) {
+          const item = itemOf(job, store);
+          if (item !== undefined) decide(item, result);
+        }
+        emit(Object.freeze({ type: 'job-done', imageId: job.imageId }));
+      })));
+      // A job ends in a result per store; anything thrown is a defect, surfaced once every job has ended.
+      const defect = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (defect !== undefined) throw defect.reason;
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+    aborted = options.signal?.aborted === true;
+  }
+
+  const items = plan.items.map((item) => decided.get(key(item.imageId, item.store))
+    ?? Object.freeze({ imageId: item.imageId, imageName: item.imageName, store: item.store, planned: item.state, action: item.action,
+      outcome: 'interrupted' as const, runningInGlance: false, reason: 'never started' }));
+  return Object.freeze({
+    stores: Object.freeze([...options.stores]),
+    dryRun: options.dryRun,
+    aborted,
+    elapsedMs: clock.now() - started,
+    requestMode: options.requestMode,
+    concurrency: options.concurrency,
+    perStoreConcurrency: options.perStoreConcurrency,
+    storeTypesKnown: plan.storeTypesKnown,
+    plan: plan.counts,
+    counts: countOutcomes(items),
+    items: Object.freeze(items),
+    runningInGlance: runningCopies(items),
+    requests: Object.freeze({ ...counters }),
+  });
+}
+
+/** Interrupted items whose copy goes on inside Glance, one entry per image and task. */
+function runningCopies(items: readonly PrewarmItemReport[]): readonly RunningCopy[] {
+  const copies = new Map<string, { imageId: string; imageName: string | null; stores: string[]; taskId: string }>();
+  for (const item of items) {
+    if (item.outcome !== 'interrupted' || item.runningInGlance !== true || item.taskId === undefined) continue;
+    const entry = copies.get(`${item.imageId}\u0000${item.taskId}`)
+      ?? { imageId: item.imageId, imageName: item.imageName, stores: [], taskId: item.taskId };
+    entry.stores.push(item.store);
+    copies.set(`${item.imageId}\u0000${item.taskId}`, entry);
+  }
+  return Object.freeze([...copies.values()].map((copy) => Object.freeze({ ...copy, stores: Object.freeze(copy.stores) })));
+}

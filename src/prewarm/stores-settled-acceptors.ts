@@ -1,0 +1,31 @@
+import type { CopySnapshot } from '../copy/copy-snapshot.js';
+import { copyState, type StaleRule } from '../copy/copy-state.js';
+import type { Acceptor } from '../wait/verdict.js';
+
+/**
+ * The wait for one import that writes several stores (ours, or someone else's we joined): done only when copyState
+ * no longer calls any of them `copying`, i.e. the watched task released the image's import lock. Glance writes the
+ * stores one after another, and until the lock goes `stores` may show one that is about to be rolled back and
+ * `os_glance_failed_import` may still show an earlier attempt, so no store is judged before all are settled.
+ * Success hands back the settling snapshot: each store is then judged on its own (copyAcceptors).
+ */
+export function storesSettledAcceptors(stores: readonly string[],
+  options: StaleRule & { readonly expectedDurationMs?: number | undefined }): readonly Acceptor<CopySnapshot, CopySnapshot>[] {
+  return [
+    (snapshot) => {
+      const states = stores.map((store) => ({ store, state: copyState(snapshot, store, options) }));
+      for (const { state } of states) {
+        if (state.kind === 'stuck') return { state: 'failure', reason: state.why };
+      }
+      const writing = states.filter(({ state }) => state.kind === 'copying' && state.writing).map(({ store }) => store);
+      const waiting = states.find(({ state }) => state.kind === 'copying');
+      if (waiting !== undefined && waiting.state.kind === 'copying') {
+        const note = writing.length > 0 ? `copying to ${writing.join(', ')}` : `import task ${waiting.state.taskId} running`;
+        return options.expectedDurationMs === undefined
+          ? { state: 'retry', note }
+          : { state: 'retry', note, etaMs: options.expectedDurationMs - snapshot.elapsedMs };
+      }
+      return { state: 'success', value: snapshot };
+    },
+  ];
+}
