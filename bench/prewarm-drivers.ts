@@ -1,6 +1,7 @@
 // Helpers of bench/prewarm.ts (not a benchmark itself): a minimal copy driver that measures what Glance allows, the
 // operator's glance-CLI loop, and the reset between phases. Plain fetch and the glance CLI, independent of ferry.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchDevcloud } from './lib/devcloud-facts.js';
@@ -25,6 +26,11 @@ export async function requestCopy(devcloud: BenchDevcloud, admin: GlanceAdmin, i
 /** Several images in one GET (`id=in:`), so polling costs one request per tick however many copies run. */
 export async function readImages(devcloud: BenchDevcloud, admin: GlanceAdmin, ids: readonly string[]): Promise<Map<string, Wire>> {
   const found = new Map<string, Wire>();
+  // one image: the plain GET, cheaper for Glance than a filtered listing
+  if (ids.length === 1) {
+    const image = await admin.readImage(ids[0]!);
+    return found.set(String(image.id), image);
+  }
   for (let i = 0; i < ids.length; i += 40) {
     const chunk = ids.slice(i, i + 40);
     const response = await fetch(`${devcloud.glance.url}/v2/images?limit=100&id=in:${chunk.join(',')}`, { headers: await headers(admin) });
@@ -137,6 +143,59 @@ export async function removeCopies(devcloud: BenchDevcloud, admin: GlanceAdmin, 
       if (response.status !== 204 && response.status !== 404) throw new Error(`delete ${id} from ${store}: ${response.status} ${await response.text()}`);
     }
   }
+}
+
+/** One import task as Glance's own log tells it: from `pending to processing` to `… of api_image_import completed`. */
+export interface TaskSpan {
+  readonly id: string;
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+const STARTED = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \d+ INFO glance\.domain \[-\] Task \[([0-9a-f-]{36})\] status changing from pending to processing/;
+const ENDED = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \d+ INFO glance\.(?:async_\.flows\.api_image_import \[-\] ([0-9a-f-]{36}) of api_image_import completed|domain \[-\] Task \[([0-9a-f-]{36})\] status changing from processing to failure)/;
+
+/**
+ * The spans of the given tasks from glance-api's log (millisecond timestamps, written by Glance itself): what each
+ * copy cost Glance, free of any client's polling granularity. The log is shared; only the named tasks are read.
+ */
+export function readTaskSpans(logFile: string, taskIds: ReadonlySet<string>): TaskSpan[] {
+  const starts = new Map<string, number>();
+  const spans: TaskSpan[] = [];
+  const time = (stamp: string): number => Date.parse(stamp.replace(' ', 'T'));
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    const started = STARTED.exec(line);
+    if (started !== null && taskIds.has(started[2]!)) starts.set(started[2]!, time(started[1]!));
+    const ended = ENDED.exec(line);
+    const id = ended?.[2] ?? ended?.[3];
+    if (ended !== null && id !== undefined && taskIds.has(id) && starts.has(id)) {
+      spans.push({ id, startMs: starts.get(id)!, endMs: time(ended[1]!) });
+      starts.delete(id);
+    }
+  }
+  return spans;
+}
+
+/** How many tasks Glance ran at once: time-weighted over the time at least one ran (busy), and the peak. */
+export function taskOverlap(spans: readonly TaskSpan[]): { sumMs: number; busyMs: number; meanRunning: number; maxRunning: number } {
+  const events = spans.flatMap((span) => [{ at: span.startMs, delta: 1 }, { at: span.endMs, delta: -1 }])
+    .sort((a, b) => a.at - b.at || a.delta - b.delta);
+  let running = 0;
+  let busyMs = 0;
+  let weighted = 0;
+  let maxRunning = 0;
+  let last = events[0]?.at ?? 0;
+  for (const event of events) {
+    if (running > 0) {
+      busyMs += event.at - last;
+      weighted += running * (event.at - last);
+    }
+    running += event.delta;
+    maxRunning = Math.max(maxRunning, running);
+    last = event.at;
+  }
+  const sumMs = spans.reduce((sum, span) => sum + span.endMs - span.startMs, 0);
+  return { sumMs, busyMs, meanRunning: busyMs === 0 ? 0 : weighted / busyMs, maxRunning };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) console.error('bench/prewarm-drivers.ts: helpers of bench/prewarm.ts; nothing to run');

@@ -86,3 +86,26 @@ export { parseResources } from './prefilter/parse-resources.js';
 export type { ResourceAmount } from './prefilter/parse-resources.js';
 export { PROVIDER_LOOKUP_DEFAULTS } from './prefilter/read-provider-names.js';
 export type { TraitGap } from './prefilter/explain-candidate.js';
+
+// Prewarm and sync: many images into many stores ahead of boots; a declared placement kept converged
+export { planPrewarm } from './prewarm/plan-prewarm.js';
+export type { PlanInput, PlanItem, PlanAction, PlannedJob, PrewarmPlan } from './prewarm/plan-prewarm.js';
+export { classifyPlacement } from './prewarm/classify-placement.js';
+export type { PlanState, NotCopyableReason, PlacementVerdict } from './prewarm/classify-placement.js';
+export { prewarm } from './prewarm/prewarm.js';
+export { PREWARM_DEFAULTS, REQUEST_MODES } from './prewarm/prewarm-options.js';
+export type { PrewarmOptions, RequestMode } from './prewarm/prewarm-options.js';
+export type { PrewarmSelection } from './prewarm/prewarm-selection.js';
+export type { PrewarmEvent, JobPhase } from './prewarm/prewarm-events.js';
+export type { PrewarmReport, PrewarmItemReport, ItemOutcome, FailureKind, RunningCopy } from './prewarm/prewarm-report.js';
+export { selectImages } from './prewarm/select-images.js';
+export { readStoreCatalogue } from './prewarm/store-catalogue.js';
+export type { StoreCatalogue, StoreFacts } from './prewarm/store-catalogue.js';
+export { readStoreMatrix, buildStoreMatrix } from './prewarm/store-matrix.js';
+export type { StoreMatrix, MatrixCell } from './prewarm/store-matrix.js';
+export { parseSyncPolicy } from './sync/parse-sync-policy.js';
+export type { SyncPolicy, SyncPlacement } from './sync/sync-policy.js';
+export { syncOnce } from './sync/sync-once.js';
+export type { SyncOptions, SyncReport, PlacementDrift } from './sync/sync-once.js';
+export { watchSync } from './sync/watch-sync.js';
+export type { WatchOptions, WatchPass, WatchSummary } from './sync/watch-sync.js';

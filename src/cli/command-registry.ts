@@ -16,16 +16,16 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
     load: async () => (await import('./commands/backend.js')).backendCommand,
   },
   status: {
-    summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age',
+    summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age (--matrix: images × stores)',
     load: async () => (await import('./commands/status.js')).statusCommand,
   },
   prewarm: {
     summary: 'Copy many images into many Glance stores ahead of boots: plan, then copy with bounded concurrency',
-    load: async () => (await import('./commands/prewarm.js')).prewarmCommand as CommandSpec<unknown>,
+    load: async () => (await import('./commands/prewarm.js')).prewarmCommand,
   },
   sync: {
     summary: 'Converge images into the stores a YAML policy declares; report drift (--watch keeps it converged)',
-    load: async () => (await import('./commands/sync.js')).syncCommand as CommandSpec<unknown>,
+    load: async () => (await import('./commands/sync.js')).syncCommand,
   },
   traits: {
     summary: "A host's standard Placement traits from its storage config and libvirt capabilities, each with its reason",

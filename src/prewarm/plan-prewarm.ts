@@ -26,6 +26,8 @@ export interface PlannedJob {
   readonly stores: readonly string[];
   /** The plan state of each of those stores (copying, failed-earlier or missing). */
   readonly planned: Readonly<Record<string, PlanState>>;
+  /** The snapshot the plan was made from: the job acts on it without reading the image again (Glance's answers correct a stale one). */
+  readonly image: GlanceImage;
 }
 
 export interface PrewarmPlan {
@@ -69,7 +71,7 @@ export function planPrewarm(input: PlanInput, options: ClassifyOptions = {}): Pr
     }
     if (todo.length > 0) {
       jobs.push(Object.freeze({ imageId: image.id, imageName: image.name, sizeBytes: image.size, stores: Object.freeze(todo),
-        planned: Object.freeze(planned) }));
+        planned: Object.freeze(planned), image }));
     }
   }
   for (const { image, stores } of input.unresolved ?? []) {

@@ -18,7 +18,7 @@ export interface PrewarmOptions {
   readonly stores: readonly string[];
   /** Images being copied at once, overall. Default PREWARM_DEFAULTS.concurrency. */
   readonly concurrency?: number;
-  /** Images being copied into any one store at once. Default PREWARM_DEFAULTS.perStoreConcurrency. */
+  /** Images being copied into any one store at once. Default: `concurrency` (no limit of its own). */
   readonly perStoreConcurrency?: number;
   readonly requestMode?: RequestMode;
   /** Copy non-raw images into rbd stores too. */
@@ -40,8 +40,12 @@ export interface PrewarmOptions {
 }
 
 export const PREWARM_DEFAULTS = {
-  concurrency: 4,
-  perStoreConcurrency: 4,
+  /**
+   * The best of 1, 2, 4 and 8 against the dev cloud's single-process Glance (bench/RESULTS.md, "prewarm"): two imports
+   * keep Glance busy across each copy's end; more make every copy slower, since Glance runs all accepted imports at
+   * once in one process. A Glance with several workers and real Ceph clusters may take more (--concurrency).
+   */
+  concurrency: 2,
   requestMode: 'image' as RequestMode,
   timeoutMs: ENSURE_DEFAULTS.timeoutMs,
   minPollDelayMs: ENSURE_DEFAULTS.minPollDelayMs,
@@ -86,7 +90,7 @@ export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Re
   const merged = {
     stores: [...new Set(input.stores)],
     concurrency: input.concurrency ?? PREWARM_DEFAULTS.concurrency,
-    perStoreConcurrency: input.perStoreConcurrency ?? PREWARM_DEFAULTS.perStoreConcurrency,
+    perStoreConcurrency: input.perStoreConcurrency ?? input.concurrency ?? PREWARM_DEFAULTS.concurrency,
     requestMode: input.requestMode ?? PREWARM_DEFAULTS.requestMode,
     timeoutMs: input.timeoutMs ?? PREWARM_DEFAULTS.timeoutMs,
     minPollDelayMs: input.minPollDelayMs ?? PREWARM_DEFAULTS.minPollDelayMs,

@@ -62,12 +62,17 @@ export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnv
 
   /** Poll the image (and, in long waits, the lock holder's task) until the stores settle. */
   const waitSettled = async (stores: readonly string[], acceptors: readonly Acceptor<CopySnapshot, CopySnapshot>[],
-    watched: string | undefined, phase: JobPhase): Promise<WaitOutcome<CopySnapshot, CopySnapshot>> => {
+    watched: string | undefined, phase: JobPhase, firstPollAfterMs = 0): Promise<WaitOutcome<CopySnapshot, CopySnapshot>> => {
     const waitStarted = clock.now();
     let watchedTask = watched;
     let task: GlanceTask | undefined;
     let lastTaskCheck = Number.NEGATIVE_INFINITY;
+    let firstDelay = firstPollAfterMs;
     return waitFor(async (pollSignal) => {
+      if (firstDelay > 0) {
+        await clock.sleep(firstDelay, pollSignal);
+        firstDelay = 0;
+      }
       const current = await read();
       watchedTask ??= current.importTask;
       if (pending !== undefined && phase === 'copying') pending.taskId ??= watchedTask;
@@ -107,8 +112,10 @@ export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnv
 
   const maxRounds = job.stores.length + ENSURE_DEFAULTS.maxRequestRounds * 2;
   try {
+    // The plan's snapshot stands in for a first read: a request on a stale one is answered 409 (busy) or 400 (already
+    // present), and both lead to a fresh read; a lock it shows is joined by polling, which reads anyway.
     progress('checking', remaining);
-    let image = await read();
+    let image = job.image;
     for (let round = 0; ; round += 1) {
       for (const store of remaining) {
         const verdict = classifyPlacement(image, store, env.catalogue.stores.find((s) => s.id === store), options);
@@ -163,7 +170,11 @@ export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnv
         const one = ctx.copyDurations.expectedMs(store, image.size);
         return sum === undefined || one === undefined ? undefined : sum + one;
       }, 0);
-      const outcome = await waitSettled(batch, storesSettledAcceptors(batch, { ...rule, expectedDurationMs: expected }), undefined, 'copying');
+      // Glance sets the lock before it answers 202, so a first read at any time sees our task or its result: reading
+      // at once would cost a request that only says "started". The first read waits for half the expected time.
+      const firstPollAfterMs = expected === undefined ? 0 : Math.min(options.maxPollDelayMs, Math.max(options.minPollDelayMs, expected / 2));
+      const outcome = await waitSettled(batch, storesSettledAcceptors(batch, { ...rule, expectedDurationMs: expected }), undefined, 'copying',
+        firstPollAfterMs);
       if (outcome.state !== 'success') {
         // A lock that is stuck, or outlived the deadline, blocks the image's other stores too.
         settleUnfinished(remaining, outcome);

@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import type { GlanceClient } from '../glance/glance-client.js';
 import type { GlanceImage } from '../glance/image.js';
+import { parseImageRef } from '../glance/image-ref.js';
 import { assertSelection, type PrewarmSelection } from './prewarm-selection.js';
 
 /** A named image that could not be resolved: reported per image, so one typo does not stop the rest. */
@@ -24,6 +25,8 @@ export const SELECT_DEFAULTS = {
   pageSize: 200,
   /** Named images are looked up a few at a time. */
   lookups: 4,
+  /** Image IDs per `id=in:` listing: keeps the URL well under common 8 KiB limits. */
+  idsPerList: 50,
   /** A listing larger than this is refused rather than copied: a runaway --all on a public cloud. */
   maxImages: 20_000,
 } as const;
@@ -71,8 +74,11 @@ export async function selectImages(glance: GlanceClient, selection: PrewarmSelec
 }
 
 async function resolveNamed(glance: GlanceClient, refs: readonly string[], signal: AbortSignal | undefined): Promise<SelectedImages> {
+  const byId = await listByIds(glance, refs, signal);
   const limit = pLimit(SELECT_DEFAULTS.lookups);
   const found = await Promise.all(refs.map((ref) => limit(async (): Promise<GlanceImage | UnresolvedImage> => {
+    const listed = byId.get(ref.trim().toLowerCase());
+    if (listed !== undefined) return listed;
     try {
       const image = await glance.findImage(ref, { signal });
       return image ?? { ref, code: 'FERRY_IMAGE_NOT_FOUND', reason: `Glance has no image with ID or name '${ref}' visible to this project` };
@@ -94,4 +100,26 @@ async function resolveNamed(glance: GlanceClient, refs: readonly string[], signa
     }
   }
   return Object.freeze({ images: Object.freeze(images), unresolved: Object.freeze(unresolved) });
+}
+
+/**
+ * The refs that are image IDs, read a page at a time (`GET /v2/images?id=in:…`) instead of one GET each. Whatever the
+ * listing leaves out (hidden or community images, names that look like IDs) is looked up one by one afterwards.
+ */
+async function listByIds(glance: GlanceClient, refs: readonly string[], signal: AbortSignal | undefined): Promise<Map<string, GlanceImage>> {
+  const ids = [...new Set(refs.flatMap((ref) => {
+    try {
+      const parsed = parseImageRef(ref);
+      return parsed.kind === 'id' ? [parsed.id] : [];
+    } catch {
+      return [];
+    }
+  }))];
+  const found = new Map<string, GlanceImage>();
+  for (let i = 0; i < ids.length; i += SELECT_DEFAULTS.idsPerList) {
+    const chunk = ids.slice(i, i + SELECT_DEFAULTS.idsPerList);
+    const page = await glance.listImages({ limit: chunk.length, filters: { id: `in:${chunk.join(',')}` } }, { signal });
+    for (const image of page.images) found.set(image.id.toLowerCase(), image);
+  }
+  return found;
 }

@@ -22,7 +22,7 @@ export const SELECTION_OPTIONS: readonly OptionSpec[] = [
 /** The options that shape a run: shared by prewarm and sync. */
 export const RUN_OPTIONS: readonly OptionSpec[] = [
   { name: 'concurrency', value: 'N', description: `images copied at once (default ${PREWARM_DEFAULTS.concurrency})` },
-  { name: 'per-store', value: 'N', description: `images copied into any one store at once (default ${PREWARM_DEFAULTS.perStoreConcurrency})` },
+  { name: 'per-store', value: 'N', description: 'images copied into any one store at once (default: the --concurrency value)' },
   { name: 'request-mode', value: 'MODE', description: `image: one import per image naming all its stores; store: one per store (default ${PREWARM_DEFAULTS.requestMode})` },
   { name: 'any-format', description: 'copy non-raw images into rbd stores too (nova clones only raw ones from there)' },
   ...['timeout', 'poll-interval', 'stale-lock-after'].map(configFlag),

@@ -61,6 +61,8 @@ export function createPrewarmProgress(startedAtMs: number, options: { width?: nu
           if (item.action !== 'copy' && item.action !== 'join') return undefined;
           done += 1;
           if (item.outcome === 'failed') failed += 1;
+          // Copies never started after Ctrl-C are summed up by the stopping line and the report, not listed one by one.
+          if (item.outcome === 'interrupted' && item.runningInGlance !== true) return undefined;
           const took = item.elapsedMs === undefined ? '' : ` in ${seconds(item.elapsedMs)}`;
           const why = item.outcome === 'copied' || item.outcome === 'joined' ? '' : `: ${item.reason}`;
           return `${(item.outcome ?? 'planned').padEnd(11)} ${describeItem(item)}${took}${why}`;

@@ -68,6 +68,8 @@ describe('ferry prewarm', () => {
     expect(run.stdout).toContain('still running inside Glance (they go on; run the same command again to pick them up):');
     expect(run.stdout).toContain(`big (${A}) → site-a  task ${T1}`);
     expect(run.stderr).toMatch(/stopping: no new copies; 1 running/);
+    expect(run.stderr).toMatch(/^interrupted big \(00000000\) → site-a: the run stopped; import task a8860fd2-\S+ goes on copying it inside Glance$/m);
+    expect(run.stderr).not.toContain('img-site-a');
   });
 
   it('ferry prewarm on a TTY: the live area shows the bar and running copies; only plan and failures stay', async () => {

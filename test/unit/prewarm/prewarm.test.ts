@@ -35,13 +35,16 @@ const copiedBoth: ImageScript = { reads: [
 
 describe('prewarm outcomes', () => {
   it('prewarm: copied — one import names both stores with allow-failure and is followed until the lock goes', async () => {
-    const { glance, result } = run({ [A]: copiedBoth }, ['site-a', 'site-b']);
+    const { glance, ctx, result } = run({ [A]: copiedBoth }, ['site-a', 'site-b']);
     const report = await result;
     expect(outcomes(report)).toEqual([{ image: A, store: 'site-a', outcome: 'copied' }, { image: A, store: 'site-b', outcome: 'copied' }]);
+    // the first read waits half the expected time: 2 stores × (0.3 s + 20 MiB at 100 MiB/s) = 1 s
+    expect(ctx.clock.sleeps[0]).toBe(500);
     expect(glance.copyRequests).toEqual([{ id: A, stores: ['site-a', 'site-b'], allStoresMustSucceed: false }]);
     expect(report.items[0]).toMatchObject({ planned: 'missing', action: 'copy', taskId: T1 });
     expect(report.counts).toMatchObject({ copied: 2, failed: 0 });
-    expect(report.requests).toEqual({ imageReads: 6, importRequests: 1, taskReads: 0 });
+    // no read before the request (the plan's snapshot serves), then polls until the lock goes
+    expect(report.requests).toEqual({ imageReads: 5, importRequests: 1, taskReads: 0 });
     expect(report.aborted).toBe(false);
   });
 
@@ -50,7 +53,7 @@ describe('prewarm outcomes', () => {
     const report = await result;
     expect(outcomes(report)).toEqual([{ image: A, store: 'site-a', outcome: 'present' }, { image: A, store: 'site-b', outcome: 'present' }]);
     expect(glance.copyRequests).toEqual([]);
-    expect(glance.reads[A]).toBeUndefined(); // the lookup's read only
+    expect(glance.reads[A]).toBe(1); // the lookup's read only
   });
 
   it('prewarm: failed — Glance fails one store, the other stays (allow-failure), each judged on its own', async () => {
@@ -86,6 +89,25 @@ describe('prewarm outcomes', () => {
       { stores: ['central'], importing: [], failed: ['site-b'] },
     ] } }, ['site-a']);
     expect(outcomes(await result)).toEqual([{ image: A, store: 'site-a', outcome: 'failed', failure: 'rolled-back' }]);
+  });
+
+  it('prewarm: aborted — the import ends with our store in no list and nothing failed (a staging quota, a busted lock)', async () => {
+    const { result } = run({ [A]: { reads: [
+      { stores: ['central'] },
+      { stores: ['central'], lock: T1, importing: ['site-a'], failed: [] },
+      { stores: ['central'], importing: [], failed: [] },
+    ] } }, ['site-a']);
+    const report = await result;
+    expect(outcomes(report)).toEqual([{ image: A, store: 'site-a', outcome: 'failed', failure: 'aborted' }]);
+    expect(report.items[0]?.reason).toContain('the import ended without site-a');
+  });
+
+  it('prewarm: gave up — other imports keep the image busy round after round', async () => {
+    const { glance, result } = run({ [A]: { reads: [{ stores: ['central'] }], answers: [{ kind: 'busy', message: 'Image has active task' }] } },
+      ['site-a']);
+    const report = await result;
+    expect(outcomes(report)).toEqual([{ image: A, store: 'site-a', outcome: 'failed', failure: 'gave-up' }]);
+    expect(glance.copyRequests).toHaveLength(7);
   });
 
   it('prewarm: joined — a copy someone else runs is waited out without a request', async () => {

@@ -78,20 +78,25 @@ export function scriptedImages(scripts: Readonly<Record<string, ImageScript>>, o
     findImage: (ref) => Promise.resolve().then(() => {
       parseImageRef(ref);
       const id = Object.keys(scripts).find((candidate) => candidate === ref || scripts[candidate]?.name === ref);
-      // The lookup (selection) sees the first snapshot without using it up: the job's own fresh read sees it again.
-      return id === undefined ? undefined : snapshot(id, false);
+      // The selection's read is the script's first snapshot; the job's reads see the next ones.
+      return id === undefined ? undefined : snapshot(id, true);
     }),
     listImages(query = {}) {
       listQueries.push(query);
+      const idsIn = query.filters?.id?.startsWith('in:') ? query.filters.id.slice(3).split(',') : undefined;
       const matching = Object.keys(scripts).filter((id) => {
         const script = scripts[id]!;
+        if (idsIn !== undefined) return idsIn.includes(id) && !script.reads.includes('gone');
         if (query.tag !== undefined && !(script.tags ?? []).includes(query.tag)) return false;
         return Object.entries(query.filters ?? {}).every(([k, v]) => script.properties?.[k] === v);
       });
       const start = query.marker === undefined ? 0 : matching.indexOf(query.marker) + 1;
       const size = options.pageSize ?? query.limit ?? 25;
       const page = matching.slice(start, start + size);
-      const images = page.map((id) => imageOf(id, scripts[id]!.reads.find((r): r is ImageShape => r !== 'gone') ?? {}, scripts[id]));
+      const images = page.map((id) => {
+        if ((reads[id] ?? 0) === 0) reads[id] = 1;
+        return imageOf(id, scripts[id]!.reads.find((r): r is ImageShape => r !== 'gone') ?? {}, scripts[id]);
+      });
       const more = start + size < matching.length;
       return Promise.resolve({ images, next: more ? `/v2/images?marker=${page.at(-1)}` : undefined });
     },

@@ -64,6 +64,8 @@ describe('selectImages', () => {
     const selected = await selectImages(glance, { images: ['img-4', imageId(1), 'nosuch', 'img-4', '3f1c2a9e-5b7d'] });
     expect(selected.images.map((i) => i.name)).toEqual(['img-4', 'img-1']);
     expect(selected.unresolved.map((u) => [u.ref, u.code])).toEqual([['nosuch', 'FERRY_IMAGE_NOT_FOUND'], ['3f1c2a9e-5b7d', 'FERRY_INVALID_IMAGE_REF']]);
+    // the ID is read with the IDs' listing, not one GET of its own
+    expect(glance.listQueries.map((q) => q.filters)).toEqual([{ id: `in:${imageId(1)}` }]);
   });
 
   it('selectImages: a listing larger than the cap is refused', async () => {

@@ -65,6 +65,6 @@ describe('parseSyncPolicy', () => {
       message: /^edge\.yaml:4:31: placements\[0\]\.images\.properties\.os_distro: must not be empty/ },
   ])('parseSyncPolicy: $title → FERRY_INVALID_CONFIG naming line, column and field', ({ text, message }) => {
     expect(() => parseSyncPolicy(text, 'edge.yaml')).toThrow(message);
-    expect(() => parseSyncPolicy(text, 'edge.yaml')).toThrow(expect.objectContaining({ code: 'FERRY_INVALID_CONFIG' }) as unknown as Error);
+    expect(() => parseSyncPolicy(text, 'edge.yaml')).toThrow(expect.objectContaining({ code: 'FERRY_INVALID_CONFIG' }));
   });
 });
