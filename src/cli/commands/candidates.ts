@@ -7,7 +7,7 @@ import { imageTraitRequest } from '../../prefilter/image-trait-request.js';
 import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderCandidates } from '../render/candidates.js';
-import { prefilterJsonSchema, switchesJson } from './prefilter.js';
+import { prefilterJsonSchema, traitRequestJson } from './prefilter.js';
 import {
   limitFlag, microversionFlag, placementCatalogue, PREFILTER_INPUT_OPTIONS, readPrefilterInput, requiredResourcesFlag,
   type PrefilterInput,
@@ -75,29 +75,19 @@ export const candidatesCommand: CommandSpec<CandidatesReport> = {
     });
     return { image: { id: input.image.id, name: input.image.name }, result, list, catalogueVersion: catalogue.version, switches: input.switches };
   },
-  toJson: ({ image, result, list, catalogueVersion, switches }): CandidatesJson => ({
-    root_required: [...result.root_required],
-    root_forbidden: [...result.root_forbidden],
-    required: [...result.required],
-    forbidden: [...result.forbidden],
-    query: list.query,
-    microversion: list.microversion,
-    reasons: Object.fromEntries(Object.entries(result.reasons).map(([trait, why]) => [trait, [...why]])),
-    unmapped: result.unmapped.map((u) => ({ ...u })),
-    filters: { ...result.filters },
-    notes: [...result.notes],
-    image: image.id,
-    image_name: image.name,
-    catalogue_version: catalogueVersion,
-    switches: switchesJson(switches),
-    resources: list.resources,
-    limit: list.limit ?? null,
-    candidates: list.candidates.map((c) => ({
-      uuid: c.uuid, name: c.name ?? null, traits: [...c.traits],
-      resources: Object.fromEntries(Object.entries(c.resources).map(([cls, r]) => [cls, { capacity: r.capacity, used: r.used }])),
-      providers: [...c.providers], allocation_requests: c.allocationRequests,
-    })),
-    allocation_requests: list.allocationRequests,
-  }),
+  toJson: (report): CandidatesJson => {
+    const { list } = report;
+    return {
+      ...traitRequestJson(report, report.list.query, report.list.microversion),
+      resources: list.resources,
+      limit: list.limit ?? null,
+      candidates: list.candidates.map((c) => ({
+        uuid: c.uuid, name: c.name ?? null, traits: [...c.traits],
+        resources: Object.fromEntries(Object.entries(c.resources).map(([cls, r]) => [cls, { capacity: r.capacity, used: r.used }])),
+        providers: [...c.providers], allocation_requests: c.allocationRequests,
+      })),
+      allocation_requests: list.allocationRequests,
+    };
+  },
   render: renderCandidates,
 };

@@ -7,7 +7,7 @@ import { imageTraitRequest } from '../../prefilter/image-trait-request.js';
 import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
 import type { CommandSpec, FlagValue } from '../command-spec.js';
 import { renderExplain } from '../render/explain.js';
-import { prefilterJsonSchema, switchesJson } from './prefilter.js';
+import { prefilterJsonSchema, traitRequestJson } from './prefilter.js';
 import {
   microversionFlag, placementCatalogue, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag, type PrefilterInput,
 } from './prefilter-input.js';
@@ -84,34 +84,24 @@ export const explainCommand: CommandSpec<ExplainReport> = {
     });
     return { image: { id: input.image.id, name: input.image.name }, result, explained, catalogueVersion: catalogue.version, switches: input.switches };
   },
-  toJson: ({ image, result, explained, catalogueVersion, switches }): ExplainJson => ({
-    root_required: [...result.root_required],
-    root_forbidden: [...result.root_forbidden],
-    required: [...result.required],
-    forbidden: [...result.forbidden],
-    query: explained.query,
-    microversion: explained.microversion,
-    reasons: Object.fromEntries(Object.entries(result.reasons).map(([trait, why]) => [trait, [...why]])),
-    unmapped: result.unmapped.map((u) => ({ ...u })),
-    filters: { ...result.filters },
-    notes: [...result.notes],
-    image: image.id,
-    image_name: image.name,
-    catalogue_version: catalogueVersion,
-    switches: switchesJson(switches),
-    resources: explained.resources ?? null,
-    candidates: explained.hosts.filter((h) => h.candidate).length,
-    hosts: explained.hosts.map((h) => ({
-      uuid: h.uuid, name: h.name, parent: h.parent ?? null, candidate: h.candidate, verdict: h.verdict,
-      lacks: h.lacks.map((g) => g.trait), has_forbidden: h.hasForbidden.map((g) => g.trait), reason: h.reason,
-      fit: h.fit === undefined ? null : h.fit.map((f) => ({
-        resource_class: f.resourceClass, requested: f.requested, capacity: f.capacity, used: f.used, free: f.free, fits: f.fits,
-        ...(f.why === undefined ? {} : { why: f.why }),
+  toJson: (report): ExplainJson => {
+    const { explained } = report;
+    return {
+      ...traitRequestJson(report, report.explained.query, report.explained.microversion),
+      resources: explained.resources ?? null,
+      candidates: explained.hosts.filter((h) => h.candidate).length,
+      hosts: explained.hosts.map((h) => ({
+        uuid: h.uuid, name: h.name, parent: h.parent ?? null, candidate: h.candidate, verdict: h.verdict,
+        lacks: h.lacks.map((g) => g.trait), has_forbidden: h.hasForbidden.map((g) => g.trait), reason: h.reason,
+        fit: h.fit === undefined ? null : h.fit.map((f) => ({
+          resource_class: f.resourceClass, requested: f.requested, capacity: f.capacity, used: f.used, free: f.free, fits: f.fits,
+          ...(f.why === undefined ? {} : { why: f.why }),
+        })),
       })),
-    })),
-    trait_lookup: explained.traitLookup,
-    capacity_not_read: explained.capacityNotRead,
-  }),
+      trait_lookup: explained.traitLookup,
+      capacity_not_read: explained.capacityNotRead,
+    };
+  },
   render: renderExplain,
 };
 

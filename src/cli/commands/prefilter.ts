@@ -40,6 +40,29 @@ export function switchesJson(switches: PrefilterInput['switches']): PrefilterJso
   return { image_type: { ...switches.imageType }, image_metadata: { ...switches.imageMetadata } };
 }
 
+/** The request part every prefilter command prints (prefilter, candidates, explain): one shape, one place. */
+export function traitRequestJson(report: { image: { id: string; name: string | null }; result: PrefilterResult;
+  catalogueVersion: string; switches: PrefilterInput['switches'] }, query: string, microversion: string,
+notes: readonly string[] = report.result.notes): PrefilterJson {
+  const { image, result } = report;
+  return {
+    root_required: [...result.root_required],
+    root_forbidden: [...result.root_forbidden],
+    required: [...result.required],
+    forbidden: [...result.forbidden],
+    query,
+    microversion,
+    reasons: Object.fromEntries(Object.entries(result.reasons).map(([trait, why]) => [trait, [...why]])),
+    unmapped: result.unmapped.map((u) => ({ ...u })),
+    filters: { ...result.filters },
+    notes: [...notes],
+    image: image.id,
+    image_name: image.name,
+    catalogue_version: report.catalogueVersion,
+    switches: switchesJson(report.switches),
+  };
+}
+
 export const prefilterCommand: CommandSpec<PrefilterReport> = {
   name: 'prefilter',
   summary: 'The traits a host must have to take an image (nova\'s image prefilters, fixed), and the Placement query',
@@ -88,21 +111,6 @@ export const prefilterCommand: CommandSpec<PrefilterReport> = {
       switches: input.switches, notes: [...result.notes, ...notes],
     };
   },
-  toJson: ({ image, result, catalogueVersion, switches, notes }): PrefilterJson => ({
-    root_required: [...result.root_required],
-    root_forbidden: [...result.root_forbidden],
-    required: [...result.required],
-    forbidden: [...result.forbidden],
-    query: result.query,
-    microversion: result.microversion,
-    reasons: Object.fromEntries(Object.entries(result.reasons).map(([trait, why]) => [trait, [...why]])),
-    unmapped: result.unmapped.map((u) => ({ ...u })),
-    filters: { ...result.filters },
-    notes: [...notes],
-    image: image.id,
-    image_name: image.name,
-    catalogue_version: catalogueVersion,
-    switches: switchesJson(switches),
-  }),
+  toJson: (report): PrefilterJson => traitRequestJson(report, report.result.query, report.result.microversion, report.notes),
   render: renderPrefilter,
 };
