@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { Agent } from 'undici';
 import type { BenchDevcloud } from './lib/devcloud-facts.js';
 import type { GlanceAdmin } from './lib/glance-admin.js';
 
@@ -15,11 +16,16 @@ async function headers(admin: GlanceAdmin): Promise<Record<string, string>> {
   return { 'x-auth-token': await admin.token(), accept: 'application/json' };
 }
 
+// Imports go on fresh connections (`connection: close`, an agent of their own), as ferry sends them: the copy runs in
+// the glance-api worker that accepts the connection, and a pooled one pins every copy to one worker.
+const importAgent = new Agent({ keepAliveTimeout: 1_000 });
+
 /** One copy-image request, as the API takes it; throws unless 202. */
 export async function requestCopy(devcloud: BenchDevcloud, admin: GlanceAdmin, id: string, stores: readonly string[]): Promise<void> {
   const body = { method: { name: 'copy-image' }, stores, ...(stores.length > 1 ? { all_stores_must_succeed: false } : {}) };
   const response = await fetch(`${devcloud.glance.url}/v2/images/${id}/import`, {
-    method: 'POST', headers: { ...(await headers(admin)), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    method: 'POST', headers: { ...(await headers(admin)), 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify(body),
+    dispatcher: importAgent as unknown as RequestInit['dispatcher'] });
   if (response.status !== 202) throw new Error(`import ${id} → ${stores.join(',')}: ${response.status} ${await response.text()}`);
 }
 
@@ -101,17 +107,20 @@ export async function rawCopies(devcloud: BenchDevcloud, admin: GlanceAdmin, ids
 }
 
 /**
- * The loop an operator writes with the glance CLI: per image and store, `glance image-import --import-method
- * copy-image --stores STORE ID`, then `glance image-show ID` until the import lock is gone, every `pollS` seconds.
- * Returns the wall time and the number of glance commands run.
+ * The loop an operator writes with the glance CLI: `glance image-import --import-method copy-image --stores S ID`,
+ * then `glance image-show ID` until the import lock is gone, every `pollS` seconds (checking at once, the kindest
+ * version for the loop). `mode` store: one import per image and store, S = one store; image: one import per image,
+ * S = all stores comma-separated (the CLI sends all_stores_must_succeed false by default, as ferry does). Returns the wall
+ * time and the glance commands run.
  */
 export async function glanceCliLoop(devcloud: BenchDevcloud, ids: readonly string[], stores: readonly string[], pollS: number,
-  signal: AbortSignal): Promise<{ wallMs: number; commands: number; exitCode: number | null }> {
+  mode: 'store' | 'image', signal: AbortSignal): Promise<{ wallMs: number; commands: number; exitCode: number | null }> {
   const user = devcloud.users.admin;
+  const targets = mode === 'store' ? stores.join(' ') : `${stores.join(',')}`;
   const script = `set -e
 n=0
 for id in ${ids.join(' ')}; do
-  for store in ${stores.join(' ')}; do
+  for store in ${targets}; do
     glance image-import --import-method copy-image --stores "$store" "$id" > /dev/null; n=$((n+1))
     while glance image-show "$id" | grep -q os_glance_import_task; do n=$((n+1)); sleep ${pollS}; done; n=$((n+1))
   done

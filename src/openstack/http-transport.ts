@@ -13,6 +13,12 @@ export interface HttpRequest {
   /** JSON-encoded when defined. */
   readonly body?: unknown;
   readonly signal?: AbortSignal;
+  /**
+   * 'fresh': send on a new connection, closed after the answer, instead of a pooled keep-alive one. For a request
+   * whose work stays in the server process that accepts it (a Glance import runs in that worker): a pooled connection
+   * would pin all such work to whichever worker, or load-balancer backend, accepted the pool's first connections.
+   */
+  readonly connection?: 'pooled' | 'fresh';
 }
 
 export interface HttpResponse {
@@ -55,19 +61,25 @@ export const HTTP_DEFAULTS = {
 export function createHttpTransport(options: HttpTransportOptions = {}): HttpTransport {
   const logger = options.logger ?? silentLogger;
   const verifyTls = options.verifyTls ?? HTTP_DEFAULTS.verifyTls;
-  const agent = new Agent({
+  const agentOptions: Agent.Options = {
     connectTimeout: options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs,
     headersTimeout: options.responseTimeoutMs ?? HTTP_DEFAULTS.responseTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs ?? HTTP_DEFAULTS.bodyTimeoutMs,
     keepAliveTimeout: 30_000,
     connect: { rejectUnauthorized: verifyTls, ...(options.caFile ? { ca: readCaFile(options.caFile) } : {}) },
-  });
+  };
+  const agent = new Agent(agentOptions);
+  // Its own agent, so a fresh request never rides an idle pooled socket; `connection: close` ends each socket after use.
+  let freshAgent: Agent | undefined;
   const userAgent = options.userAgent ?? HTTP_DEFAULTS.userAgent;
 
   return {
     async send(request) {
       const started = performance.now();
-      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, ...request.headers };
+      const fresh = request.connection === 'fresh';
+      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, ...request.headers,
+        ...(fresh ? { connection: 'close' } : {}) };
+      const dispatcher = fresh ? (freshAgent ??= new Agent(agentOptions)) : agent;
       let bodyText: string | undefined;
       if (request.body !== undefined) {
         bodyText = JSON.stringify(request.body);
@@ -81,7 +93,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
           signal: request.signal,
           redirect: 'manual',
           // undici's own dispatcher type differs in name only from the one Node's fetch declares
-          dispatcher: agent as unknown as RequestInit['dispatcher'],
+          dispatcher: dispatcher as unknown as RequestInit['dispatcher'],
         });
         const text = await response.text();
         const responseHeaders = Object.fromEntries(response.headers.entries());
@@ -99,7 +111,9 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
         throw networkError(error, { method: request.method, url: stripQuery(request.url), signal: request.signal });
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      await Promise.all([agent.close(), freshAgent?.close()]);
+    },
   };
 }
 

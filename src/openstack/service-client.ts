@@ -16,6 +16,8 @@ export interface ServiceRequest {
   /** Default: true for GET, HEAD, PUT and DELETE. */
   readonly idempotent?: boolean;
   readonly signal?: AbortSignal | undefined;
+  /** See HttpRequest.connection. Default: pooled. */
+  readonly connection?: 'pooled' | 'fresh';
 }
 
 export interface ServiceResponse extends HttpResponse {
@@ -58,6 +60,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       headers: { 'x-auth-token': token, ...options.defaultHeaders, ...request.headers },
       ...(request.body !== undefined ? { body: request.body } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.connection ? { connection: request.connection } : {}),
     }, {
       idempotent,
       ...(options.retry ? { policy: options.retry } : {}),

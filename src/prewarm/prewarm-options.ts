@@ -41,14 +41,20 @@ export interface PrewarmOptions {
 
 export const PREWARM_DEFAULTS = {
   /**
-   * The best of 1, 2, 4 and 8 against the dev cloud's single-process Glance (bench/RESULTS.md, "prewarm"): two imports
-   * keep Glance busy across each copy's end; more make every copy slower, since Glance runs all accepted imports at
-   * once in one process. A Glance with several workers and real Ceph clusters may take more (--concurrency).
+   * Measured on the dev cloud (glance-api with 2 workers, bench/RESULTS.md, "prewarm"): Glance sustains ≈ 1.45 copies'
+   * worth of work at once with 4 imports in flight and gains nothing from more; beyond 4 ferry's own reads only take
+   * CPU from the copies (8: 0–20 % slower, 16: 30 % slower). Each running import also holds a staged copy of its image
+   * on the Glance node, so more is not free. A Glance with more workers or API nodes may take more (--concurrency).
    */
-  concurrency: 2,
+  concurrency: 4,
   requestMode: 'image' as RequestMode,
   timeoutMs: ENSURE_DEFAULTS.timeoutMs,
-  minPollDelayMs: ENSURE_DEFAULTS.minPollDelayMs,
+  /**
+   * Larger than ensure's 100 ms: a prewarm wants throughput, not the fastest notice of one copy's end. With several imports
+   * in flight Glance keeps copying while ferry sleeps, and every read costs Glance CPU that the
+   * copies then lack (bench/RESULTS.md, "prewarm").
+   */
+  minPollDelayMs: 250,
   maxPollDelayMs: ENSURE_DEFAULTS.maxPollDelayMs,
   staleLockAfterMs: ENSURE_DEFAULTS.staleLockAfterMs,
   /** Upper bound of both limits: Glance runs every accepted copy at once, so more only queues inside Glance. */
@@ -93,7 +99,7 @@ export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Re
     perStoreConcurrency: input.perStoreConcurrency ?? input.concurrency ?? PREWARM_DEFAULTS.concurrency,
     requestMode: input.requestMode ?? PREWARM_DEFAULTS.requestMode,
     timeoutMs: input.timeoutMs ?? PREWARM_DEFAULTS.timeoutMs,
-    minPollDelayMs: input.minPollDelayMs ?? PREWARM_DEFAULTS.minPollDelayMs,
+    minPollDelayMs: input.minPollDelayMs ?? Math.min(PREWARM_DEFAULTS.minPollDelayMs, input.maxPollDelayMs ?? PREWARM_DEFAULTS.maxPollDelayMs),
     maxPollDelayMs: input.maxPollDelayMs ?? PREWARM_DEFAULTS.maxPollDelayMs,
     staleLockAfterMs: input.staleLockAfterMs ?? PREWARM_DEFAULTS.staleLockAfterMs,
   };

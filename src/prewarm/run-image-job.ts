@@ -13,6 +13,7 @@ import type { JobPhase, PrewarmEvent } from './prewarm-events.js';
 import type { ResolvedPrewarmOptions } from './prewarm-options.js';
 import type { StoreCatalogue } from './store-catalogue.js';
 import { errorResult, judgeRequestedStore, skippedResult, type StoreResult } from './store-result.js';
+import type { RunPace } from './run-pace.js';
 import { storesSettledAcceptors } from './stores-settled-acceptors.js';
 
 export interface RequestCounters {
@@ -26,7 +27,16 @@ export interface JobEnvironment {
   readonly catalogue: StoreCatalogue;
   readonly counters: RequestCounters;
   readonly emit: (event: PrewarmEvent) => void;
+  /** The run's own import durations: when to read after a request. */
+  readonly pace: RunPace;
 }
+
+/**
+ * When to read first after a 202, as a fraction of the expected duration: late when the run's own recent imports
+ * predict it, earlier when only the size-based guess does. Glance sets the lock before it answers 202, so a read at any
+ * time sees our task or its result; a read at once would only say "started".
+ */
+const FIRST_READ_AT = { learnt: 0.75, guessed: 0.5 } as const;
 
 /**
  * Bring one image into its stores. Each round starts from a fresh read of the image: stores now present are done
@@ -166,13 +176,14 @@ export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnv
         image = await read();
         continue;
       }
-      const expected = batch.reduce<number | undefined>((sum, store) => {
+      const learnt = env.pace.expectedMs(batch.length);
+      const guessed = batch.reduce<number | undefined>((sum, store) => {
         const one = ctx.copyDurations.expectedMs(store, image.size);
         return sum === undefined || one === undefined ? undefined : sum + one;
       }, 0);
-      // Glance sets the lock before it answers 202, so a first read at any time sees our task or its result: reading
-      // at once would cost a request that only says "started". The first read waits for half the expected time.
-      const firstPollAfterMs = expected === undefined ? 0 : Math.min(options.maxPollDelayMs, Math.max(options.minPollDelayMs, expected / 2));
+      const expected = learnt ?? guessed;
+      const firstPollAfterMs = expected === undefined ? 0
+        : Math.min(options.maxPollDelayMs, Math.max(options.minPollDelayMs, expected * (learnt === undefined ? FIRST_READ_AT.guessed : FIRST_READ_AT.learnt)));
       const outcome = await waitSettled(batch, storesSettledAcceptors(batch, { ...rule, expectedDurationMs: expected }), undefined, 'copying',
         firstPollAfterMs);
       if (outcome.state !== 'success') {
@@ -182,6 +193,7 @@ export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnv
       }
       pending = undefined;
       const elapsedMs = clock.now() - requested;
+      env.pace.record(batch.length, elapsedMs);
       for (const store of batch) {
         const result = judgeRequestedStore(outcome.value, store, rule, elapsedMs);
         if (result.outcome === 'copied') ctx.copyDurations.record(store, image.size, elapsedMs / batch.length);

@@ -4,6 +4,7 @@ import type { PrewarmEvent } from './prewarm-events.js';
 import type { ResolvedPrewarmOptions } from './prewarm-options.js';
 import { countOutcomes, type PrewarmItemReport, type PrewarmReport, type RunningCopy } from './prewarm-report.js';
 import { runImageJob, type RequestCounters } from './run-image-job.js';
+import { createRunPace } from './run-pace.js';
 import { createSlotScheduler } from './slot-scheduler.js';
 import type { StoreCatalogue } from './store-catalogue.js';
 import type { StoreResult } from './store-result.js';
@@ -42,6 +43,7 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
   let aborted = false;
   if (!options.dryRun && plan.jobs.length > 0) {
     const scheduler = createSlotScheduler({ global: options.concurrency, perStore: options.perStoreConcurrency });
+    const pace = createRunPace();
     const onAbort = (): void => emit(Object.freeze({ type: 'aborting', running: scheduler.running, queued: scheduler.queued }));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const planned = new Map(plan.items.map((item) => [key(item.imageId, item.store), item]));
@@ -51,7 +53,7 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
         const results: ReadonlyMap<string, StoreResult> = options.signal?.aborted
           ? new Map(job.stores.map((store) => [store, { outcome: 'interrupted', runningInGlance: false,
             reason: 'the run stopped before this copy started' }]))
-          : await runImageJob(ctx, job, { options, catalogue, counters, emit });
+          : await runImageJob(ctx, job, { options, catalogue, counters, emit, pace });
         for (const [store, result] of results) {
           const item = itemOf(job, store);
           if (item !== undefined) decide(item, result);

@@ -9,7 +9,7 @@ import { createHttpTransport, type HttpRequest, type HttpTransport } from '../..
 export interface DevcloudFacts {
   readonly dir: string;
   readonly keystone: { readonly url: string };
-  readonly glance: { readonly url: string; readonly stores: readonly string[]; readonly sqlite: string; readonly log: string };
+  readonly glance: { readonly url: string; readonly stores: readonly string[]; readonly database: string; readonly log: string };
   readonly placement: { readonly url: string };
   readonly ceph: Readonly<Record<'site-a' | 'site-b', { readonly conf: string; readonly fsid: string }>>;
   readonly users: Readonly<Record<'admin' | 'demo', { readonly name: string; readonly password: string; readonly project: string }>>;

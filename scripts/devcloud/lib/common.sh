@@ -26,6 +26,7 @@ MARKER=$DEVCLOUD_DIR/.ferry-devcloud
 KEYSTONE_PORT=${FERRY_DEVCLOUD_KEYSTONE_PORT:-15000}
 GLANCE_PORT=${FERRY_DEVCLOUD_GLANCE_PORT:-19393}
 PLACEMENT_PORT=${FERRY_DEVCLOUD_PLACEMENT_PORT:-18779}
+POSTGRES_PORT=${FERRY_DEVCLOUD_POSTGRES_PORT:-15432}
 CEPH_A_PORT=${FERRY_DEVCLOUD_CEPH_A_PORT:-36789}
 CEPH_B_PORT=${FERRY_DEVCLOUD_CEPH_B_PORT:-36889}
 
@@ -38,13 +39,19 @@ ADMIN_PASSWORD=${FERRY_DEVCLOUD_ADMIN_PASSWORD:-ferry-admin-pass}
 DEMO_PASSWORD=${FERRY_DEVCLOUD_DEMO_PASSWORD:-ferry-demo-pass}
 GLANCE_PASSWORD=${FERRY_DEVCLOUD_GLANCE_PASSWORD:-ferry-glance-pass}
 PLACEMENT_PASSWORD=${FERRY_DEVCLOUD_PLACEMENT_PASSWORD:-ferry-placement-pass}
+POSTGRES_PASSWORD=${FERRY_DEVCLOUD_POSTGRES_PASSWORD:-ferry-postgres-pass}
+GLANCE_DB_PASSWORD=${FERRY_DEVCLOUD_GLANCE_DB_PASSWORD:-ferry-glance-db-pass}
+# Glance's PostgreSQL cluster lives outside the state dir (postgres.sh says why); its name follows the state dir.
+PG_BIN=$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)
+PG_DIR=/var/tmp/ferry-devcloud-pg.$(printf '%s' "$DEVCLOUD_DIR" | cksum | cut -d' ' -f1)
 
 # Stop order matters for Ceph: an OSD stopped after its mon waits ~5 s trying to report its shutdown.
-SERVICES=(keystone glance placement ceph-site-a-osd ceph-site-b-osd ceph-site-a-mon ceph-site-b-mon)
+SERVICES=(keystone glance postgres placement ceph-site-a-osd ceph-site-b-osd ceph-site-a-mon ceph-site-b-mon)
 
 DEVCLOUD_PACKAGES=(glance-api glance-common python3-glance python3-glance-store python3-rados python3-rbd librbd1
   ceph-mon ceph-osd ceph-base ceph-common keystone python3-keystone python3-keystonemiddleware
-  python3-keystoneclient placement-api placement-common python3-placement python3-os-traits curl sqlite3)
+  python3-keystoneclient placement-api placement-common python3-placement python3-os-traits curl sqlite3
+  postgresql python3-psycopg2 util-linux)
 
 DEVCLOUD_T0=${EPOCHREALTIME/[.,]/}
 
@@ -66,7 +73,7 @@ ceph_conf() { echo "$DEVCLOUD_DIR/ceph/$1/ceph.conf"; }
 
 validate_ports() {
   local name value
-  for name in KEYSTONE_PORT GLANCE_PORT PLACEMENT_PORT CEPH_A_PORT CEPH_B_PORT; do
+  for name in KEYSTONE_PORT GLANCE_PORT PLACEMENT_PORT POSTGRES_PORT CEPH_A_PORT CEPH_B_PORT; do
     value=${!name}
     if ! [[ $value =~ ^[0-9]+$ ]] || ((value < 1024 || value > 65436)); then
       die "FERRY_DEVCLOUD_$name must be a port number between 1024 and 65436, got '$value'"
@@ -75,14 +82,14 @@ validate_ports() {
   # Each cluster owns [port, port+99]: mon v2, mon v1 (+1) and the OSD bind range (+10..+99).
   ((CEPH_A_PORT + 99 < CEPH_B_PORT || CEPH_B_PORT + 99 < CEPH_A_PORT)) ||
     die "Ceph ports $CEPH_A_PORT and $CEPH_B_PORT are closer than 100 apart; each cluster uses port..port+99"
-  for name in KEYSTONE_PORT GLANCE_PORT PLACEMENT_PORT; do
+  for name in KEYSTONE_PORT GLANCE_PORT PLACEMENT_PORT POSTGRES_PORT; do
     value=${!name}
     if ((value >= CEPH_A_PORT && value <= CEPH_A_PORT + 99)) || ((value >= CEPH_B_PORT && value <= CEPH_B_PORT + 99)); then
       die "FERRY_DEVCLOUD_$name=$value falls inside a Ceph port range ($CEPH_A_PORT+0..99, $CEPH_B_PORT+0..99)"
     fi
   done
-  ((KEYSTONE_PORT != GLANCE_PORT && KEYSTONE_PORT != PLACEMENT_PORT && GLANCE_PORT != PLACEMENT_PORT)) ||
-    die "Keystone, Glance and Placement need three different ports"
+  [[ $(printf '%s\n' "$KEYSTONE_PORT" "$GLANCE_PORT" "$PLACEMENT_PORT" "$POSTGRES_PORT" | sort -u | wc -l) == 4 ]] ||
+    die "Keystone, Glance, Placement and PostgreSQL need four different ports"
 }
 
 service_port() {
@@ -90,6 +97,7 @@ service_port() {
     keystone) echo "$KEYSTONE_PORT" ;;
     glance) echo "$GLANCE_PORT" ;;
     placement) echo "$PLACEMENT_PORT" ;;
+    postgres) echo "$POSTGRES_PORT" ;;
     ceph-site-a-mon) echo "$CEPH_A_PORT" ;;
     ceph-site-b-mon) echo "$CEPH_B_PORT" ;;
     ceph-site-a-osd) echo "$((CEPH_A_PORT + 10))-$((CEPH_A_PORT + 99))" ;;
@@ -102,6 +110,7 @@ service_log() {
     keystone) echo "$DEVCLOUD_DIR/keystone/keystone.log" ;;
     glance) echo "$DEVCLOUD_DIR/glance/glance-api.log" ;;
     placement) echo "$DEVCLOUD_DIR/placement/placement.log" ;;
+    postgres) echo "$PG_DIR/postgres.out" ;;
     ceph-*-mon) echo "$(ceph_dir "$(site_of "$1")")/log/mon.$(site_of "$1").log" ;;
     ceph-*-osd) echo "$(ceph_dir "$(site_of "$1")")/log/osd.0.log" ;;
   esac
@@ -132,12 +141,12 @@ pid_alive() {
 
 pid_cmdline() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null; }
 
-# Every process we start names a path inside the state dir on its command line: that is how a recycled PID is told
-# apart from ours.
+# Every process we start names a path inside the state dir (or PostgreSQL's PG_DIR) on its command line: that is how
+# a recycled PID is told apart from ours.
 pid_ours() {
   local cmd
   cmd=$(pid_cmdline "$1") || return 1
-  [[ $cmd == *"$DEVCLOUD_DIR/"* ]]
+  [[ $cmd == *"$DEVCLOUD_DIR/"* || $cmd == *"$PG_DIR/"* ]]
 }
 
 # Live members of process group $1 (the daemons run in their own session, so the group is theirs alone).
@@ -164,8 +173,9 @@ group_ours() {
 
 # Stop one recorded service: TERM to its process group, bounded wait, then KILL. Never touches a PID whose command
 # line does not name our state dir.
+# PostgreSQL is stopped with INT (its "fast" shutdown); TERM would wait for every client to disconnect.
 stop_service() {
-  local name=$1 grace_ds=${2:-100} pid i
+  local name=$1 grace_ds=${2:-100} signal=${3:-TERM} pid i
   pid=$(read_pid "$name") || {
     rm -f "$PID_DIR/$name.pid"
     return 0
@@ -179,13 +189,13 @@ stop_service() {
     rm -f "$PID_DIR/$name.pid"
     return 0
   fi
-  kill -TERM -- "-$pid" 2>/dev/null || true
+  kill "-$signal" -- "-$pid" 2>/dev/null || true
   for ((i = 0; i < grace_ds; i++)); do
     [[ -z $(group_members "$pid") ]] && break
     sleep 0.1
   done
   if [[ -n $(group_members "$pid") ]]; then
-    warn "$name (PID $pid) still running $((grace_ds / 10)) s after SIGTERM; sending SIGKILL"
+    warn "$name (PID $pid) still running $((grace_ds / 10)) s after SIG$signal; sending SIGKILL"
     kill -KILL -- "-$pid" 2>/dev/null || true
     for ((i = 0; i < 50; i++)); do
       [[ -z $(group_members "$pid") ]] && break
@@ -200,13 +210,13 @@ stop_service() {
 }
 
 # Stop everything recorded in the state dir. Each cluster stops OSD first, then mon (an OSD whose mon is gone waits
-# ~5 s trying to report its shutdown); the clusters and the API services stop in parallel.
+# ~5 s trying to report its shutdown); Glance before its PostgreSQL; the clusters and the API services stop in parallel.
 stop_all() {
   local rc=0 pid pids=()
   [[ -d $PID_DIR ]] || return 0
   stop_service keystone &
   pids+=($!)
-  stop_service glance &
+  (stop_service glance && stop_service postgres 100 INT) &
   pids+=($!)
   stop_service placement &
   pids+=($!)
@@ -257,10 +267,13 @@ service_healthy() {
     keystone) [[ $(http_code "$KEYSTONE_URL") == 200 ]] ;;
     glance) [[ $(http_code "$GLANCE_URL/healthcheck") == 200 ]] ;;
     placement) [[ $(http_code "$PLACEMENT_URL/") == 200 ]] ;;
+    postgres) postgres_healthy ;;
     ceph-*-mon) port_open "$(ceph_port "$(site_of "$name")")" ;;
     ceph-*-osd) ceph_cluster_healthy "$(site_of "$name")" ;;
   esac
 }
+
+postgres_healthy() { [[ -n $PG_BIN ]] && "$PG_BIN/pg_isready" -q -t 2 -h "$HOST" -p "$POSTGRES_PORT"; }
 
 # wait_http SERVICE URL SECONDS: bounded wait for a 200, failing early if the daemon died.
 wait_http() {

@@ -76,7 +76,7 @@ def main():
     description = {
         "keystone": {"url": env["KEYSTONE_URL"]},
         "glance": {"url": env["GLANCE_URL"], "stores": env["GLANCE_STORES"].split(),
-                   "sqlite": os.path.join(state, "glance", "glance.sqlite"),
+                   "database": env["GLANCE_DB_URL"],
                    "log": os.path.join(state, "glance", "glance-api.log")},
         "placement": {"url": env["PLACEMENT_URL"]},
         "ceph": ceph,

@@ -18,9 +18,9 @@ glance_write_conf() {
 [DEFAULT]
 bind_host = $HOST
 bind_port = $GLANCE_PORT
-# one process: with sqlite and workers >= 2 a write in one worker while a copy task starts in the other gives
-# "database is locked" and stuck import locks
-workers = 0
+# a parent and two workers, as Glance's default (one per CPU) gives on this 2-core machine: copies run in parallel,
+# and a GET is answered while another worker stages an image. Needs the PostgreSQL database (postgres.sh).
+workers = 2
 debug = false
 use_stderr = false
 log_file = $g/glance-api.log
@@ -30,7 +30,7 @@ show_image_direct_url = true
 show_multiple_locations = true
 
 [database]
-connection = sqlite:///$g/glance.sqlite
+connection = $(glance_db_url)
 
 [paste_deploy]
 flavor = keystone
@@ -119,6 +119,12 @@ paste.filter_factory = glance.api.middleware.context:ContextMiddleware.factory
 EOF
   # oslo.policy silently loads a policy.yaml lying next to the config file; keep none.
   rm -f "$g/etc/policy.yaml" "$g/etc/policy.json"
+}
+
+# The glance-db job of up: the database server, then Glance's config and schema.
+glance_db_prepare() {
+  postgres_bootstrap
+  glance_prepare "$@"
 }
 
 glance_prepare() {

@@ -69,7 +69,7 @@ export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, '
     ...(mode === undefined ? {} : { requestMode: mode as RequestMode }),
     anyFormat: ctx.flags['any-format'] === true,
     timeoutMs: ctx.config.copy.timeoutMs,
-    minPollDelayMs: ctx.config.copy.minPollDelayMs,
+    // --poll-interval caps the pauses; the floor is prewarm's own (PREWARM_DEFAULTS.minPollDelayMs), not ensure's.
     maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
     staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
     signal: ctx.signal,

@@ -137,6 +137,17 @@ describe('GlanceClient.requestCopy', () => {
       .resolves.toEqual({ kind: 'accepted', requestId: exchange.headers['x-openstack-request-id'] });
     expect(raw).toEqual(['{"method":{"name":"copy-image"},"stores":["site-b"]}']);
     expect(sent).toHaveLength(1);
+    // the copy runs in the worker that accepts the request: never pin imports to a pooled connection
+    expect(sent[0]?.connection).toBe('fresh');
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('requestCopy: only the import asks for a fresh connection; reads stay pooled', async () => {
+    const exchange = loadExchange('glance', 'image-active-site-a');
+    const scope = replay(nock(GLANCE_ROOT), exchange);
+    const { client, sent } = glance();
+    await client.getImage(imageIdOf(exchange));
+    expect(sent.map((request) => request.connection)).toEqual([undefined]);
     expect(scope.isDone()).toBe(true);
   });
 

@@ -18,6 +18,19 @@ describe('createHttpTransport: through nock', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('createHttpTransport: connection fresh → the request says `connection: close`; pooled ones do not', async () => {
+    const seen: (string | undefined)[] = [];
+    const scope = nock(GLANCE_ROOT).post('/v2/images/x/import').times(2).reply(function reply() {
+      seen.push(this.req.headers.connection);
+      return [202, ''];
+    });
+    await transport.send({ method: 'POST', url: `${GLANCE_ROOT}/v2/images/x/import`, body: {}, connection: 'fresh' });
+    await transport.send({ method: 'POST', url: `${GLANCE_ROOT}/v2/images/x/import`, body: {} });
+    expect(seen[0]).toBe('close');
+    expect(seen[1]).not.toBe('close');
+    expect(scope.isDone()).toBe(true);
+  });
+
   it('createHttpTransport: a host nobody mocked is refused by nock, never reached', async () => {
     const error = transport.send({ method: 'GET', url: 'http://127.0.0.1:19393/v2/images' });
     await expect(error).rejects.toMatchObject({ code: 'FERRY_UNREACHABLE',

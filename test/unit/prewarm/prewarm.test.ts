@@ -48,6 +48,18 @@ describe('prewarm outcomes', () => {
     expect(report.aborted).toBe(false);
   });
 
+  it('prewarm: after the first import, the first read waits 3/4 of what the run\'s own imports took', async () => {
+    const ctx = copyContext(scriptedImages({ [A]: copiedBoth, [B]: copiedBoth }));
+    let aDone: { sleeps: number; at: number } | undefined;
+    let aRequested = 0;
+    await prewarm(ctx, { images: [A, B] }, { stores: ['site-a', 'site-b'], concurrency: 1, random: () => 0.5, onProgress: (event) => {
+      if (event.type === 'job-progress' && event.imageId === A && event.phase === 'requesting') aRequested = ctx.clock.now();
+      if (event.type === 'job-done' && event.imageId === A) aDone = { sleeps: ctx.clock.sleeps.length, at: ctx.clock.now() };
+    } });
+    expect(ctx.clock.sleeps[0]).toBe(500); // nothing learnt yet: half the size-based guess
+    expect(ctx.clock.sleeps[aDone!.sleeps]).toBe(Math.round((aDone!.at - aRequested) * 0.75));
+  });
+
   it('prewarm: already there — present stores cost no request and no job', async () => {
     const { glance, result } = run({ [A]: { reads: [{ stores: ['central', 'site-a', 'site-b'] }] } }, ['site-a', 'site-b']);
     const report = await result;
