@@ -96,8 +96,8 @@ export function createGlanceClient(http: ServiceClient): GlanceClient {
       const response = await http.request({
         method: 'POST', path: `/v2/images/${id}/import`, body, signal: call?.signal, idempotent: false,
         accept: [202, 400, 403, 404, 409],
-        // The copy runs in the glance-api worker that accepts this request. On a pooled connection every import of a
-        // prewarm went to one worker of two, and the run took twice as long (bench/RESULTS.md, "prewarm").
+        // The copy runs in the glance-api worker that accepts this request. On pooled connections one worker of two
+        // got every copy for long stretches of a prewarm (bench/RESULTS.md, "prewarm").
         connection: 'fresh',
       });
       const answer = classifyImportAnswer(response.status, serverMessage(response.body));

@@ -41,9 +41,9 @@ export interface PrewarmOptions {
 
 export const PREWARM_DEFAULTS = {
   /**
-   * Measured on the dev cloud (glance-api with 2 workers, bench/RESULTS.md, "prewarm"): Glance sustains ≈ 1.45 copies'
-   * worth of work at once with 4 imports in flight and gains nothing from more; beyond 4 ferry's own reads only take
-   * CPU from the copies (8: 0–20 % slower, 16: 30 % slower). Each running import also holds a staged copy of its image
+   * Measured on the dev cloud (glance-api with 2 workers, bench/RESULTS.md, "prewarm"): Glance sustains ≈ 1.45–1.67
+   * copies' worth of work at once with 4 or 8 imports in flight, no more; beyond 4 ferry's own reads only take CPU from
+   * the copies (8: no faster, 16: 15–30 % slower). Each running import also holds a staged copy of its image
    * on the Glance node, so more is not free. A Glance with more workers or API nodes may take more (--concurrency).
    */
   concurrency: 4,

@@ -1,4 +1,4 @@
-import type { CopyRequestResult, GlanceClient } from '../../src/glance/glance-client.js';
+import { createGlanceClient, glanceEndpointRoot, type CopyRequestResult, type GlanceClient } from '../../src/glance/glance-client.js';
 import { parseImage } from '../../src/glance/image.js';
 import { parseTask, type GlanceTask } from '../../src/glance/image-task.js';
 import { createCopyDurationEstimator } from '../../src/copy/copy-duration-estimator.js';
@@ -6,6 +6,10 @@ import type { CopyContext } from '../../src/copy/copy-context.js';
 import type { EnsureOutcome } from '../../src/copy/ensure-result.js';
 import { createSingleFlight } from '../../src/copy/single-flight.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import type { HttpRequest, HttpTransport } from '../../src/openstack/http-transport.js';
+import { createSession } from '../../src/openstack/keystone-session.js';
+import { createServiceClient } from '../../src/openstack/service-client.js';
+import { RECORDED_AUTH } from './fixtures.js';
 import { FSID_A, imageBody, type ImageShape } from './image-body.js';
 import { fakeClock, type FakeClock } from './fake-clock.js';
 
@@ -54,4 +58,18 @@ export function copyContext(glance: GlanceClient, clock: FakeClock = fakeClock()
     copyFlights: createSingleFlight<EnsureOutcome>(),
     copyDurations: createCopyDurationEstimator(),
   };
+}
+
+/**
+ * A copy context over the whole real stack (Glance client → service client → Keystone session with the recorded admin
+ * → `inner`, nock behind it), on a fake clock; `sent` holds every request it put on the wire.
+ */
+export function wireCopyContext(inner: HttpTransport, fsid = FSID_A): { ctx: CopyContext & { clock: FakeClock }; sent: HttpRequest[] } {
+  const sent: HttpRequest[] = [];
+  const transport: HttpTransport = { send: (request) => { sent.push(request); return inner.send(request); }, close: () => Promise.resolve() };
+  const clock = fakeClock();
+  const retry = { retries: 1, minDelayMs: 1, maxDelayMs: 1 };
+  const session = createSession({ auth: RECORDED_AUTH.admin, endpoints: {}, transport, clock, retry });
+  const http = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, normalizeEndpoint: glanceEndpointRoot });
+  return { ctx: copyContext(createGlanceClient(http), clock, fsid), sent };
 }

@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import type { GlanceImage } from '../../glance/image.js';
-import { formatMicroversion } from '../../placement/negotiate-microversion.js';
-import { createPlacementClient } from '../../placement/placement-client.js';
 import { findCandidates, type CandidateList } from '../../prefilter/find-candidates.js';
-import { imageTraitRequest } from '../../prefilter/image-trait-request.js';
 import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderCandidates } from '../render/candidates.js';
 import { prefilterJsonSchema, traitRequestJson } from './prefilter.js';
 import {
-  limitFlag, microversionFlag, placementCatalogue, PREFILTER_INPUT_OPTIONS, readPrefilterInput, requiredResourcesFlag,
+  limitFlag, microversionFlag, placementTraitRequest, PREFILTER_INPUT_OPTIONS, readPrefilterInput, requiredResourcesFlag,
   type PrefilterInput,
 } from './prefilter-input.js';
 
@@ -63,13 +60,8 @@ export const candidatesCommand: CommandSpec<CandidatesReport> = {
     const limit = limitFlag(ctx.flags);
     const wanted = microversionFlag(ctx.flags);
     const input = await readPrefilterInput(ctx);
-    const cloud = await ctx.connect();
-    const placement = createPlacementClient(cloud.placementHttp, wanted === undefined ? {} : { microversion: wanted });
-    const microversion = formatMicroversion(await placement.microversion({ signal: ctx.signal }));
-    const catalogue = await placementCatalogue(input, placement, ctx.signal);
-    const result = imageTraitRequest(input.image.raw, {
-      ...input.options, catalogue, microversion, resources, ...(limit === undefined ? {} : { limit }),
-    });
+    const { placement, catalogue, result } = await placementTraitRequest(ctx, input, wanted,
+      { resources, ...(limit === undefined ? {} : { limit }) });
     const list = await findCandidates(placement, result, resources, {
       catalogue, signal: ctx.signal, ...(limit === undefined ? {} : { limit }),
     });

@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import type { GlanceImage } from '../../glance/image.js';
-import { formatMicroversion } from '../../placement/negotiate-microversion.js';
-import { createPlacementClient } from '../../placement/placement-client.js';
 import { explainHosts, type HostExplanations } from '../../prefilter/explain-hosts.js';
-import { imageTraitRequest } from '../../prefilter/image-trait-request.js';
 import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
 import type { CommandSpec, FlagValue } from '../command-spec.js';
 import { renderExplain } from '../render/explain.js';
 import { prefilterJsonSchema, traitRequestJson } from './prefilter.js';
 import {
-  microversionFlag, placementCatalogue, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag, type PrefilterInput,
+  microversionFlag, placementTraitRequest, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag, type PrefilterInput,
 } from './prefilter-input.js';
 
 /** What `ferry explain` found, host by host. */
@@ -74,11 +71,8 @@ export const explainCommand: CommandSpec<ExplainReport> = {
     const wanted = microversionFlag(ctx.flags);
     const providers = listFlag(ctx.flags.provider);
     const input = await readPrefilterInput(ctx);
-    const cloud = await ctx.connect();
-    const placement = createPlacementClient(cloud.placementHttp, wanted === undefined ? {} : { microversion: wanted });
-    const microversion = formatMicroversion(await placement.microversion({ signal: ctx.signal }));
-    const catalogue = await placementCatalogue(input, placement, ctx.signal);
-    const result = imageTraitRequest(input.image.raw, { ...input.options, catalogue, microversion, ...(resources === undefined ? {} : { resources }) });
+    const { placement, catalogue, result } = await placementTraitRequest(ctx, input, wanted,
+      resources === undefined ? {} : { resources });
     const explained = await explainHosts(placement, result, {
       providers, catalogue, signal: ctx.signal, ...(resources === undefined ? {} : { resources }),
     });

@@ -2,10 +2,12 @@ import { existsSync } from 'node:fs';
 import { optionTypes } from '../../config/option-types.js';
 import { FerryError, isFerryError } from '../../errors/ferry-error.js';
 import type { GlanceImage } from '../../glance/image.js';
-import type { PlacementClient } from '../../placement/placement-client.js';
+import { formatMicroversion } from '../../placement/negotiate-microversion.js';
+import { createPlacementClient, type PlacementClient } from '../../placement/placement-client.js';
 import { readTraitCatalogue } from '../../placement/read-trait-catalogue.js';
-import { PREFILTER_DEFAULTS, type ImageTraitOptions } from '../../prefilter/image-trait-request.js';
+import { imageTraitRequest, PREFILTER_DEFAULTS, type ImageTraitOptions } from '../../prefilter/image-trait-request.js';
 import { parseResources } from '../../prefilter/parse-resources.js';
+import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
 import { standardTraitCatalogue, type TraitCatalogue } from '../../traits/trait-catalogue.js';
 import type { CommandContext, FlagValue, OptionSpec } from '../command-spec.js';
 import { readImageArgument } from '../image-argument.js';
@@ -138,12 +140,26 @@ export function microversionFlag(flags: Readonly<Record<string, FlagValue>>): st
   return value;
 }
 
+/** What `ferry candidates` and `ferry explain` build before they ask Placement about hosts. */
+export interface PlacementTraitRequest {
+  readonly placement: PlacementClient;
+  readonly catalogue: TraitCatalogue;
+  readonly result: PrefilterResult;
+}
+
 /**
- * The names to check against when ferry talks to Placement: --os-traits-version if given, else Placement's own list
- * (one GET /traits), which also holds its CUSTOM_ traits.
+ * The image's trait request as the target Placement will take it: at the microversion negotiated with it (at most
+ * `wanted`), with names checked against --os-traits-version if given, else Placement's own list (one GET /traits, which
+ * also holds its CUSTOM_ traits).
  */
-export async function placementCatalogue(input: PrefilterInput, placement: PlacementClient, signal: AbortSignal): Promise<TraitCatalogue> {
-  return input.fixedCatalogue ?? readTraitCatalogue(placement, { signal });
+export async function placementTraitRequest(ctx: CommandContext, input: PrefilterInput, wanted: string | undefined,
+  request: Pick<ImageTraitOptions, 'resources' | 'limit'>): Promise<PlacementTraitRequest> {
+  const cloud = await ctx.connect();
+  const placement = createPlacementClient(cloud.placementHttp, wanted === undefined ? {} : { microversion: wanted });
+  const microversion = formatMicroversion(await placement.microversion({ signal: ctx.signal }));
+  const catalogue = input.fixedCatalogue ?? await readTraitCatalogue(placement, { signal: ctx.signal });
+  const result = imageTraitRequest(input.image.raw, { ...input.options, catalogue, microversion, ...request });
+  return { placement, catalogue, result };
 }
 
 /**

@@ -1,14 +1,10 @@
 import nock from 'nock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensure } from '../../../src/copy/ensure.js';
-import { createGlanceClient, glanceEndpointRoot } from '../../../src/glance/glance-client.js';
-import { createHttpTransport, type HttpRequest, type HttpTransport } from '../../../src/openstack/http-transport.js';
-import { createSession } from '../../../src/openstack/keystone-session.js';
-import { createServiceClient } from '../../../src/openstack/service-client.js';
-import { fakeClock } from '../../helpers/fake-clock.js';
-import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, loadTimeline, RECORDED_AUTH, replay, replaySnapshots,
+import { createHttpTransport } from '../../../src/openstack/http-transport.js';
+import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, loadTimeline, replay, replaySnapshots,
   timelineImageId, tokenExchange, type RecordedTimeline, type TimelineFixture } from '../../helpers/fixtures.js';
-import { copyContext } from '../../helpers/scripted-glance.js';
+import { wireCopyContext } from '../../helpers/scripted-glance.js';
 
 // ensure() over the whole real stack (Glance client → service client → Keystone session → transport → nock), fed the
 // image states recorded from the real Glance after each copy-image POST (fixtures/glance/timeline-*.json).
@@ -17,21 +13,16 @@ const inner = createHttpTransport();
 afterAll(() => inner.close());
 
 interface Stack {
-  readonly ctx: ReturnType<typeof copyContext>;
+  readonly ctx: ReturnType<typeof wireCopyContext>['ctx'];
   readonly count: { readonly tokenPosts: number; readonly imageGets: number; readonly importPosts: number };
 }
 
 function stack(fsid: string): Stack {
-  const sent: HttpRequest[] = [];
-  const transport: HttpTransport = { send: (request) => { sent.push(request); return inner.send(request); }, close: () => Promise.resolve() };
-  const clock = fakeClock();
-  const retry = { retries: 1, minDelayMs: 1, maxDelayMs: 1 };
-  const session = createSession({ auth: RECORDED_AUTH.admin, endpoints: {}, transport, clock, retry });
-  const http = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, normalizeEndpoint: glanceEndpointRoot });
+  const { ctx, sent } = wireCopyContext(inner, fsid);
   const counted = (method: string, pattern: RegExp): number =>
     sent.filter((r) => r.method === method && pattern.test(new URL(r.url).pathname)).length;
   return {
-    ctx: copyContext(createGlanceClient(http), clock, fsid),
+    ctx,
     count: {
       get tokenPosts() { return counted('POST', /^\/v3\/auth\/tokens$/); },
       get imageGets() { return counted('GET', /^\/v2\/images\/[^/]+$/); },

@@ -1,18 +1,9 @@
 import nock from 'nock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadExchange } from '../../helpers/fixtures.js';
-import { answer, at, BASE, FIXTURE_PROVIDER, placementClient, placementRoot, providerBody } from './placement-nock.js';
+import { answer, at, BASE, FIXTURE_PROVIDER, closingPlacementClients, placementRoot, providerBody } from './placement-nock.js';
 
-const clients: { close(): Promise<void> }[] = [];
-function client(options: { microversion?: string } = {}): ReturnType<typeof placementClient>['placement'] {
-  const made = placementClient(options);
-  clients.push(made.transport);
-  return made.placement;
-}
-
-afterEach(async () => {
-  for (const transport of clients.splice(0)) await transport.close();
-});
+const client = closingPlacementClients();
 
 const RECORDED_PUT_TRAITS = ['COMPUTE_ARCH_X86_64', 'COMPUTE_IMAGE_TYPE_QCOW2', 'COMPUTE_IMAGE_TYPE_RAW', 'HW_ARCH_X86_64',
   'CUSTOM_FERRY_FIXTURE'];

@@ -1,6 +1,7 @@
 // Nock scaffolding for the Placement client: a token session with a fixed endpoint (no Keystone), answers recorded
 // from Placement 8.0.0 on the dev cloud (fixtures/placement, via test/helpers/fixtures.ts).
 import nock from 'nock';
+import { afterEach } from 'vitest';
 import { createHttpTransport, type HttpTransport } from '../../../src/openstack/http-transport.js';
 import { createSession } from '../../../src/openstack/keystone-session.js';
 import { createServiceClient } from '../../../src/openstack/service-client.js';
@@ -27,6 +28,21 @@ export function placementClient(options: { microversion?: string } = {}): { plac
   const http = createServiceClient({ serviceType: 'placement', serviceName: 'Placement', session, transport,
     retry: { retries: 0, minDelayMs: 1, maxDelayMs: 1 } });
   return { placement: createPlacementClient(http, options), transport };
+}
+
+/**
+ * For a test file: a factory of Placement clients whose transports are closed after each test. Call once, at the top.
+ */
+export function closingPlacementClients(): (options?: { microversion?: string }) => PlacementClient {
+  const transports: HttpTransport[] = [];
+  afterEach(async () => {
+    for (const transport of transports.splice(0)) await transport.close();
+  });
+  return (options = {}) => {
+    const made = placementClient(options);
+    transports.push(made.transport);
+    return made.placement;
+  };
 }
 
 /** `GET /` with the recorded root (max 1.39), or announcing `maxVersion` instead. */

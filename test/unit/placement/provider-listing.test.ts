@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadExchange } from '../../helpers/fixtures.js';
 import { HOSTS, serve } from '../prefilter/prefilter-placement.js';
-import { at, placementClient, placementRoot } from './placement-nock.js';
+import { at, closingPlacementClients, placementRoot } from './placement-nock.js';
 
-const transports: { close(): Promise<void> }[] = [];
-function client(): ReturnType<typeof placementClient>['placement'] {
-  const made = placementClient();
-  transports.push(made.transport);
-  return made.placement;
-}
-
-afterEach(async () => {
-  for (const transport of transports.splice(0)) await transport.close();
-});
+const client = closingPlacementClients();
 
 describe('PlacementClient.listProviders (recorded answers)', () => {
   it('listProviders({ required }): sends required=A,B at 1.39 and parses every provider with its root', async () => {

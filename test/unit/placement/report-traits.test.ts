@@ -1,26 +1,17 @@
 import type nock from 'nock';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { PlacementClient } from '../../../src/placement/placement-client.js';
+import { describe, expect, it } from 'vitest';
 import { reportTraits } from '../../../src/placement/report-traits.js';
 import { hostTraits } from '../../../src/traits/host-traits.js';
 import { parseHostCapabilities } from '../../../src/traits/parse-host-capabilities.js';
 import { standardTraitCatalogue, traitCatalogueFromNames } from '../../../src/traits/trait-catalogue.js';
 import { loadExchange } from '../../helpers/fixtures.js';
 import { loadDomcaps, readFixture } from '../traits/domcaps-fixtures.js';
-import { at, FIXTURE_PROVIDER, placementClient, placementRoot, providerBody } from './placement-nock.js';
+import { at, FIXTURE_PROVIDER, closingPlacementClients, placementRoot, providerBody } from './placement-nock.js';
 
 const NAME = 'ferry-fixture-host-a';
 const TRAITS_PATH = `/resource_providers/${FIXTURE_PROVIDER}/traits`;
 
-const clients: { close(): Promise<void> }[] = [];
-function client(): PlacementClient {
-  const made = placementClient();
-  clients.push(made.transport);
-  return made.placement;
-}
-afterEach(async () => {
-  for (const transport of clients.splice(0)) await transport.close();
-});
+const client = closingPlacementClients();
 
 /** The recorded Debian 12 host (kvm, pc + q35) with images_type=rbd, force_raw_images=false: docs/traits.md's example. */
 const hostReport = hostTraits({

@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findCandidates } from '../../../src/prefilter/find-candidates.js';
 import { imageTraitRequest } from '../../../src/prefilter/image-trait-request.js';
 import { traitCatalogueFromNames } from '../../../src/traits/trait-catalogue.js';
 import { OS_TRAITS_BASE } from '../../../src/traits/os-traits-base.js';
 import { loadExchange } from '../../helpers/fixtures.js';
-import { at, placementClient, placementRoot } from '../placement/placement-nock.js';
+import { at, closingPlacementClients, placementRoot } from '../placement/placement-nock.js';
 import { HOSTS, provider, QUERY_512, SCOPE, serve, x86Qcow2Image } from './prefilter-placement.js';
 
-const transports: { close(): Promise<void> }[] = [];
-function client(): ReturnType<typeof placementClient>['placement'] {
-  const made = placementClient();
-  transports.push(made.transport);
-  return made.placement;
-}
-afterEach(async () => {
-  for (const transport of transports.splice(0)) await transport.close();
-});
+const client = closingPlacementClients();
 
 const catalogue = traitCatalogueFromNames([...OS_TRAITS_BASE.names, SCOPE]);
 const request = imageTraitRequest(x86Qcow2Image(), { catalogue, flavorExtraSpecs: { [`trait:${SCOPE}`]: 'required' } });

@@ -1,13 +1,9 @@
 import nock from 'nock';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createGlanceClient, glanceEndpointRoot } from '../../../src/glance/glance-client.js';
-import { createHttpTransport, type HttpRequest, type HttpTransport } from '../../../src/openstack/http-transport.js';
-import { createSession } from '../../../src/openstack/keystone-session.js';
-import { createServiceClient } from '../../../src/openstack/service-client.js';
+import { createHttpTransport } from '../../../src/openstack/http-transport.js';
 import { prewarm } from '../../../src/prewarm/prewarm.js';
-import { fakeClock } from '../../helpers/fake-clock.js';
-import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, RECORDED_AUTH, replay, tokenExchange } from '../../helpers/fixtures.js';
-import { copyContext } from '../../helpers/scripted-glance.js';
+import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, replay, tokenExchange } from '../../helpers/fixtures.js';
+import { wireCopyContext } from '../../helpers/scripted-glance.js';
 
 // prewarm() over the whole real stack (Glance client → service client → Keystone session → transport → nock): the
 // requests it sends on the wire, answered with recorded bodies (fixtures/glance/*.json) whose store fields follow the
@@ -28,13 +24,8 @@ const at = (fields: Record<string, unknown>): string => {
 
 describe('prewarm on the wire', () => {
   it('prewarm: stores detail, one id=in listing, one import naming both stores with allow-failure, then image reads until the lock goes', async () => {
-    const sent: HttpRequest[] = [];
-    const transport: HttpTransport = { send: (request) => { sent.push(request); return inner.send(request); }, close: () => Promise.resolve() };
-    const clock = fakeClock();
-    const retry = { retries: 1, minDelayMs: 1, maxDelayMs: 1 };
-    const session = createSession({ auth: RECORDED_AUTH.admin, endpoints: {}, transport, clock, retry });
-    const http = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, normalizeEndpoint: glanceEndpointRoot });
-    const ctx = copyContext(createGlanceClient(http), clock);
+    const { ctx, sent } = wireCopyContext(inner);
+    const { clock } = ctx;
 
     const keystone = replay(nock(KEYSTONE_ROOT), tokenExchange('token-password-admin', keystoneTime(clock.wallNow() + 3_600_000)),
       { headers: { 'x-subject-token': 'placeholder-token-1' } });
