@@ -2,6 +2,7 @@
 // One server only needs its certificate trusted; the other also requires a client certificate signed by the CA.
 import { rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFerryError, type FerryError } from '../../../src/errors/ferry-error.js';
@@ -92,6 +93,17 @@ describe('TLS (loopback https, private CA)', () => {
   it('TLS: an unreadable CA bundle is FERRY_INVALID_OPTION naming it', () => {
     expect(() => createHttpTransport({ caFile: `${ca.dir}/missing.pem` })).toThrow(expect.objectContaining({
       code: 'FERRY_INVALID_OPTION', message: expect.stringMatching(/^cannot read the CA bundle .*missing\.pem: ENOENT/) as unknown }));
+  });
+
+  it('TLS: the connector keeps the connect timeout: a server that never answers the handshake → FERRY_TIMEOUT_CONNECT', async () => {
+    const accepted: Socket[] = [];
+    const silent = createNetServer((socket) => accepted.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const error = await failure(`https://127.0.0.1:${port}`, { connectTimeoutMs: 200, caFile: ca.caFile });
+    for (const socket of accepted) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+    expect(error.code).toBe('FERRY_TIMEOUT_CONNECT');
   });
 
   it('TLS: plain http to an https port is not called a certificate problem (FERRY_UNREACHABLE)', async () => {
