@@ -39,7 +39,7 @@ export const CONFIG_OPTIONS = {
     summary: 'the cloud to use from clouds.yaml' }),
   novaConf: option({ key: 'origin.novaConfFiles', flag: 'nova-conf', valueName: 'FILE', repeatable: true, env: ['FERRY_NOVA_CONF'],
     type: optionTypes.path,
-    summary: "read nova.conf's image, Ceph, Glance, Placement, TLS and scheduler options from FILE (repeat: later files win per option)" }),
+    summary: "read nova.conf's image, Ceph, Glance, Placement, TLS and scheduler options from FILE; a later FILE wins per option" }),
 
   // Keystone credentials, named as the openstack CLI names them.
   authType: option({ key: 'auth.method', flag: 'os-auth-type', valueName: 'TYPE', env: ['OS_AUTH_TYPE'], clouds: ['auth_type'],

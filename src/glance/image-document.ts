@@ -44,8 +44,9 @@ const BASE_FIELDS: Readonly<Record<string, { readonly expected: string; readonly
 };
 
 /**
- * Glance's disk formats (`[image_format] disk_formats` default). Checked in hand-written documents only, where a typo
- * (`qcow`) would silently drop the image-type trait; a saved answer may come from a Glance with more formats.
+ * Glance's disk formats (`[image_format] disk_formats` default). Checked only in documents that lack the fields Glance
+ * always sends (hand-written ones), where a typo (`qcow`) would silently drop the image-type trait; a saved answer may
+ * come from a Glance configured with more formats.
  */
 export const GLANCE_DISK_FORMATS = ['ami', 'ari', 'aki', 'vhd', 'vhdx', 'vmdk', 'raw', 'qcow2', 'vdi', 'iso', 'ploop'] as const;
 
@@ -80,10 +81,10 @@ export function parseImageDocument(text: string, label: string, needs: readonly 
       problems.push(`${nested.has(key) ? 'properties.' : ''}${key}: expected a string (Glance keeps every image property as one), got ${show(value)}`);
     }
   }
-  const shape: ImageDocumentShape = nested.size > 0 || 'properties' in body ? 'openstack'
-    : REQUIRED_BY_GLANCE.every((key) => key in flat) ? 'glance' : 'partial';
+  const saved = REQUIRED_BY_GLANCE.every((key) => key in flat);
+  const shape: ImageDocumentShape = nested.size > 0 || 'properties' in body ? 'openstack' : saved ? 'glance' : 'partial';
   const diskFormat = flat['disk_format'];
-  if (shape === 'partial' && typeof diskFormat === 'string' && !(GLANCE_DISK_FORMATS as readonly string[]).includes(diskFormat)) {
+  if (!saved && typeof diskFormat === 'string' && !(GLANCE_DISK_FORMATS as readonly string[]).includes(diskFormat)) {
     problems.push(`disk_format: expected one of ${GLANCE_DISK_FORMATS.join(', ')}, got ${show(diskFormat)}`);
   }
   for (const need of needs) {

@@ -67,6 +67,8 @@ describe('parseImageDocument', () => {
     { title: 'a string', text: '"qcow2"', problem: /^it holds a string \("qcow2"\), not an image object$/ },
     { title: 'properties not an object', text: '{"properties": "hw_disk_bus=\'scsi\'"}', problem: /^properties: expected an object of image properties/ },
     { title: 'a typo in a hand-written disk_format', text: '{"disk_format": "qcow"}', problem: /^disk_format: expected one of ami, .*qcow2.*, got "qcow"$/ },
+    { title: 'a typo in a hand-written document in the openstack CLI shape', text: '{"disk_format": "qcow", "properties": {"hw_disk_bus": "scsi"}}',
+      problem: /^disk_format: expected one of ami, .*qcow2.*, got "qcow"$/ },
   ])('parseImageDocument: $title → one clear problem', ({ text, problem }) => {
     expect(problems(text)).toEqual([expect.stringMatching(problem)]);
   });
