@@ -104,6 +104,7 @@ function context(flags: Record<string, FlagValue>, novaConf?: string): CommandCo
       homeDir: '/nonexistent', readFile: (path) => (path === '/etc/nova/nova.conf' ? novaConf : undefined) }),
     progress: { update: () => undefined, log: () => undefined, clear: () => undefined },
     readFile: () => { throw new Error('no file should be read with --virsh'); },
+    spentMs: () => 0,
     connect: () => Promise.reject(new Error('ferry traits must not connect to a cloud')),
   };
 }
