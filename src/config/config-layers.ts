@@ -22,7 +22,7 @@ export type EnvValues = Readonly<Record<string, string | undefined>>;
  * and report every problem at once.
  *
  * What counts as present: a flag with a string value or `true` (a bare flag left unset may arrive as `false` or
- * `undefined`: both mean "not given"; a repeated flag counts once, its last value); a non-empty variable (an exported but empty `OS_REGION_NAME=` is unset, as in
+ * `undefined`: both mean "not given"; a repeated flag counts once, its last value, except for pickAll); a non-empty variable (an exported but empty `OS_REGION_NAME=` is unset, as in
  * the openstack CLI); a non-empty clouds.yaml value.
  */
 export class ConfigLayers {
