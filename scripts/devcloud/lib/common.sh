@@ -329,6 +329,26 @@ ports_line() {
 
 postgres_healthy() { [[ -n $PG_BIN ]] && "$PG_BIN/pg_isready" -q -t 2 -h "$HOST" -p "$POSTGRES_PORT"; }
 
+# restart_unless_recovers NAME SECONDS CMD...: a service that runs but failed its health check (a glance-api whose
+# workers are all busy in a slow librbd call, a keystone on a loaded machine) gets SECONDS to answer again before CMD
+# restarts it, so that a blip does not kill the work in flight. A service that is not running is started at once.
+restart_unless_recovers() {
+  local name=$1 seconds=$2 pid deadline
+  shift 2
+  if pid=$(read_pid "$name") && pid_alive "$pid" && pid_ours "$pid"; then
+    deadline=$((SECONDS + seconds))
+    while ((SECONDS < deadline)); do
+      if service_healthy "$name"; then
+        echo "== $name answers again (pid $pid kept)"
+        return 0
+      fi
+      sleep 1
+    done
+    echo "== $name runs (pid $pid) but still does not answer after $seconds s: restarting it"
+  fi
+  "$@"
+}
+
 # wait_http SERVICE URL SECONDS: bounded wait for a 200, failing early if the daemon died.
 wait_http() {
   local name=$1 url=$2 seconds=$3 pid deadline
