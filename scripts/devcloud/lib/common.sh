@@ -49,6 +49,8 @@ GLANCE_DB_PASSWORD=${FERRY_DEVCLOUD_GLANCE_DB_PASSWORD:-ferry-glance-db-pass}
 # Glance's PostgreSQL cluster lives outside the state dir (postgres.sh says why); its name follows the state dir.
 PG_BIN=$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)
 PG_DIR=/var/tmp/ferry-devcloud-pg.$(printf '%s' "$DEVCLOUD_DIR" | cksum | cut -d' ' -f1)
+# Serialises up runs on one state dir (outside it: a first start deletes the state dir).
+UP_LOCK=/var/tmp/ferry-devcloud-up.$(printf '%s' "$DEVCLOUD_DIR" | cksum | cut -d' ' -f1).lock
 
 # Stop order matters for Ceph: an OSD stopped after its mon waits ~5 s trying to report its shutdown.
 SERVICES=(keystone glance postgres placement ceph-site-a-osd ceph-site-b-osd ceph-site-a-mon ceph-site-b-mon)
@@ -245,7 +247,8 @@ start_daemon() {
   mkdir -p "$PID_DIR"
   rm -f "$PID_DIR/$name.pid"
   # shellcheck disable=SC2016 # $$ and $@ belong to the inner sh
-  setsid sh -c 'echo $$ > "$0"; exec "$@"' "$PID_DIR/$name.pid" "$@" </dev/null >"$out" 2>&1 &
+  # 9>&-: the daemon must not inherit up's lock (UP_LOCK), or it would hold it for its whole life
+  setsid sh -c 'echo $$ > "$0"; exec "$@"' "$PID_DIR/$name.pid" "$@" </dev/null >"$out" 2>&1 9>&- &
   for ((i = 0; i < 100; i++)); do
     [[ -s $PID_DIR/$name.pid ]] && return 0
     sleep 0.02
