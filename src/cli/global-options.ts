@@ -18,7 +18,9 @@ export function configFlag(flag: string): OptionSpec {
 
 /** Options every command takes: output, and every cloud/HTTP/logging option of the configuration. */
 export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
-  { name: 'json', description: 'print one JSON document on stdout (the report, or {"error": …})' },
+  { name: 'json', description: 'print one JSON document on stdout (the report, or {"error": …}); = -f json' },
+  { name: 'format', value: 'FORMAT', description: '-f: json, yaml (one document, also for errors), value (bare values), table (field | value)' },
+  { name: 'column', value: 'COLUMN', description: '-c: only this top-level field of the JSON output', repeatable: true },
   ...Object.values(CONFIG_OPTIONS)
     .flatMap((spec) => (spec.flag !== undefined && !COMMAND_SCOPED.has(spec.flag) ? [configFlag(spec.flag)] : [])),
 ];

@@ -8,6 +8,7 @@ import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import type { Logger } from '../logging/logger.js';
 import { COMMANDS } from './command-registry.js';
 import type { CommandContext, CommandSpec, FlagValue, OptionSpec, ProgressSink } from './command-spec.js';
+import { isDocumentFormat, parseOutputFormat, type OutputChoice } from './output/output-format.js';
 
 // Start-up: only the lines above load for `ferry --version` and `ferry --help`. Everything a command needs (commander,
 // the config layer with zod, pino, undici through connectCloud, the command's own module) is imported once a command
@@ -34,18 +35,27 @@ const SILENT_PROGRESS: ProgressSink = { update: () => undefined, log: () => unde
 
 /** Runs one ferry command and returns its exit code. Writes the report to stdout, everything else to stderr. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const json = argv.includes('--json');
+  // Until the output flags are read (they may be malformed), an error goes out as JSON only if --json was given.
+  let output: OutputChoice = { format: argv.includes('--json') ? 'json' : 'text', columns: [], rest: argv };
   const debug = argv.includes('--debug');
   const write = (stream: NodeJS.WritableStream, text: string): void => {
     stream.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   let cloud: Cloud | undefined;
   try {
-    const [first, ...afterFirst] = argv;
+    output = parseOutputFormat(argv);
+    const [first, ...afterFirst] = output.rest;
     // A two-word command (`ferry traits report`) is registered under both words and wins over the one-word one.
     const twoWords = afterFirst[0] === undefined ? undefined : `${first ?? ''} ${afterFirst[0]}`;
-    const [name, rest] = twoWords !== undefined && Object.hasOwn(COMMANDS, twoWords)
+    let [name, rest] = twoWords !== undefined && Object.hasOwn(COMMANDS, twoWords)
       ? [twoWords, afterFirst.slice(1)] : [first, afterFirst];
+    // `ferry help CMD [SUB]` is `ferry CMD [SUB] --help`.
+    if (name === 'help' && rest.length > 0) {
+      const [helpFirst, ...helpRest] = rest;
+      const helpTwo = helpRest[0] === undefined ? undefined : `${helpFirst ?? ''} ${helpRest[0]}`;
+      name = helpTwo !== undefined && Object.hasOwn(COMMANDS, helpTwo) ? helpTwo : helpFirst;
+      rest = ['--help'];
+    }
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       write(io.stdout, overallHelp());
       return 0;
@@ -72,15 +82,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       typeof entry[1] === 'string' || typeof entry[1] === 'boolean'));
     const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir });
     const logger = createLogger({ level: config.log.level, destination: io.stderr });
-    const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !json);
-    const live = io.stderrIsTTY && !json;
+    const machine = output.format !== 'text';
+    const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !machine);
+    const live = io.stderrIsTTY && !machine;
     // log-update (and the terminal-width modules under it) only for a live TTY area.
     const progress = live ? (await import('./output/live-progress.js')).liveProgress(io.stderr, true) : SILENT_PROGRESS;
     const ctx: CommandContext = {
       args: parsed.args,
       flags: parsed.flags,
       config,
-      json,
+      json: machine,
       logger,
       signal: io.signal,
       progress,
@@ -95,13 +106,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     };
     const report = await spec.run(ctx);
     ctx.progress.clear();
-    write(io.stdout, json ? JSON.stringify(spec.toJson(report), null, 2) : spec.render(report, style));
+    if (output.format === 'text') {
+      write(io.stdout, spec.render(report, style));
+    } else {
+      const { renderDocument } = await import('./output/render-document.js');
+      write(io.stdout, renderDocument(spec.toJson(report), output.format, output.columns));
+    }
     return spec.exitCode?.(report) ?? 0;
   } catch (error) {
     const failure = await asFerryError(error, io.signal);
     const [{ renderError }, { textStyle }] = await Promise.all([import('./output/render-error.js'), import('./output/text-style.js')]);
-    if (json) write(io.stdout, JSON.stringify({ error: { code: failure.code, message: failure.message, hint: failure.hint } }, null, 2));
-    else write(io.stderr, renderError(failure, textStyle(io.stderrIsTTY && io.env.NO_COLOR === undefined)));
+    if (isDocumentFormat(output.format)) {
+      const [{ errorJson }, { renderDocument }] = await Promise.all([import('./output/error-json.js'), import('./output/render-document.js')]);
+      write(io.stdout, renderDocument(errorJson(failure), output.format, []));
+    } else write(io.stderr, renderError(failure, textStyle(io.stderrIsTTY && io.env.NO_COLOR === undefined)));
     if (debug && !isFerryError(error) && error instanceof Error && error.stack) write(io.stderr, error.stack);
     else if (debug && isFerryError(error) && error.cause instanceof Error && error.cause.stack) write(io.stderr, `cause: ${error.cause.stack}`);
     return ERROR_TABLE[failure.code].exit;

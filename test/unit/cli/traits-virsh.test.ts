@@ -115,7 +115,7 @@ describe('ferry traits --virsh (injected runner)', () => {
     const files = traitsJsonSchema.parse(JSON.parse(fromFiles.stdout));
     expect(fromVirsh.traits).toEqual(files.traits);
     expect(fromVirsh.traits).toContain('COMPUTE_VIOMMU_MODEL_VIRTIO');
-    expect(fromVirsh.skippedDomcaps.map((s) => s.arch)).toEqual(['i686']);
+    expect(fromVirsh.skipped_domcaps.map((s) => s.arch)).toEqual(['i686']);
   });
 
   it('ferry traits --virsh with both versions given: no `virsh version` call', async () => {
