@@ -13,6 +13,8 @@ export function configFlag(flag: string): OptionSpec {
   const spec = Object.values(CONFIG_OPTIONS).find((candidate) => candidate.flag === flag);
   if (spec === undefined) throw new Error(`no config option for --${flag}`);
   const env = spec.env && spec.env.length > 0 ? ` (env ${spec.env.join(', ')})` : '';
+  // Seconds in the config layer; on the command line every time takes the duration syntax (90s, 10m, 1h).
+  if (spec.valueName === 'SECONDS') return { name: flag, value: 'DURATION', duration: true, description: `${spec.summary}: 90s, 10m, 1h or seconds${env}` };
   return { name: flag, ...(spec.bareFlag ? {} : { value: spec.valueName ?? 'VALUE' }), description: `${spec.summary}${env}` };
 }
 

@@ -78,7 +78,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const [{ resolveConfig }, { createLogger }, { textStyle }, { connectCloud }] = await Promise.all([
       import('../config/resolve-config.js'), import('../logging/logger.js'), import('./output/text-style.js'),
       io.connect === undefined ? import('../cloud/connect-cloud.js') : { connectCloud: undefined }]);
-    const scalarFlags = Object.fromEntries(Object.entries(parsed.flags).filter((entry): entry is [string, string | boolean] =>
+    const { normalizeDurationFlags } = await import('./duration-flags.js');
+    const flags = normalizeDurationFlags(parsed.flags, [...GLOBAL_OPTIONS, ...spec.options]);
+    const scalarFlags = Object.fromEntries(Object.entries(flags).filter((entry): entry is [string, string | boolean] =>
       typeof entry[1] === 'string' || typeof entry[1] === 'boolean'));
     const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir });
     const logger = createLogger({ level: config.log.level, destination: io.stderr });
@@ -89,7 +91,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const progress = live ? (await import('./output/live-progress.js')).liveProgress(io.stderr, true) : SILENT_PROGRESS;
     const ctx: CommandContext = {
       args: parsed.args,
-      flags: parsed.flags,
+      flags,
       config,
       json: machine,
       logger,

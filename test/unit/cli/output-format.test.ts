@@ -84,3 +84,33 @@ describe('ferry output flags end to end (runCli)', () => {
     expect(report.stdout).toMatch(/^Usage: ferry traits report /);
   });
 });
+
+describe('duration flags', () => {
+  it.each([['10m', '600'], ['90s', '90'], ['1h', '3600'], ['45', '45'], ['0', '0'], ['1500ms', '1.5']])('normalizeDurationFlags: --timeout %s → %s seconds', async (given, seconds) => {
+    const { normalizeDurationFlags } = await import('../../../src/cli/duration-flags.js');
+    const { configFlag } = await import('../../../src/cli/global-options.js');
+    expect(normalizeDurationFlags({ timeout: given, store: 'site-b' }, [configFlag('timeout'), configFlag('store')])).toEqual({ timeout: seconds, store: 'site-b' });
+  });
+
+  it('every config flag in seconds takes a duration (one syntax for every time flag)', async () => {
+    const { GLOBAL_OPTIONS, configFlag } = await import('../../../src/cli/global-options.js');
+    const timeFlags = [...GLOBAL_OPTIONS, ...['timeout', 'poll-interval', 'stale-lock-after'].map(configFlag)].filter((o) => /timeout|interval|after/.test(o.name));
+    expect(timeFlags.map((o) => o.name).sort()).toEqual(['connect-timeout', 'poll-interval', 'request-timeout', 'stale-lock-after', 'timeout']);
+    expect(timeFlags.every((o) => o.duration === true && o.value === 'DURATION')).toBe(true);
+  });
+
+  it('ferry ensure --timeout 10m reaches the config as 600 s; --timeout 10x is refused naming the flag', async () => {
+    let timeoutMs: number | undefined;
+    const run = await runFerry(['ensure', 'cirros', '--store', 'site-b', '--timeout', '10m', '--fsid', '6f0a2c1e-3b5d-4e8f-9a7b-1c2d3e4f5a6b', '--os-token', 't', '--glance-endpoint', 'http://127.0.0.1:9'], {
+      connect: (config) => {
+        timeoutMs = config.copy.timeoutMs;
+        return Promise.reject(new FerryError('FERRY_ABORTED', 'stop here', 'test'));
+      },
+    });
+    expect(run.code).toBe(130);
+    expect(timeoutMs).toBe(600_000);
+    const bad = await runFerry(['ensure', 'cirros', '--store', 'site-b', '--timeout', '10x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--timeout must be a duration such as 30s, 5m, 1h30m or a number of seconds, got '10x'");
+  });
+});
