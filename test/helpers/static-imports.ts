@@ -34,3 +34,11 @@ export function staticClosure(entry: string): { files: Set<string>; packages: Se
   visit(entry);
   return { files, packages };
 }
+
+const ANY_IMPORT = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
+
+/** Every specifier a source file names in an import or re-export, type-only ones included (dynamic imports not). */
+export function allImports(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(ANY_IMPORT)].map((match) => match[1]!);
+}
