@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../../src/cli/command-registry.js';
-import { errorJsonSchema } from '../../../src/cli/output/error-json.js';
+import { jsonSchemas } from '../../../src/cli/output/json-schemas.js';
 
 /**
  * docs/cli.md against the code: every JSON example tagged `<!-- json: COMMAND -->` (or `error`) parses with that
@@ -25,16 +25,9 @@ describe('docs/cli.md JSON examples', () => {
   });
 
   it.each(examples)('cli doc: example $index of $command parses with its schema', async ({ command, json }) => {
-    if (command === 'error') {
-      const result = errorJsonSchema.safeParse(JSON.parse(json));
-      expect(result.success, JSON.stringify(result.error?.issues)).toBe(true);
-      return;
-    }
-    const entry = COMMANDS[command];
-    expect(entry, `no command ${command}`).toBeDefined();
-    const spec = await entry!.load();
-    expect(spec.jsonSchema, `${command} has no jsonSchema`).toBeDefined();
-    const result = spec.jsonSchema!.safeParse(JSON.parse(json));
+    const schema = (await jsonSchemas())[command];
+    expect(schema, `no JSON schema named ${command}`).toBeDefined();
+    const result = schema!.safeParse(JSON.parse(json));
     expect(result.success, JSON.stringify(result.error?.issues)).toBe(true);
   });
 
