@@ -190,7 +190,8 @@ function overallHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
   return ['ferry — put OpenStack images where they will be booted', '', 'Usage: ferry <command> [options]', '',
-    'Commands:', ...lines, '', 'ferry <command> --help shows a command\'s options. Docs: docs/cli.md'].join('\n');
+    'Commands:', ...lines, '', 'ferry <command> --help (or ferry help <command>) shows a command\'s options.',
+    'For scripts: --json, or -f json|yaml|value|table with -c COLUMN. Docs: docs/cli.md'].join('\n');
 }
 
 function commandHelp(spec: CommandSpec<unknown>, globalOptions: readonly OptionSpec[]): string {
