@@ -19,6 +19,19 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
     summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age (--matrix: images × stores)',
     load: async () => (await import('./commands/status.js')).statusCommand,
   },
+  stores: {
+    summary: 'The stores Glance offers, which one is this host\'s, their types and pools (GET /v2/info/stores[/detail])',
+    load: async () => (await import('./commands/stores.js')).storesCommand,
+  },
+  // Two words, like `traits report`.
+  'config show': {
+    summary: 'The resolved configuration: every value with where it came from (flag, env, clouds.yaml, nova.conf, default), secrets hidden',
+    load: async () => (await import('./commands/config-show.js')).configShowCommand,
+  },
+  completion: {
+    summary: 'A bash or zsh completion script: eval "$(ferry completion bash)"',
+    load: async () => (await import('./commands/completion.js')).completionCommand,
+  },
   prewarm: {
     summary: 'Copy many images into many Glance stores ahead of boots: plan, then copy with bounded concurrency',
     load: async () => (await import('./commands/prewarm.js')).prewarmCommand,

@@ -14,6 +14,8 @@ export interface OptionSpec {
   readonly description: string;
   /** May be given more than once (values collected into an array). */
   readonly repeatable?: boolean;
+  /** A time: `90`, `90s`, `10m`, `1h` (plain number = seconds); the runner hands the command seconds (duration-flags.ts). */
+  readonly duration?: boolean;
 }
 
 export interface ArgumentSpec {

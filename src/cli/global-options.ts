@@ -17,13 +17,17 @@ export function configFlag(flag: string): OptionSpec {
   const spec = Object.values(CONFIG_OPTIONS).find((candidate) => candidate.flag === flag);
   if (spec === undefined) throw new Error(`no config option for --${flag}`);
   const env = spec.env && spec.env.length > 0 ? ` (env ${spec.env.join(', ')})` : '';
+  // Seconds in the config layer; on the command line every time takes the duration syntax (90s, 10m, 1h).
+  if (spec.valueName === 'SECONDS') return { name: flag, value: 'DURATION', duration: true, description: `${spec.summary}: 90s, 10m, 1h or seconds${env}` };
   return { name: flag, ...(spec.bareFlag ? {} : { value: spec.valueName ?? 'VALUE' }), ...(spec.repeatable ? { repeatable: true } : {}),
     description: `${spec.summary}${env}` };
 }
 
 /** Options every command takes: output, and every cloud/HTTP/logging option of the configuration. */
 export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
-  { name: 'json', description: 'print one JSON document on stdout (the report, or {"error": …})' },
+  { name: 'json', description: 'print one JSON document on stdout (the report, or {"error": …}); = -f json' },
+  { name: 'format', value: 'FORMAT', description: '-f: json, yaml (one document, also for errors), value (bare values), table (field | value)' },
+  { name: 'column', value: 'COLUMN', description: '-c: only this top-level field of the JSON output', repeatable: true },
   ...Object.values(CONFIG_OPTIONS)
     .flatMap((spec) => (spec.flag !== undefined && !COMMAND_SCOPED.has(spec.flag) ? [configFlag(spec.flag)] : [])),
 ];

@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import type * as CommanderModule from 'commander';
+import type { Option as CommanderOption } from 'commander';
 import type { Cloud } from '../cloud/cloud.js';
-import { connectCloud } from '../cloud/connect-cloud.js';
-import { resolveConfig } from '../config/resolve-config.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import { ERROR_TABLE } from '../errors/error-table.js';
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
-import { createLogger, type Logger } from '../logging/logger.js';
+import type { Logger } from '../logging/logger.js';
 import { COMMANDS } from './command-registry.js';
-import type { CommandContext, CommandSpec, FlagValue, OptionSpec } from './command-spec.js';
-import { GLOBAL_OPTIONS, REPEATABLE_CONFIG_FLAGS } from './global-options.js';
-import { liveProgress } from './output/live-progress.js';
-import { renderError } from './output/render-error.js';
-import { textStyle } from './output/text-style.js';
+import type { CommandContext, CommandSpec, FlagValue, OptionSpec, ProgressSink } from './command-spec.js';
+import { isDocumentFormat, parseOutputFormat, type OutputChoice } from './output/output-format.js';
+
+// Start-up: only the lines above load for `ferry --version` and `ferry --help`. Everything a command needs (commander,
+// the config layer with zod, pino, undici through connectCloud, the command's own module) is imported once a command
+// is known, so a quick question never pays for the heaviest command (bench/startup.ts).
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
@@ -33,20 +33,31 @@ export interface CliIo {
 
 export const VERSION = '0.1.0';
 
+const SILENT_PROGRESS: ProgressSink = { update: () => undefined, log: () => undefined, clear: () => undefined };
+
 /** Runs one ferry command and returns its exit code. Writes the report to stdout, everything else to stderr. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const json = argv.includes('--json');
+  // Until the output flags are read (they may be malformed), an error goes out as JSON only if --json was given.
+  let output: OutputChoice = { format: argv.includes('--json') ? 'json' : 'text', columns: [], rest: argv };
   const debug = argv.includes('--debug');
   const write = (stream: NodeJS.WritableStream, text: string): void => {
     stream.write(text.endsWith('\n') ? text : `${text}\n`);
   };
   let cloud: Cloud | undefined;
   try {
-    const [first, ...afterFirst] = argv;
+    output = parseOutputFormat(argv);
+    const [first, ...afterFirst] = output.rest;
     // A two-word command (`ferry traits report`) is registered under both words and wins over the one-word one.
     const twoWords = afterFirst[0] === undefined ? undefined : `${first ?? ''} ${afterFirst[0]}`;
-    const [name, rest] = twoWords !== undefined && Object.hasOwn(COMMANDS, twoWords)
+    let [name, rest] = twoWords !== undefined && Object.hasOwn(COMMANDS, twoWords)
       ? [twoWords, afterFirst.slice(1)] : [first, afterFirst];
+    // `ferry help CMD [SUB]` is `ferry CMD [SUB] --help`.
+    if (name === 'help' && rest.length > 0) {
+      const [helpFirst, ...helpRest] = rest;
+      const helpTwo = helpRest[0] === undefined ? undefined : `${helpFirst ?? ''} ${helpRest[0]}`;
+      name = helpTwo !== undefined && Object.hasOwn(COMMANDS, helpTwo) ? helpTwo : helpFirst;
+      rest = ['--help'];
+    }
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       write(io.stdout, overallHelp());
       return 0;
@@ -60,25 +71,32 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       throw new FerryError('FERRY_INVALID_OPTION', `unknown command '${name}'`,
         `Commands: ${Object.keys(COMMANDS).join(', ')}. See ferry --help.`, { command: name });
     }
-    const spec = await entry.load();
-    const parsed = parseCommandLine(spec, rest);
+    const [spec, { GLOBAL_OPTIONS }, commander] = await Promise.all([entry.load(), import('./global-options.js'), import('commander')]);
+    const parsed = parseCommandLine(spec, rest, GLOBAL_OPTIONS, commander);
     if (parsed === 'help') {
-      write(io.stdout, commandHelp(spec));
+      write(io.stdout, commandHelp(spec, GLOBAL_OPTIONS));
       return 0;
     }
+    const [{ resolveConfig }, { createLogger }, { textStyle }, { connectCloud }] = await Promise.all([
+      import('../config/resolve-config.js'), import('../logging/logger.js'), import('./output/text-style.js'),
+      io.connect === undefined ? import('../cloud/connect-cloud.js') : { connectCloud: undefined }]);
+    const [{ normalizeDurationFlags }, { REPEATABLE_CONFIG_FLAGS }] = await Promise.all([import('./duration-flags.js'), import('./global-options.js')]);
+    const flags = normalizeDurationFlags(parsed.flags, [...GLOBAL_OPTIONS, ...spec.options]);
     // Lists reach the config only for its repeatable options (--nova-conf); a command's own list (prewarm --store) does not.
-    const scalarFlags = Object.fromEntries(Object.entries(parsed.flags).filter((entry): entry is [string, string | boolean | readonly string[]] =>
+    const scalarFlags = Object.fromEntries(Object.entries(flags).filter((entry): entry is [string, string | boolean | readonly string[]] =>
       typeof entry[1] === 'string' || typeof entry[1] === 'boolean' || (Array.isArray(entry[1]) && REPEATABLE_CONFIG_FLAGS.has(entry[0]))));
     const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir });
     const logger = createLogger({ level: config.log.level, destination: io.stderr });
-    const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !json);
-    const live = io.stderrIsTTY && !json;
-    const progress = liveProgress(io.stderr, live);
+    const machine = output.format !== 'text';
+    const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !machine);
+    const live = io.stderrIsTTY && !machine;
+    // log-update (and the terminal-width modules under it) only for a live TTY area.
+    const progress = live ? (await import('./output/live-progress.js')).liveProgress(io.stderr, true) : SILENT_PROGRESS;
     const ctx: CommandContext = {
       args: parsed.args,
-      flags: parsed.flags,
+      flags,
       config,
-      json,
+      json: machine,
       logger,
       signal: io.signal,
       progress,
@@ -88,18 +106,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       readFile: io.readFile ?? ((path) => readFileSync(path, 'utf8')),
       spentMs: io.startupMs ?? (() => 0),
       connect: async () => {
-        cloud ??= await (io.connect ?? connectCloud)(config, logger);
+        cloud ??= await (io.connect ?? connectCloud!)(config, logger);
         return cloud;
       },
     };
     const report = await spec.run(ctx);
     ctx.progress.clear();
-    write(io.stdout, json ? JSON.stringify(spec.toJson(report), null, 2) : spec.render(report, style));
+    if (output.format === 'text') {
+      write(io.stdout, spec.render(report, style));
+    } else {
+      const { renderDocument } = await import('./output/render-document.js');
+      write(io.stdout, renderDocument(spec.toJson(report), output.format, output.columns));
+    }
     return spec.exitCode?.(report) ?? 0;
   } catch (error) {
-    const failure = asFerryError(error, io.signal);
-    if (json) write(io.stdout, JSON.stringify({ error: { code: failure.code, message: failure.message, hint: failure.hint } }, null, 2));
-    else write(io.stderr, renderError(failure, textStyle(io.stderrIsTTY && io.env.NO_COLOR === undefined)));
+    const failure = await asFerryError(error, io.signal);
+    const [{ renderError }, { textStyle }] = await Promise.all([import('./output/render-error.js'), import('./output/text-style.js')]);
+    if (isDocumentFormat(output.format)) {
+      const [{ errorJson }, { renderDocument }] = await Promise.all([import('./output/error-json.js'), import('./output/render-document.js')]);
+      write(io.stdout, renderDocument(errorJson(failure), output.format, []));
+    } else write(io.stderr, renderError(failure, textStyle(io.stderrIsTTY && io.env.NO_COLOR === undefined)));
     if (debug && !isFerryError(error) && error instanceof Error && error.stack) write(io.stderr, error.stack);
     else if (debug && isFerryError(error) && error.cause instanceof Error && error.cause.stack) write(io.stderr, `cause: ${error.cause.stack}`);
     return ERROR_TABLE[failure.code].exit;
@@ -108,9 +134,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-function asFerryError(error: unknown, signal: AbortSignal): FerryError {
+async function asFerryError(error: unknown, signal: AbortSignal): Promise<FerryError> {
   if (isFerryError(error)) return error;
   if (signal.aborted) return new FerryError('FERRY_ABORTED', 'interrupted', 'Run the same command again to pick up where it stopped.');
+  const { CommanderError } = await import('commander');
   if (error instanceof CommanderError) {
     return new FerryError('FERRY_INVALID_OPTION', error.message.replace(/^error: /, ''), 'See ferry <command> --help.');
   }
@@ -124,11 +151,14 @@ interface ParsedCommandLine {
   readonly flags: Readonly<Record<string, FlagValue>>;
 }
 
-function parseCommandLine(spec: CommandSpec<unknown>, argv: readonly string[]): ParsedCommandLine | 'help' {
+type Commander = typeof CommanderModule;
+
+function parseCommandLine(spec: CommandSpec<unknown>, argv: readonly string[], globalOptions: readonly OptionSpec[],
+  { Command, Option }: Commander): ParsedCommandLine | 'help' {
   if (argv.includes('--help') || argv.includes('-h')) return 'help';
   const command = new Command(spec.name).exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
     .allowExcessArguments(false).helpOption(false);
-  for (const option of [...GLOBAL_OPTIONS, ...spec.options]) command.addOption(toCommanderOption(option));
+  for (const option of [...globalOptions, ...spec.options]) command.addOption(toCommanderOption(option, Option));
   for (const argument of spec.arguments) {
     const label = argument.variadic ? `${argument.name}...` : argument.name;
     command.argument(argument.required ? `<${label}>` : `[${label}]`, argument.description);
@@ -142,14 +172,14 @@ function parseCommandLine(spec: CommandSpec<unknown>, argv: readonly string[]): 
   const raw = command.opts<Record<string, FlagValue>>();
   // commander camel-cases option keys; the config layer and commands use the flag's own name.
   const flags: Record<string, FlagValue> = {};
-  for (const option of [...GLOBAL_OPTIONS, ...spec.options]) {
+  for (const option of [...globalOptions, ...spec.options]) {
     const value = raw[camel(option.name)];
     if (value !== undefined) flags[option.name] = value;
   }
   return { args, flags };
 }
 
-function toCommanderOption(option: OptionSpec): Option {
+function toCommanderOption(option: OptionSpec, Option: Commander['Option']): CommanderOption {
   const flag = option.value ? `--${option.name} <${option.value}>` : `--${option.name}`;
   const created = new Option(flag, option.description);
   if (option.repeatable) created.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
@@ -164,15 +194,16 @@ function overallHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
   return ['ferry — put OpenStack images where they will be booted', '', 'Usage: ferry <command> [options]', '',
-    'Commands:', ...lines, '', 'ferry <command> --help shows a command\'s options. Docs: docs/cli.md'].join('\n');
+    'Commands:', ...lines, '', 'ferry <command> --help (or ferry help <command>) shows a command\'s options.',
+    'For scripts: --json, or -f json|yaml|value|table with -c COLUMN. Docs: docs/cli.md'].join('\n');
 }
 
-function commandHelp(spec: CommandSpec<unknown>): string {
+function commandHelp(spec: CommandSpec<unknown>, globalOptions: readonly OptionSpec[]): string {
   const args = spec.arguments.map((a) => (a.required ? `<${a.name}${a.variadic ? '...' : ''}>` : `[${a.name}${a.variadic ? '...' : ''}]`));
   const describe = (options: readonly OptionSpec[]): string[] => options.map((o) =>
     `  --${o.name}${o.value ? ` ${o.value}` : ''}`.padEnd(40) + o.description + (o.repeatable ? ' (repeatable)' : ''));
   return [`Usage: ferry ${spec.name} ${args.join(' ')} [options]`, '', spec.summary, ...(spec.description ? ['', spec.description] : []),
     ...(spec.arguments.length ? ['', 'Arguments:', ...spec.arguments.map((a) => `  ${a.name.padEnd(38)}${a.description}`)] : []),
-    '', 'Options:', ...describe(spec.options), '', 'Cloud and output options:', ...describe(GLOBAL_OPTIONS),
+    '', 'Options:', ...describe(spec.options), '', 'Cloud and output options:', ...describe(globalOptions),
     '', 'Examples:', ...spec.examples.map((e) => `  ${e}`)].join('\n');
 }

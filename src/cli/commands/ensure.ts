@@ -4,7 +4,7 @@ import type { EnsureOutcome } from '../../copy/ensure-result.js';
 import { resolveBackendConfig } from '../../backend/resolve-backend-config.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { CommandSpec } from '../command-spec.js';
-import { configFlag } from '../global-options.js';
+import { configFlag, HOST_STORAGE_FLAGS } from '../global-options.js';
 import { renderEnsure } from '../render/ensure.js';
 import { describeCopyProgress } from '../render/copy-progress-line.js';
 import type { CopyProgressEvent } from '../../copy/copy-progress.js';
@@ -42,7 +42,8 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
     'ferry ensure IMAGE --store site-b --fsid 1c8b72c6-a5a4-4acb-8aac-181c2f242f55 --os-token $T --glance-endpoint http://glance:9292',
   ],
   arguments: [{ name: 'IMAGE', description: 'image ID or unique name', required: true }],
-  options: ['store', 'timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', 'fsid', 'ceph-conf', 'rbd-user'].map(configFlag),
+  options: ['store', 'timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', 'fsid', 'ceph-conf', 'rbd-user',
+    ...HOST_STORAGE_FLAGS].map(configFlag),
   jsonSchema: ensureJsonSchema,
   async run(ctx) {
     const [imageRef] = ctx.args;

@@ -19,13 +19,13 @@ export const unmappedJsonSchema = z.object({
 });
 
 export const storageJsonSchema = z.object({
-  imagesType: z.string(),
-  imagesTypeMapping: z.string().nullable(),
-  forceRawImages: z.boolean(),
-  useCowImages: z.boolean(),
-  imageTypeExcludeList: z.array(z.string()),
-  virtType: z.string(),
-  keptFormats: z.record(z.string(), z.string()),
+  images_type: z.string(),
+  images_type_mapping: z.string().nullable(),
+  force_raw_images: z.boolean(),
+  use_cow_images: z.boolean(),
+  image_type_exclude_list: z.array(z.string()),
+  virt_type: z.string(),
+  kept_formats: z.record(z.string(), z.string()),
 });
 
 export const traitsJsonSchema = z.object({
@@ -33,13 +33,13 @@ export const traitsJsonSchema = z.object({
   reasons: z.record(z.string(), z.string()),
   unmapped: z.array(unmappedJsonSchema),
   absent: z.record(z.string(), z.string()),
-  decidedFamilies: z.array(z.string()),
-  catalogueVersion: z.string(),
-  virtType: z.string(),
-  hostArch: z.string().nullable(),
-  domainCapabilities: z.array(z.string()),
+  decided_families: z.array(z.string()),
+  catalogue_version: z.string(),
+  virt_type: z.string(),
+  host_arch: z.string().nullable(),
+  domain_capabilities: z.array(z.string()),
   storage: storageJsonSchema,
-  skippedDomcaps: z.array(z.object({ arch: z.string(), command: z.string(), error: z.string() })),
+  skipped_domcaps: z.array(z.object({ arch: z.string(), command: z.string(), error: z.string() })),
 });
 
 export type TraitsJson = z.infer<typeof traitsJsonSchema>;
@@ -52,13 +52,13 @@ export function osTraitsVersion(flags: Readonly<Record<string, FlagValue>>): str
 
 export function storageJson(storage: TraitsStorage): TraitsJson['storage'] {
   return {
-    imagesType: storage.imagesType,
-    imagesTypeMapping: storage.imagesTypeMapping ?? null,
-    forceRawImages: storage.forceRawImages,
-    useCowImages: storage.useCowImages,
-    imageTypeExcludeList: [...storage.imageTypeExcludeList],
-    virtType: storage.virtType,
-    keptFormats: { ...storage.keptFormats },
+    images_type: storage.imagesType,
+    images_type_mapping: storage.imagesTypeMapping ?? null,
+    force_raw_images: storage.forceRawImages,
+    use_cow_images: storage.useCowImages,
+    image_type_exclude_list: [...storage.imageTypeExcludeList],
+    virt_type: storage.virtType,
+    kept_formats: { ...storage.keptFormats },
   };
 }
 
@@ -86,13 +86,13 @@ export function createTraitsCommand(deps: TraitsInputDeps): CommandSpec<TraitsCo
       reasons: { ...report.reasons },
       unmapped: report.unmapped.map((u) => ({ ...u })),
       absent: { ...report.absent },
-      decidedFamilies: [...report.decidedFamilies],
-      catalogueVersion: report.catalogueVersion,
-      virtType: report.virtType,
-      hostArch: report.hostArch ?? null,
-      domainCapabilities: [...report.domainCapabilities],
+      decided_families: [...report.decidedFamilies],
+      catalogue_version: report.catalogueVersion,
+      virt_type: report.virtType,
+      host_arch: report.hostArch ?? null,
+      domain_capabilities: [...report.domainCapabilities],
       storage: storageJson(storage),
-      skippedDomcaps: skipped.map((s) => ({ ...s })),
+      skipped_domcaps: skipped.map((s) => ({ ...s })),
     }),
     render: renderTraits,
   };

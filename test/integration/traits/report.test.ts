@@ -169,7 +169,7 @@ describe('ferry traits report against the real Placement', () => {
     expect(first.code, first.stdout).toBe(0);
     markReached('placement');
     const json = traitsReportJsonSchema.parse(JSON.parse(first.stdout));
-    expect(json).toMatchObject({ provider, unchanged: false, attempts: 1, kept: [KEPT_CUSTOM], catalogueVersion: 'placement' });
+    expect(json).toMatchObject({ provider, unchanged: false, attempts: 1, kept: [KEPT_CUSTOM], catalogue_version: 'placement' });
     expect((await placement.getProviderTraits(provider.uuid)).traits).toEqual(json.traits);
 
     const second = traitsReportJsonSchema.parse(JSON.parse((await runFerry(args, { env: cloudEnv() })).stdout));

@@ -38,7 +38,7 @@ describe('ferry traits report', () => {
     expect(json).toMatchObject({
       provider: { uuid: FIXTURE_PROVIDER, name: NAME }, removed: ['COMPUTE_IMAGE_TYPE_QCOW2'],
       kept: ['COMPUTE_IMAGE_TYPE_RAW', 'COMPUTE_STATUS_DISABLED', 'CUSTOM_IMAGE_CACHE_FAST', 'HW_ARCH_X86_64'],
-      unchanged: false, attempts: 1, dryRun: false, generation: 5, catalogueVersion: 'placement',
+      unchanged: false, attempts: 1, dry_run: false, generation: 5, catalogue_version: 'placement',
     });
     expect(json.added).toContain('COMPUTE_SECURITY_UEFI_SECURE_BOOT');
     expect(sent?.traits).toEqual(json.traits);
@@ -50,7 +50,7 @@ describe('ferry traits report', () => {
     const scopes = [placementRoot(), allTraits(), byName(), read()];
     const run = await runFerry(['traits', 'report', '--provider', NAME, ...KVM_HOST, ...STORAGE, ...CLOUD, '--dry-run', '--json']);
     expect(run.code, run.stdout).toBe(0);
-    expect(traitsReportJsonSchema.parse(JSON.parse(run.stdout))).toMatchObject({ dryRun: true, unchanged: false, generation: 4 });
+    expect(traitsReportJsonSchema.parse(JSON.parse(run.stdout))).toMatchObject({ dry_run: true, unchanged: false, generation: 4 });
     expect(scopes.every((s) => s.isDone())).toBe(true);
   });
 
@@ -60,7 +60,7 @@ describe('ferry traits report', () => {
     const scopes = [placementRoot(), byName(), inQuery, read(), at().put(TRAITS_PATH).reply(200, { traits: [], resource_provider_generation: 5 })];
     const run = await runFerry(['traits', 'report', '--provider', NAME, ...KVM_HOST, ...STORAGE, ...CLOUD, '--os-traits-version', '2.9.0', '--json']);
     expect(run.code, run.stdout).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ catalogueVersion: '2.9.0', attempts: 1 });
+    expect(JSON.parse(run.stdout)).toMatchObject({ catalogue_version: '2.9.0', attempts: 1 });
     expect(scopes.every((s) => s.isDone())).toBe(true);
   });
 

@@ -117,7 +117,7 @@ describe('ferry traits --virsh (injected runner)', () => {
     const files = traitsJsonSchema.parse(JSON.parse(fromFiles.stdout));
     expect(fromVirsh.traits).toEqual(files.traits);
     expect(fromVirsh.traits).toContain('COMPUTE_VIOMMU_MODEL_VIRTIO');
-    expect(fromVirsh.skippedDomcaps.map((s) => s.arch)).toEqual(['i686']);
+    expect(fromVirsh.skipped_domcaps.map((s) => s.arch)).toEqual(['i686']);
   });
 
   it('ferry traits --virsh: nova.conf [libvirt] hw_machine_type and connection_uri decide what virsh is asked, as in nova', async () => {

@@ -33,8 +33,8 @@ describe('ferry traits --json', () => {
     expect(json.reasons).toEqual(expected.reasons);
     expect(json.unmapped.map((u) => u.value)).toEqual(['ramfb', 'tpm-crb', 'tpm-tis']);
     expect(Object.keys(json.reasons).sort()).toEqual(json.traits);
-    expect(json).toMatchObject({ catalogueVersion: '2.9.0', virtType: 'kvm', hostArch: 'x86_64', skippedDomcaps: [],
-      domainCapabilities: ['domcaps-x86_64-kvm-pc.xml', 'domcaps-x86_64-kvm-q35.xml'] });
+    expect(json).toMatchObject({ catalogue_version: '2.9.0', virt_type: 'kvm', host_arch: 'x86_64', skipped_domcaps: [],
+      domain_capabilities: ['domcaps-x86_64-kvm-pc.xml', 'domcaps-x86_64-kvm-q35.xml'] });
   });
 
   it.each([
@@ -54,13 +54,13 @@ describe('ferry traits --json', () => {
   ])('ferry traits: image types for $case', async ({ flags, types }) => {
     const json = await traitsJson(flags);
     expect(imageTypes(json.traits)).toEqual(types);
-    expect(json.decidedFamilies).toContain('COMPUTE_IMAGE_TYPE_');
+    expect(json.decided_families).toContain('COMPUTE_IMAGE_TYPE_');
   });
 
   it('ferry traits: the mapped qcow2 says which rule decided', async () => {
     const json = await traitsJson(['--images-type', 'rbd', '--force-raw-images', 'false', '--images-type-mapping', 'qcow2:qcow2']);
     expect(json.reasons.COMPUTE_IMAGE_TYPE_QCOW2).toMatch(/^the per-image backend mapping keeps qcow2 as-is on the qcow2 backend/);
-    expect(json.storage.keptFormats).toMatchObject({ qcow2: 'qcow2', raw: 'rbd' });
+    expect(json.storage.kept_formats).toMatchObject({ qcow2: 'qcow2', raw: 'rbd' });
   });
 
   it('ferry traits: [libvirt] swtpm_enabled of a later --nova-conf gives the TPM traits --swtpm gives', async () => {
@@ -84,17 +84,17 @@ describe('ferry traits --json', () => {
   it('ferry traits: storage comes from --nova-conf, and a flag wins over it', async () => {
     const conf = 'fixtures/config/nova-compute-edge.conf';
     const fromConf = await traitsJson(['--nova-conf', conf]);
-    expect(fromConf.storage).toMatchObject({ imagesType: 'rbd', forceRawImages: false, imagesTypeMapping: 'raw:rbd, qcow2:qcow2',
-      imageTypeExcludeList: ['vhd', 'vhdx', 'ploop'], virtType: 'kvm' });
+    expect(fromConf.storage).toMatchObject({ images_type: 'rbd', force_raw_images: false, images_type_mapping: 'raw:rbd, qcow2:qcow2',
+      image_type_exclude_list: ['vhd', 'vhdx', 'ploop'], virt_type: 'kvm' });
     expect(imageTypes(fromConf.traits)).toContain('QCOW2');
     const overridden = await traitsJson(['--nova-conf', conf, '--images-type-mapping', 'raw:rbd']);
-    expect(overridden.storage.imagesTypeMapping).toBe('raw:rbd');
+    expect(overridden.storage.images_type_mapping).toBe('raw:rbd');
     expect(imageTypes(overridden.traits)).not.toContain('QCOW2');
   });
 
   it('ferry traits: a later --os-traits-version is used for the names (3.2.0 has igb; libvirt 9.0.0 does not enable it)', async () => {
     const json = await traitsJson([...KVM_HOST, '--os-traits-version', '3.2.0']);
-    expect(json.catalogueVersion).toBe('3.2.0');
+    expect(json.catalogue_version).toBe('3.2.0');
     expect(json.traits).not.toContain('COMPUTE_NET_VIF_MODEL_IGB');
   });
 

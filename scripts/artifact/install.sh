@@ -1,0 +1,39 @@
+#!/bin/sh
+# Installs ferry from this unpacked artifact: ./install.sh [--prefix DIR]   (default /usr/local)
+#   DIR/lib/ferry/          the ferry package, its production dependencies, and its own Node (lib/ferry/node/)
+#   DIR/bin/ferry           a launcher that runs lib/ferry/bin/ferry with that Node (the system's node is never used)
+# Needs no network and no Node.js on the host. Installing again over an older version replaces it.
+set -eu
+
+prefix=/usr/local
+while [ $# -gt 0 ]; do
+  case $1 in
+    --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }; prefix=$2; shift 2 ;;
+    --prefix=*) prefix=${1#--prefix=}; shift ;;
+    -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install.sh: unknown argument '$1' (usage: ./install.sh [--prefix DIR])" >&2; exit 2 ;;
+  esac
+done
+
+here=$(cd "$(dirname "$0")" && pwd)
+[ -x "$here/lib/ferry/node/bin/node" ] || { echo "install.sh: $here is not an unpacked ferry artifact" >&2; exit 1; }
+mkdir -p "$prefix/bin" "$prefix/lib"
+prefix=$(cd "$prefix" && pwd)
+
+# Copy next to the old install, then swap, so a failed copy never leaves half an installation.
+rm -rf "$prefix/lib/ferry.new" "$prefix/lib/ferry.old"
+cp -R "$here/lib/ferry" "$prefix/lib/ferry.new"
+if [ -e "$prefix/lib/ferry" ]; then mv "$prefix/lib/ferry" "$prefix/lib/ferry.old"; fi
+mv "$prefix/lib/ferry.new" "$prefix/lib/ferry"
+rm -rf "$prefix/lib/ferry.old"
+
+cat > "$prefix/bin/ferry.new" <<EOF
+#!/bin/sh
+# ferry launcher written by install.sh: ferry's own Node, whatever node is on PATH.
+exec "$prefix/lib/ferry/node/bin/node" "$prefix/lib/ferry/bin/ferry" "\$@"
+EOF
+chmod 755 "$prefix/bin/ferry.new"
+mv "$prefix/bin/ferry.new" "$prefix/bin/ferry"
+
+version=$("$prefix/bin/ferry" --version) || { echo "install.sh: $prefix/bin/ferry --version failed" >&2; exit 1; }
+echo "installed ferry $version in $prefix (run $prefix/bin/ferry --help)"

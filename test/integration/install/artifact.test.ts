@@ -1,0 +1,86 @@
+// The artifact as a compute node gets it: built by scripts/build-artifact.sh (or FERRY_ARTIFACT, one built earlier in
+// the same run), unpacked and installed into an empty prefix, then run with a PATH that holds no node at all — so
+// the system's Node cannot be what runs it.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+
+const root = process.cwd();
+const work = mkdtempSync(join(tmpdir(), 'ferry-artifact-'));
+const prefix = join(work, 'prefix');
+const emptyBin = join(work, 'empty-bin');
+const created: string[] = [];
+
+function installed(args: readonly string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
+  // env -i semantics: nothing from the test's environment, PATH without any node.
+  const result = spawnSync(join(prefix, 'bin', 'ferry'), args, {
+    encoding: 'utf8', timeout: 60_000, cwd: work, env: { PATH: `${join(prefix, 'bin')}:${emptyBin}`, HOME: work, ...env },
+  });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(() => {
+  let artifact = process.env.FERRY_ARTIFACT;
+  if (artifact === undefined) {
+    const built = spawnSync('bash', [join(root, 'scripts/build-artifact.sh'), '--out', join(work, 'out')], { encoding: 'utf8', timeout: 300_000 });
+    expect(built.status, built.stderr).toBe(0);
+    artifact = built.stdout.trim().split('\n').at(-1) ?? '';
+  }
+  expect(existsSync(artifact), `artifact ${artifact}`).toBe(true);
+  const unpack = join(work, 'unpack');
+  spawnSync('mkdir', ['-p', unpack, emptyBin]);
+  const untar = spawnSync('tar', ['-xzf', artifact, '-C', unpack], { encoding: 'utf8' });
+  expect(untar.status, untar.stderr).toBe(0);
+  const [dir] = readdirSync(unpack);
+  expect(existsSync(prefix)).toBe(false);
+  const install = spawnSync(join(unpack, dir ?? '', 'install.sh'), ['--prefix', prefix], {
+    encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, timeout: 120_000,
+  });
+  expect(install.status, install.stderr).toBe(0);
+  expect(install.stdout).toContain(`installed ferry 0.1.0 in ${prefix}`);
+}, 360_000);
+
+afterAll(async () => {
+  for (const id of created) {
+    await waitUnlocked(id);
+    await deleteImage(id);
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the installed artifact (empty prefix, no node on PATH)', () => {
+  it('artifact: no node on the PATH the installed ferry runs with', () => {
+    const which = spawnSync('/bin/sh', ['-c', 'command -v node'], { encoding: 'utf8', env: { PATH: `${join(prefix, 'bin')}:${emptyBin}` } });
+    expect(which.status).not.toBe(0);
+  });
+
+  it('artifact: ferry --version runs on the Node it carries', () => {
+    const run = installed(['--version']);
+    expect(run).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    const node = spawnSync(join(prefix, 'lib/ferry/node/bin/node'), ['--version'], { encoding: 'utf8' });
+    expect(node.stdout.trim()).toMatch(/^v20\.\d+\.\d+$/);
+  });
+
+  it('artifact: an offline ferry traits from the recorded libvirt XML', () => {
+    const domcaps = join(root, 'fixtures/domcaps');
+    const run = installed(['traits', '--domcaps', join(domcaps, 'domcaps-x86_64-kvm-q35.xml'), '--capabilities',
+      join(domcaps, 'capabilities.xml'), '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { traits: string[] };
+    expect(report.traits).toContain('COMPUTE_ARCH_X86_64');
+    expect(report.traits).toContain('COMPUTE_STORAGE_BUS_VIRTIO');
+  });
+
+  it('artifact: ferry ensure against the dev cloud (an image already in site-b)', async () => {
+    const id = await uploadImage({ name: 'it-artifact-local', store: 'site-b' });
+    created.push(id);
+    const run = installed(['ensure', id, '--store', 'site-b', '--fsid', devcloud().ceph['site-b'].fsid, '--json'], cloudEnv());
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ image: id, store: 'site-b', copied: false,
+      target: { fsid: devcloud().ceph['site-b'].fsid, pool: 'images', image: id, snapshot: 'snap' } });
+  });
+});

@@ -1,0 +1,71 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { allImports, resolveSource, staticImports } from '../../helpers/static-imports.js';
+
+// The CLI layer stays thin: commands return data, renderers only render. No renderer loads a command module, and no
+// load-time import cycle runs through src/cli. Type-only imports (erased by tsc) are allowed only where they are today:
+// five renderers take their report type from the command module; a new renderer takes it from the library or a
+// *-report.ts module (config-show-report.ts), and the allowlist below only shrinks.
+const TYPE_ONLY_ALLOWED = [
+  'src/cli/render/candidates.ts → src/cli/commands/candidates.ts',
+  'src/cli/render/explain.ts → src/cli/commands/explain.ts',
+  'src/cli/render/prefilter.ts → src/cli/commands/prefilter-input.ts',
+  'src/cli/render/prefilter.ts → src/cli/commands/prefilter.ts',
+  'src/cli/render/traits-report.ts → src/cli/commands/traits-report.ts',
+  'src/cli/render/traits.ts → src/cli/commands/traits-input.ts',
+  'src/cli/render/traits.ts → src/cli/commands/traits-virsh-xml.ts',
+  'src/cli/render/traits.ts → src/cli/commands/traits.ts',
+];
+const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
+  .flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+const cliFiles = files('src/cli');
+const edges = (imports: (file: string) => string[]): Map<string, string[]> => new Map(cliFiles.map((file) =>
+  [file, imports(file).flatMap((s) => resolveSource(file, s) ?? []).filter((f) => f.startsWith('src/cli/'))]));
+const graph = edges(staticImports);
+const typeGraph = edges(allImports);
+const rendererToCommand = (g: Map<string, string[]>): string[] => cliFiles.filter((f) => f.startsWith('src/cli/render/') || f.startsWith('src/cli/output/'))
+  .flatMap((file) => (g.get(file) ?? []).filter((target) => target.startsWith('src/cli/commands/') && !target.endsWith('-report.ts'))
+    .map((target) => `${file} → ${target}`)).sort();
+
+function cycles(): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (file: string, path: string[]): void => {
+    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'open') {
+      found.push([...path.slice(path.indexOf(file)), file]);
+      return;
+    }
+    state.set(file, 'open');
+    for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+    state.set(file, 'done');
+  };
+  for (const file of cliFiles) visit(file, []);
+  return found;
+}
+
+describe('CLI layering', () => {
+  it('cli: has commands and renderers to check', () => {
+    expect(cliFiles.filter((f) => f.startsWith('src/cli/render/')).length).toBeGreaterThan(5);
+    expect(cliFiles.filter((f) => f.startsWith('src/cli/commands/')).length).toBeGreaterThan(5);
+  });
+
+  it('cli: no renderer loads a command module', () => {
+    expect(rendererToCommand(graph)).toEqual([]);
+  });
+
+  it('cli: type-only imports from renderers into command modules: none beyond the allowlist', () => {
+    expect(rendererToCommand(typeGraph).filter((edge) => !TYPE_ONLY_ALLOWED.includes(edge))).toEqual([]);
+  });
+
+  it('cli: no load-time import cycle through src/cli (lazy import() is not an edge)', () => {
+    expect(cycles()).toEqual([]);
+  });
+
+  it('cycles: the check sees a cycle when there is one', () => {
+    graph.set('src/cli/render/ensure.ts', [...(graph.get('src/cli/render/ensure.ts') ?? []), 'src/cli/commands/ensure.ts']);
+    expect(cycles().some((cycle) => cycle.includes('src/cli/render/ensure.ts'))).toBe(true);
+    graph.set('src/cli/render/ensure.ts', (graph.get('src/cli/render/ensure.ts') ?? []).filter((f) => f !== 'src/cli/commands/ensure.ts'));
+  });
+});
