@@ -48,6 +48,10 @@ export interface CommandContext {
   readonly json: boolean;
   /** Reads a file named on the command line (FILE arguments); injectable for tests. */
   readFile(path: string): string;
+  /** The process environment (FERRY_AGENT_SOCKET and such, read by commands, not by the config layer). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Resolve the configuration again from the same flags and environment (the agent on SIGHUP). */
+  readonly reloadConfig?: () => FerryConfig;
 }
 
 /** One CLI command: parse → call the library → return a typed report. Rendering lives in cli/render/. */

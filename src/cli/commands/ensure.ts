@@ -8,6 +8,8 @@ import { configFlag } from '../global-options.js';
 import { renderEnsure } from '../render/ensure.js';
 import { describeCopyProgress } from '../render/copy-progress-line.js';
 import type { CopyProgressEvent } from '../../copy/copy-progress.js';
+import type { CopyContext } from '../../copy/copy-context.js';
+import type { FerryConfig } from '../../config/ferry-config.js';
 
 export const ensureJsonSchema = z.object({
   image: z.string(),
@@ -25,6 +27,37 @@ export const ensureJsonSchema = z.object({
 });
 
 export type EnsureJson = z.infer<typeof ensureJsonSchema>;
+
+/** Per call: what a caller may set on top of the configuration (the agent's requests; the CLI's flags are in config). */
+export interface EnsureCall {
+  readonly store: string;
+  readonly timeoutMs?: number;
+  readonly signal: AbortSignal;
+  readonly onProgress?: (event: CopyProgressEvent) => void;
+}
+
+/**
+ * ensure() as `ferry ensure` runs it from a resolved configuration: the copy options from config, and the host's
+ * backend mapping when the host's storage was configured. The agent calls this too, so both answer alike.
+ */
+export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, imageRef: string, call: EnsureCall): Promise<EnsureOutcome> {
+  const options = {
+    store: call.store,
+    timeoutMs: call.timeoutMs ?? config.copy.timeoutMs,
+    minPollDelayMs: config.copy.minPollDelayMs,
+    maxPollDelayMs: config.copy.maxPollDelayMs,
+    staleLockAfterMs: config.copy.staleLockAfterMs,
+    signal: call.signal,
+    ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+  };
+  // Only a host whose storage was configured (nova.conf or flags) decides per image; otherwise every image needs rbd.
+  const { host, sources } = config;
+  const configured = sources['host.imagesType'] !== 'default' || host.imagesTypeMapping !== undefined;
+  if (!configured) return ensure(cloud, imageRef, options);
+  const backend = resolveBackendConfig({ imagesType: host.imagesType, imagesTypeMapping: host.imagesTypeMapping ?? '',
+    useCowImages: host.useCowImages, source: sources['host.imagesTypeMapping'] ?? sources['host.imagesType'] });
+  return ensureOnHost(cloud, imageRef, { ...options, backend });
+}
 
 export const ensureCommand: CommandSpec<EnsureOutcome> = {
   name: 'ensure',
@@ -55,26 +88,15 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
       if (last) ctx.progress.update(describeCopyProgress({ ...last, elapsedMs: Date.now() - started }));
     }, 1_000);
     tick.unref();
-    const options = {
-      store,
-      timeoutMs: ctx.config.copy.timeoutMs,
-      minPollDelayMs: ctx.config.copy.minPollDelayMs,
-      maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
-      staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
-      signal: ctx.signal,
-      onProgress: (event: CopyProgressEvent) => {
-        last = event;
-        ctx.progress.update(describeCopyProgress(event));
-      },
-    };
-    // Only a host whose storage was configured (nova.conf or flags) decides per image; otherwise every image needs rbd.
-    const { host, sources } = ctx.config;
-    const configured = sources['host.imagesType'] !== 'default' || host.imagesTypeMapping !== undefined;
     try {
-      if (!configured) return await ensure(cloud, imageRef ?? '', options);
-      const backend = resolveBackendConfig({ imagesType: host.imagesType, imagesTypeMapping: host.imagesTypeMapping ?? '',
-        useCowImages: host.useCowImages, source: sources['host.imagesTypeMapping'] ?? sources['host.imagesType'] });
-      return await ensureOnHost(cloud, imageRef ?? '', { ...options, backend });
+      return await ensureWithConfig(cloud, ctx.config, imageRef ?? '', {
+        store,
+        signal: ctx.signal,
+        onProgress: (event: CopyProgressEvent) => {
+          last = event;
+          ctx.progress.update(describeCopyProgress(event));
+        },
+      });
     } finally {
       clearInterval(tick);
     }
