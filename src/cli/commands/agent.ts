@@ -51,7 +51,7 @@ export const agentCommand: CommandSpec<AgentReport> = {
       shutdownGraceMs: '--shutdown-grace', maxWaits: '--max-waits', socketGroup: '--socket-group' });
     const metrics = createAgentMetrics();
     const clouds = await createCloudHolder(ctx.config, ctx.logger, metrics);
-    const service = cloudAgentService(clouds);
+    const service = createCloudAgentService(clouds);
     const server = createAgentServer({ service, metrics, logger: ctx.logger, options });
     await server.listen();
     warm(clouds.acquire(), ctx.logger);
@@ -108,13 +108,17 @@ function agentOptionsFrom(ctx: CommandContext): AgentOptions {
 }
 
 /** A connected cloud and the requests using it: SIGHUP swaps in a new one; the old one closes when its last request ends. */
-interface CloudHolder {
-  acquire(): Held;
+/** Where the agent's service takes its cloud from, per request. */
+export interface CloudSource {
+  acquire(): HeldCloud;
+}
+
+interface CloudHolder extends CloudSource {
   replace(config: FerryConfig): Promise<void>;
   close(): Promise<void>;
 }
 
-interface Held {
+export interface HeldCloud {
   readonly cloud: Cloud;
   readonly config: FerryConfig;
   release(): void;
@@ -165,8 +169,9 @@ async function createCloudHolder(initial: FerryConfig, logger: Logger, metrics: 
   };
 }
 
-function cloudAgentService(clouds: CloudHolder): AgentService {
-  const withCloud = async <T>(work: (held: Held) => Promise<T>): Promise<T> => {
+/** The agent's service over a cloud: the same ensure and status code, and JSON mappings, as `ferry ensure` / `ferry status`. */
+export function createCloudAgentService(clouds: CloudSource): AgentService {
+  const withCloud = async <T>(work: (held: HeldCloud) => Promise<T>): Promise<T> => {
     const held = clouds.acquire();
     try {
       return await work(held);
@@ -205,7 +210,7 @@ function cloudAgentService(clouds: CloudHolder): AgentService {
   };
 }
 
-function withCloudSync<T>(clouds: CloudHolder, work: (held: Held) => T): T {
+function withCloudSync<T>(clouds: CloudSource, work: (held: HeldCloud) => T): T {
   const held = clouds.acquire();
   try {
     return work(held);
@@ -215,7 +220,7 @@ function withCloudSync<T>(clouds: CloudHolder, work: (held: Held) => T): T {
 }
 
 /** Token, catalog and fsid before the first caller needs them; a failure here is logged, /healthz reports it. */
-function warm(held: Held, logger: Logger): void {
+function warm(held: HeldCloud, logger: Logger): void {
   void Promise.all([held.cloud.session.token(), held.cloud.localFsid()])
     .then(([, fsid]) => logger.info({ fsid }, 'agent warm: token and fsid ready'))
     .catch((error: unknown) => logger.warn({ code: isFerryError(error) ? error.code : 'FERRY_INTERNAL', message: (error as Error).message },
