@@ -24,7 +24,7 @@ const COPY_TIMELINE = [
  * The real copy engine (ensure, its single flight, the waiter) behind the real agent, over a scripted Glance whose
  * reads after the copy request wait for `release()`: the test decides when the copy "lands".
  */
-function gatedGlance(): { glance: ScriptedGlance; release(): void; waitingReads: AbortSignal[] } {
+function gatedGlance(): { glance: ScriptedGlance; release: () => void; waitingReads: AbortSignal[] } {
   const base = scriptedGlance({ images: COPY_TIMELINE });
   let open = (): void => undefined;
   const landed = new Promise<void>((resolve) => { open = resolve; });
@@ -81,7 +81,7 @@ describe('agent over the copy engine', () => {
   it('agent: the document is exactly ensureCommand.toJson of the same ensure() (what ferry ensure --json prints)', async () => {
     await startAgent(fakeCloud(scriptedGlance({ images: COPY_TIMELINE })));
     const answer = await send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody });
-    const direct = ensureCommand.toJson(await ensure(fakeCloud(scriptedGlance({ images: COPY_TIMELINE })), IMAGE_ID, { store: 'site-b' }));
+    const direct = ensureJsonSchema.parse(ensureCommand.toJson(await ensure(fakeCloud(scriptedGlance({ images: COPY_TIMELINE })), IMAGE_ID, { store: 'site-b' })));
     expect(answer.status).toBe(200);
     const document = ensureJsonSchema.parse(answer.json());
     expect(document).toEqual({ ...direct, seconds: document.seconds });
