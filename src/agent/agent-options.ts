@@ -17,6 +17,9 @@ export interface AgentOptions {
   readonly healthTimeoutMs?: number;
 }
 
+/** The environment variable both the agent and its clients read for the socket path. */
+export const AGENT_SOCKET_ENV = 'FERRY_AGENT_SOCKET';
+
 export const AGENT_DEFAULTS = {
   socketPath: '/run/ferry/agent.sock',
   shutdownGraceMs: 30_000,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_DEFAULTS, resolveAgentOptions, type AgentOptions } from '../../agent/agent-options.js';
+import { AGENT_DEFAULTS, AGENT_SOCKET_ENV, resolveAgentOptions, type AgentOptions } from '../../agent/agent-options.js';
 import { createAgentMetrics, type AgentMetrics } from '../../agent/agent-metrics.js';
 import { createAgentServer } from '../../agent/agent-server.js';
 import type { AgentHealth, AgentService, HealthCheck } from '../../agent/agent-service.js';
@@ -22,9 +22,6 @@ export const agentJsonSchema = z.object({
 });
 
 export type AgentReport = z.infer<typeof agentJsonSchema>;
-
-/** The environment variable both the agent and its clients read for the socket path. */
-export const AGENT_SOCKET_ENV = 'FERRY_AGENT_SOCKET';
 
 export const agentCommand: CommandSpec<AgentReport> = {
   name: 'agent',

@@ -3,9 +3,13 @@ import { ensure, ensureOnHost } from '../../copy/ensure.js';
 import type { EnsureOutcome } from '../../copy/ensure-result.js';
 import { resolveBackendConfig } from '../../backend/resolve-backend-config.js';
 import { FerryError } from '../../errors/ferry-error.js';
-import type { CommandSpec } from '../command-spec.js';
+import { existsSync } from 'node:fs';
+import { agentDocument, callAgent } from '../../agent/agent-client.js';
+import { AGENT_DEFAULTS, AGENT_SOCKET_ENV } from '../../agent/agent-options.js';
+import { answers } from '../../agent/listen-on-socket.js';
+import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
-import { renderEnsure } from '../render/ensure.js';
+import { renderEnsure, type EnsureView } from '../render/ensure.js';
 import { describeCopyProgress } from '../render/copy-progress-line.js';
 import type { CopyProgressEvent } from '../../copy/copy-progress.js';
 import type { CopyContext } from '../../copy/copy-context.js';
@@ -59,7 +63,16 @@ export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, 
   return ensureOnHost(cloud, imageRef, { ...options, backend });
 }
 
-export const ensureCommand: CommandSpec<EnsureOutcome> = {
+/** `ferry ensure` answered by the agent: its document, exactly as the agent's ensure() mapped it. */
+export interface AgentEnsureReport {
+  readonly via: 'agent';
+  readonly socket: string;
+  readonly json: EnsureJson;
+}
+
+export type EnsureReport = EnsureOutcome | AgentEnsureReport;
+
+export const ensureCommand: CommandSpec<EnsureReport> = {
   name: 'ensure',
   summary: 'Make sure IMAGE has a copy-on-write-clonable copy in the local Ceph store, copying it there when needed',
   description: 'IMAGE is an image ID or a unique name. --store names the Glance store of the local Ceph cluster '
@@ -71,11 +84,24 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
     'ferry ensure IMAGE --store site-b --fsid 1c8b72c6-a5a4-4acb-8aac-181c2f242f55 --os-token $T --glance-endpoint http://glance:9292',
   ],
   arguments: [{ name: 'IMAGE', description: 'image ID or unique name', required: true }],
-  options: ['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user'].map(configFlag),
+  options: [
+    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user'].map(configFlag),
+    { name: 'agent', value: 'PATH', description: `ask the ferry agent on this socket (env ${AGENT_SOCKET_ENV}; default: ${AGENT_DEFAULTS.socketPath} when it answers)` },
+    { name: 'no-agent', description: 'run in this process even when an agent answers' },
+  ],
   jsonSchema: ensureJsonSchema,
   async run(ctx) {
     const [imageRef] = ctx.args;
     const store = ctx.config.copy.store;
+    const socket = await agentSocketFor(ctx);
+    if (socket !== undefined) {
+      // The agent's own copy options apply (--fsid, --poll-interval, …); --store and an explicit --timeout are sent.
+      const timeoutSource = ctx.config.sources['copy.timeoutMs'];
+      const timeoutSet = timeoutSource !== undefined && timeoutSource !== 'default';
+      const answer = await callAgent(socket, { method: 'POST', path: '/v1/ensure', signal: ctx.signal,
+        body: { image: imageRef ?? '', ...(store === undefined ? {} : { store }), ...(timeoutSet ? { timeout: ctx.config.copy.timeoutMs / 1000 } : {}) } });
+      return { via: 'agent', socket, json: ensureJsonSchema.parse(agentDocument(socket, answer)) };
+    }
     if (store === undefined) {
       throw new FerryError('FERRY_INVALID_OPTION', 'no store given: ferry does not know which Glance store is the local Ceph cluster',
         'Pass --store NAME, set FERRY_STORE, or point --nova-conf at a nova.conf with [libvirt] images_rbd_glance_store_name.');
@@ -101,7 +127,13 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
       clearInterval(tick);
     }
   },
-  toJson: (result): EnsureJson => (!result.needed ? {
+  toJson: (report): EnsureJson => ('via' in report ? report.json : outcomeToJson(report)),
+  render: (report, style) => renderEnsure('via' in report ? viewOfJson(report.json) : report, style),
+};
+
+/** The one mapping of an ensure() outcome to `ferry ensure --json` (the agent answers with it too). */
+function outcomeToJson(result: EnsureOutcome): EnsureJson {
+  return !result.needed ? {
     image: result.imageId, store: result.store, needed: false, copied: false, joined: false,
     seconds: Math.round(result.elapsedMs) / 1000, target: null, why: result.backend.reason,
     backend: { backend: result.backend.backend, converted: result.backend.converted, reason: result.backend.reason },
@@ -117,6 +149,26 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
     why: result.why,
     image_reads: result.imageReads,
     import_requests: result.importRequests,
-  }),
-  render: renderEnsure,
-};
+  };
+}
+
+/** What the text rendering needs, read back from the agent's document. */
+function viewOfJson(json: EnsureJson): EnsureView {
+  if (!json.needed || json.target === null) {
+    return { needed: false, imageId: json.image, backend: { backend: json.backend?.backend ?? 'unknown', reason: json.backend?.reason ?? json.why } };
+  }
+  return { needed: true, imageId: json.image, store: json.store, copied: json.copied, joined: json.joined, elapsedMs: json.seconds * 1000,
+    target: json.target, why: json.why, imageReads: json.image_reads, importRequests: json.import_requests };
+}
+
+/**
+ * Which agent socket `ferry ensure` asks, if any: none with --no-agent; --agent PATH or FERRY_AGENT_SOCKET must
+ * answer (else FERRY_AGENT_UNAVAILABLE, from the call); the default socket is used only when it answers.
+ */
+async function agentSocketFor(ctx: CommandContext): Promise<string | undefined> {
+  if (ctx.flags.agent === false) return undefined;
+  const explicit = typeof ctx.flags.agent === 'string' ? ctx.flags.agent : ctx.env?.[AGENT_SOCKET_ENV];
+  if (explicit !== undefined && explicit !== '') return explicit;
+  if (!existsSync(AGENT_DEFAULTS.socketPath)) return undefined;
+  return await answers(AGENT_DEFAULTS.socketPath, 500) ? AGENT_DEFAULTS.socketPath : undefined;
+}
