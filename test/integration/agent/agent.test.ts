@@ -82,7 +82,7 @@ print(json.dumps(out))`;
     const runPython = () => new Promise<string[]>((resolve, reject) => {
       execFile('timeout', ['120', '/usr/bin/python3', '-c', pythonStorm], {
         env: { ...process.env, PYTHONPATH: `${process.cwd()}/integrations/nova`, FERRY_AGENT_SOCKET: agent.socket },
-      }, (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout.trim()) as string[])));
+      }, (error, stdout) => (error ? reject(new Error(error.message)) : resolve(JSON.parse(stdout.trim()) as string[])));
     });
     const [fromPython, fromNode] = await Promise.all([
       Promise.all([runPython(), runPython(), runPython(), runPython()]),
