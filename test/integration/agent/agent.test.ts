@@ -1,5 +1,5 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,10 +151,36 @@ describe("nova's real Rbd.clone() with the ferry patch (nova 26, Debian's python
 });
 
 describe('agent lifecycle', () => {
-  it('agent: SIGTERM → exit 0 and the socket is removed', async () => {
-    const extra = await startAgent();
-    expect(existsSync(extra.socket)).toBe(true);
-    expect(await extra.stop()).toBe(0);
-    expect(existsSync(extra.socket)).toBe(false);
-  });
+  it('agent: the systemd unit\'s ExecStart runs it (nova.conf, socket group, mode 0660); SIGHUP re-reads; SIGTERM → exit 0, socket removed',
+    async () => {
+      const unit = readFileSync(`${process.cwd()}/packaging/systemd/ferry-agent.service`, 'utf8');
+      const execStart = /^ExecStart=(.*)$/m.exec(unit)?.[1] ?? '';
+      const socket = join(work, 'unit', 'agent.sock');
+      const group = 'ceph'; // the dev cloud has no nova group; ceph-common brings this one
+      // The unit's command line, with this checkout's ferry and the dev cloud's paths.
+      const args = execStart.replace('$FERRY_AGENT_ARGS', '').trim().split(/\s+/).slice(1)
+        .map((arg) => (arg === '/etc/nova/nova.conf' ? novaConf(work, 'site-b') : arg === '/run/ferry/agent.sock' ? socket : arg === 'nova' ? group : arg));
+      expect(args.slice(0, 1)).toEqual(['agent']);
+      const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, ...args, '--json'], { env: { ...process.env, ...cloudEnv() },
+        stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let health: Awaited<ReturnType<typeof callAgent>> | undefined;
+      for (let i = 0; i < 200 && health?.status !== 200; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (existsSync(socket)) health = await callAgent(socket, { method: 'GET', path: '/healthz' }).catch(() => undefined);
+      }
+      expect(health?.body).toMatchObject({ ok: true, checks: { fsid: { fsid: devcloud().ceph['site-b'].fsid } } });
+      const stat = statSync(socket);
+      expect(stat.mode & 0o777).toBe(0o660);
+      expect(stat.gid).toBe(Number(/^ceph:x:(\d+):/m.exec(readFileSync('/etc/group', 'utf8'))?.[1]));
+      child.kill('SIGHUP');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await callAgent(socket, { method: 'GET', path: '/healthz' })).status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(JSON.parse(stdout)).toMatchObject({ socket, reloads: 1 });
+      expect(existsSync(socket)).toBe(false);
+    });
 });
