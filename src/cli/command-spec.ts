@@ -52,6 +52,8 @@ export interface CommandContext {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Resolve the configuration again from the same flags and environment (the agent on SIGHUP). */
   readonly reloadConfig?: () => FerryConfig;
+  /** Time the process has spent since it started (0 in-process): `--timeout` counts from the command's start. */
+  spentMs(): number;
 }
 
 /** One CLI command: parse → call the library → return a typed report. Rendering lives in cli/render/. */

@@ -25,6 +25,10 @@ export const ensureJsonSchema = z.object({
   seconds: z.number(),
   target: z.object({ fsid: z.string(), pool: z.string(), image: z.string(), snapshot: z.string(), url: z.string() }).nullable(),
   why: z.string(),
+  /** The import task that brought the store (ours or the one joined); null when it was there already. */
+  task: z.string().nullable(),
+  /** The task whose expired import lock ferry made Glance bust (--take-over-expired); null otherwise. */
+  took_over: z.string().nullable(),
   backend: z.object({ backend: z.string(), converted: z.boolean(), reason: z.string() }).optional(),
   image_reads: z.number().int(),
   import_requests: z.number().int(),
@@ -51,6 +55,7 @@ export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, 
     minPollDelayMs: config.copy.minPollDelayMs,
     maxPollDelayMs: config.copy.maxPollDelayMs,
     staleLockAfterMs: config.copy.staleLockAfterMs,
+    takeOverExpired: config.copy.takeOverExpired,
     signal: call.signal,
     ...(call.onProgress ? { onProgress: call.onProgress } : {}),
   };
@@ -85,7 +90,7 @@ export const ensureCommand: CommandSpec<EnsureReport> = {
   ],
   arguments: [{ name: 'IMAGE', description: 'image ID or unique name', required: true }],
   options: [
-    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user'].map(configFlag),
+    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', 'fsid', 'ceph-conf', 'rbd-user'].map(configFlag),
     { name: 'agent', value: 'PATH', description: `ask the ferry agent on this socket (env ${AGENT_SOCKET_ENV}; default: ${AGENT_DEFAULTS.socketPath} when it answers)` },
     { name: 'no-agent', description: 'run in this process even when an agent answers' },
   ],
@@ -117,6 +122,8 @@ export const ensureCommand: CommandSpec<EnsureReport> = {
     try {
       return await ensureWithConfig(cloud, ctx.config, imageRef ?? '', {
         store,
+        // --timeout counts from the command's start: what start-up and configuration took is already spent.
+        timeoutMs: Math.max(1_000, Math.round(ctx.config.copy.timeoutMs - ctx.spentMs())),
         signal: ctx.signal,
         onProgress: (event: CopyProgressEvent) => {
           last = event;
@@ -135,7 +142,7 @@ export const ensureCommand: CommandSpec<EnsureReport> = {
 function outcomeToJson(result: EnsureOutcome): EnsureJson {
   return !result.needed ? {
     image: result.imageId, store: result.store, needed: false, copied: false, joined: false,
-    seconds: Math.round(result.elapsedMs) / 1000, target: null, why: result.backend.reason,
+    seconds: Math.round(result.elapsedMs) / 1000, target: null, why: result.backend.reason, task: null, took_over: null,
     backend: { backend: result.backend.backend, converted: result.backend.converted, reason: result.backend.reason },
     image_reads: result.imageReads, import_requests: 0,
   } : {
@@ -147,6 +154,8 @@ function outcomeToJson(result: EnsureOutcome): EnsureJson {
     seconds: Math.round(result.elapsedMs) / 1000,
     target: { ...result.target },
     why: result.why,
+    task: result.taskId ?? null,
+    took_over: result.tookOver ?? null,
     image_reads: result.imageReads,
     import_requests: result.importRequests,
   };
