@@ -6,12 +6,12 @@ import { createAgentServer, type AgentServer } from '../../../src/agent/agent-se
 import { createCloudAgentService } from '../../../src/cli/commands/agent.js';
 import { ensureCommand, ensureJsonSchema } from '../../../src/cli/commands/ensure.js';
 import type { Cloud } from '../../../src/cloud/cloud.js';
-import { resolveConfig } from '../../../src/config/resolve-config.js';
 import { ensure } from '../../../src/copy/ensure.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { FSID_B, IMAGE_ID } from '../../helpers/image-body.js';
 import { copyContext, scriptedGlance, type ScriptedGlance } from '../../helpers/scripted-glance.js';
 import { send, tempSocketDir } from './agent-http.js';
+import { fakeCloud } from './fake-cloud.js';
 
 const T1 = 'a8860fd2-0000-4000-8000-000000000001';
 const COPY_TIMELINE = [
@@ -45,12 +45,6 @@ function gatedGlance(): { glance: ScriptedGlance; release: () => void; waitingRe
     },
   };
   return { glance, release: open, waitingReads };
-}
-
-function fakeCloud(glance: ScriptedGlance): Cloud {
-  const config = resolveConfig({ flags: { store: 'site-b', fsid: FSID_B }, env: {}, cwd: '/', homeDir: '/nonexistent' });
-  // Only what the agent's service touches: the copy context, the session's token, the config.
-  return { ...copyContext(glance, undefined, FSID_B), config, session: { token: () => Promise.resolve('t') } } as unknown as Cloud;
 }
 
 let socketDir: ReturnType<typeof tempSocketDir>;
