@@ -9,7 +9,7 @@ import type { Cloud } from '../../../src/cloud/cloud.js';
 import { ensure } from '../../../src/copy/ensure.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { FSID_B, IMAGE_ID } from '../../helpers/image-body.js';
-import { copyContext, scriptedGlance, type ScriptedGlance } from '../../helpers/scripted-glance.js';
+import { scriptedGlance, type ScriptedGlance } from '../../helpers/scripted-glance.js';
 import { send, tempSocketDir } from './agent-http.js';
 import { fakeCloud } from './fake-cloud.js';
 
