@@ -1,5 +1,6 @@
 import { lstatSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentMetrics } from '../../../src/agent/agent-metrics.js';
@@ -300,6 +301,20 @@ describe('agent lifecycle and socket', () => {
     expect(answer.status).toBe(503);
     expect(answer.json()).toMatchObject({ error: { code: 'FERRY_AGENT_SHUTTING_DOWN' } });
     expect(server.inFlight).toBe(0);
+  });
+
+  it('agent: garbage that is not HTTP gets 400 and closes that connection; the agent keeps serving', async () => {
+    await start(fakeService());
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(socketDir.socket);
+      let text = '';
+      socket.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.end('\u0000\u0001 not http at all\r\n\r\n');
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400/);
+    expect((await send(socketDir.socket, 'GET', '/healthz')).status).toBe(200);
   });
 
   it('agent options: a bad --max-waits is refused naming the option and where it came from', () => {
