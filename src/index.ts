@@ -29,6 +29,7 @@ export type { CopyState } from './copy/copy-state.js';
 // Glance
 export type { GlanceClient, CopyRequest, CopyRequestResult } from './glance/glance-client.js';
 export { parseImage, hasStore } from './glance/image.js';
+export { parseImageDocument, type ImageDocumentResult, type ImageDocumentShape } from './glance/image-document.js';
 export type { GlanceImage, ImageLocation } from './glance/image.js';
 
 // RBD locations

@@ -3,7 +3,11 @@ import type { OptionSpec } from './command-spec.js';
 
 /** Config flags that belong to particular commands (copy, Ceph) rather than to every command. */
 const COMMAND_SCOPED = new Set(['store', 'poll-interval', 'timeout', 'stale-lock-after', 'take-over-expired', 'ceph-conf', 'rbd-user', 'rbd-pool', 'fsid',
-  'images-type', 'images-type-mapping', 'use-cow-images', 'force-raw-images', 'image-type-exclude', 'virt-type']);
+  'images-type', 'images-type-mapping', 'use-cow-images', 'force-raw-images', 'image-type-exclude', 'virt-type', 'swtpm']);
+
+/** Config flags that may be repeated, every value counting (`--nova-conf A --nova-conf B`). */
+export const REPEATABLE_CONFIG_FLAGS: ReadonlySet<string> = new Set(Object.values(CONFIG_OPTIONS)
+  .flatMap((spec) => (spec.flag !== undefined && spec.repeatable === true ? [spec.flag] : [])));
 
 /** The compute host's storage flags: for commands that decide per host (traits, backend, prefilter, ensure). */
 export const HOST_STORAGE_FLAGS = ['images-type', 'images-type-mapping', 'use-cow-images', 'force-raw-images', 'image-type-exclude', 'virt-type'] as const;
@@ -13,7 +17,8 @@ export function configFlag(flag: string): OptionSpec {
   const spec = Object.values(CONFIG_OPTIONS).find((candidate) => candidate.flag === flag);
   if (spec === undefined) throw new Error(`no config option for --${flag}`);
   const env = spec.env && spec.env.length > 0 ? ` (env ${spec.env.join(', ')})` : '';
-  return { name: flag, ...(spec.bareFlag ? {} : { value: spec.valueName ?? 'VALUE' }), description: `${spec.summary}${env}` };
+  return { name: flag, ...(spec.bareFlag ? {} : { value: spec.valueName ?? 'VALUE' }), ...(spec.repeatable ? { repeatable: true } : {}),
+    description: `${spec.summary}${env}` };
 }
 
 /** Options every command takes: output, and every cloud/HTTP/logging option of the configuration. */

@@ -9,7 +9,7 @@ import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { COMMANDS } from './command-registry.js';
 import type { CommandContext, CommandSpec, FlagValue, OptionSpec } from './command-spec.js';
-import { GLOBAL_OPTIONS } from './global-options.js';
+import { GLOBAL_OPTIONS, REPEATABLE_CONFIG_FLAGS } from './global-options.js';
 import { liveProgress } from './output/live-progress.js';
 import { renderError } from './output/render-error.js';
 import { textStyle } from './output/text-style.js';
@@ -66,8 +66,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       write(io.stdout, commandHelp(spec));
       return 0;
     }
-    const scalarFlags = Object.fromEntries(Object.entries(parsed.flags).filter((entry): entry is [string, string | boolean] =>
-      typeof entry[1] === 'string' || typeof entry[1] === 'boolean'));
+    // Lists reach the config only for its repeatable options (--nova-conf); a command's own list (prewarm --store) does not.
+    const scalarFlags = Object.fromEntries(Object.entries(parsed.flags).filter((entry): entry is [string, string | boolean | readonly string[]] =>
+      typeof entry[1] === 'string' || typeof entry[1] === 'boolean' || (Array.isArray(entry[1]) && REPEATABLE_CONFIG_FLAGS.has(entry[0]))));
     const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir });
     const logger = createLogger({ level: config.log.level, destination: io.stderr });
     const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !json);

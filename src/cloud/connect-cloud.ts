@@ -34,6 +34,8 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
     bodyTimeoutMs: config.http.requestTimeoutMs,
     verifyTls: config.tls.verify,
     ...(config.tls.caFile ? { caFile: config.tls.caFile } : {}),
+    ...(config.tls.certFile ? { certFile: config.tls.certFile } : {}),
+    ...(config.tls.keyFile ? { keyFile: config.tls.keyFile } : {}),
     logger,
   });
   const transport = own && options.observeTransport ? options.observeTransport(built) : built;

@@ -46,6 +46,8 @@ export const CONFIG_DEFAULTS = {
     forceRawImages: true,
     imageTypeExcludeList: [],
     virtType: 'kvm',
+    swtpmEnabled: false,
+    machineTypes: {},
   },
   scheduler: { imageTypePrefilter: false, imageMetadataPrefilter: false },
   /** Quiet unless asked: logs go to stderr, and warnings are what an operator should see. */

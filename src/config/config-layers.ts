@@ -22,27 +22,47 @@ export type EnvValues = Readonly<Record<string, string | undefined>>;
  * and report every problem at once.
  *
  * What counts as present: a flag with a string value or `true` (a bare flag left unset may arrive as `false` or
- * `undefined`: both mean "not given"; a repeated flag counts once, its last value); a non-empty variable (an exported but empty `OS_REGION_NAME=` is unset, as in
+ * `undefined`: both mean "not given"; a repeated flag counts once, its last value, except for pickAll); a non-empty variable (an exported but empty `OS_REGION_NAME=` is unset, as in
  * the openstack CLI); a non-empty clouds.yaml value.
  */
 export class ConfigLayers {
   readonly #flags: ReadonlyMap<string, string | true>;
+  /** Every value of each flag given as a list (a repeatable flag), in order. */
+  readonly #flagLists: ReadonlyMap<string, readonly string[]>;
 
-  constructor(flags: FlagValues, private readonly env: EnvValues, private readonly issues: ConfigIssues,
+  constructor(private readonly given: FlagValues, private readonly env: EnvValues, private readonly issues: ConfigIssues,
     readonly cloud?: CloudLayer) {
     const normalized = new Map<string, string | true>();
-    for (const [name, given] of Object.entries(flags)) {
-      // A repeated flag: the last one wins, as with argparse.
-      const value = Array.isArray(given) ? (given as readonly string[]).at(-1) : given as string | boolean | undefined;
-      if (value === undefined || value === false) continue;
-      normalized.set(normalizeFlagName(name), value);
+    const lists = new Map<string, readonly string[]>();
+    for (const [name, value] of Object.entries(given)) {
+      // A repeated flag: the last one wins, as with argparse (pickAll reads them all).
+      const single = Array.isArray(value) ? (value as readonly string[]).at(-1) : value as string | boolean | undefined;
+      if (single === undefined || single === false) continue;
+      normalized.set(normalizeFlagName(name), single);
+      lists.set(normalizeFlagName(name), Array.isArray(value) ? value as readonly string[] : [single as string]);
     }
     this.#flags = normalized;
+    this.#flagLists = lists;
   }
 
   withCloud(cloud: CloudLayer | undefined): ConfigLayers {
-    const flags = Object.fromEntries(this.#flags);
-    return new ConfigLayers(flags, this.env, this.issues, cloud);
+    return new ConfigLayers(this.given, this.env, this.issues, cloud);
+  }
+
+  /**
+   * A repeatable option: every value of the highest-ranked layer that has one. A flag given n times gives n values
+   * in order; a variable holds a list separated by `:` (as PATH does). Invalid values are reported and left out.
+   */
+  pickAll<T>(spec: ConfigOptionSpec<T>): readonly Sourced<T>[] {
+    const first = this.candidates(spec)[0];
+    if (first === undefined) return [];
+    const raws = first.source.kind === 'flag'
+      ? this.#flagLists.get(spec.flag ?? '') ?? [first.raw]
+      : first.source.kind === 'env' && typeof first.raw === 'string' ? first.raw.split(':').filter((p) => p !== '') : [first.raw];
+    return raws.flatMap((raw) => {
+      const parsed = this.parse(spec, { ...first, raw });
+      return parsed === undefined ? [] : [parsed];
+    });
   }
 
   /** The value of the highest-ranked layer that has one. */

@@ -12,6 +12,8 @@ export interface ConfigOptionSpec<T> {
   readonly flag?: string;
   /** A bare flag (`--insecure`) rather than one that takes a value. */
   readonly bareFlag?: boolean;
+  /** The flag may be given several times, and every value counts (`--nova-conf A --nova-conf B`). */
+  readonly repeatable?: boolean;
   /** Placeholder for help texts (`URL`, `SECONDS`). */
   readonly valueName?: string;
   readonly env?: readonly string[];
@@ -35,8 +37,9 @@ export const CONFIG_OPTIONS = {
   // Which cloud and which files.
   cloud: option({ key: 'origin.cloud', flag: 'os-cloud', valueName: 'NAME', env: ['OS_CLOUD'], type: optionTypes.text,
     summary: 'the cloud to use from clouds.yaml' }),
-  novaConf: option({ key: 'origin.novaConf', flag: 'nova-conf', valueName: 'FILE', env: ['FERRY_NOVA_CONF'], type: optionTypes.path,
-    summary: "read nova.conf's image, Ceph, Glance, Placement and scheduler options from FILE" }),
+  novaConf: option({ key: 'origin.novaConfFiles', flag: 'nova-conf', valueName: 'FILE', repeatable: true, env: ['FERRY_NOVA_CONF'],
+    type: optionTypes.path,
+    summary: "read nova.conf's image, Ceph, Glance, Placement, TLS and scheduler options from FILE; a later FILE wins per option" }),
 
   // Keystone credentials, named as the openstack CLI names them.
   authType: option({ key: 'auth.method', flag: 'os-auth-type', valueName: 'TYPE', env: ['OS_AUTH_TYPE'], clouds: ['auth_type'],
@@ -84,6 +87,10 @@ export const CONFIG_OPTIONS = {
     summary: 'Placement URL to use instead of the catalog' }),
   cacert: option({ key: 'tls.caFile', flag: 'os-cacert', valueName: 'FILE', env: ['OS_CACERT'], clouds: ['cacert'],
     type: optionTypes.path, summary: 'CA bundle to verify TLS certificates with' }),
+  cert: option({ key: 'tls.certFile', flag: 'os-cert', valueName: 'FILE', env: ['OS_CERT'], clouds: ['cert'],
+    type: optionTypes.path, summary: 'client certificate (PEM) for services that require one' }),
+  key: option({ key: 'tls.keyFile', flag: 'os-key', valueName: 'FILE', env: ['OS_KEY'], clouds: ['key'],
+    type: optionTypes.path, summary: "client certificate's private key (PEM), when not in the --os-cert file" }),
   insecure: option({ key: 'tls.verify', flag: 'insecure', bareFlag: true, env: ['OS_INSECURE'], clouds: ['insecure'],
     cloudsNegated: ['verify'], type: optionTypes.bool, summary: 'do not verify TLS certificates' }),
 
@@ -124,6 +131,8 @@ export const CONFIG_OPTIONS = {
     env: ['FERRY_IMAGE_TYPE_EXCLUDE'], type: optionTypes.list, summary: 'image types the host must not report ([compute] image_type_exclude_list)' }),
   virtType: option({ key: 'host.virtType', flag: 'virt-type', valueName: 'TYPE', env: ['FERRY_VIRT_TYPE'],
     type: optionTypes.oneOf(VIRT_TYPES), summary: `hypervisor: ${VIRT_TYPES.join(', ')} ([libvirt] virt_type)` }),
+  swtpm: option({ key: 'host.swtpmEnabled', flag: 'swtpm', bareFlag: true, env: ['FERRY_SWTPM'], type: optionTypes.bool,
+    summary: 'the host runs with [libvirt] swtpm_enabled = True (TPM traits)' }),
 
   // HTTP.
   requestTimeout: option({ key: 'http.requestTimeoutMs', flag: 'request-timeout', valueName: 'SECONDS',

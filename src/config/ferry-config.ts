@@ -80,6 +80,10 @@ export interface EndpointConfig {
 
 export interface TlsConfig {
   readonly caFile?: string;
+  /** Client certificate (PEM) for services that demand one; it may hold the private key too. */
+  readonly certFile?: string;
+  /** Private key (PEM) of certFile; undefined = the key is in certFile. */
+  readonly keyFile?: string;
   /** Certificate verification; on unless --insecure, OS_INSECURE, `verify: false` or `[glance] insecure`. */
   readonly verify: boolean;
 }
@@ -126,6 +130,12 @@ export interface HostConfig {
   readonly forceRawImages: boolean;
   readonly imageTypeExcludeList: readonly string[];
   readonly virtType: VirtType;
+  /** `[libvirt] swtpm_enabled`: the TPM traits. */
+  readonly swtpmEnabled: boolean;
+  /** `[libvirt] hw_machine_type` (arch → machine type): which domain capabilities nova reads (`traits --virsh`). */
+  readonly machineTypes: Readonly<Record<string, string>>;
+  /** `[libvirt] connection_uri`; undefined = nova's URI for the virt type. */
+  readonly libvirtUri?: string;
 }
 
 export interface SchedulerConfig {
@@ -146,7 +156,8 @@ export interface ConfigOrigin {
   readonly cloud?: string;
   readonly cloudsFile?: string;
   readonly secureFile?: string;
-  readonly novaConf?: string;
+  /** Every nova.conf read, in order (a later file wins per option, as in oslo.config). */
+  readonly novaConfFiles?: readonly string[];
 }
 
 export interface FerryConfig {

@@ -9,11 +9,16 @@ export interface NovaOptionSpec<T> {
   readonly novaDefault: string;
   /** `''` means "not set" for this option (nova: feature off / library default), so it does not override. */
   readonly emptyIsUnset?: boolean;
+  /**
+   * nova's default differs from ferry's own: when a nova.conf is read and no file sets the option, nova's default
+   * (`novaDefault`, parsed with `type`) applies, as it does for nova.
+   */
+  readonly novaDefaultApplies?: boolean;
 }
 
 function novaOption<T>(section: string, option: string, type: OptionType<T>, novaDefault: string,
-  emptyIsUnset = false): NovaOptionSpec<T> {
-  return { section, option, type, novaDefault, emptyIsUnset };
+  emptyIsUnset = false, novaDefaultApplies = false): NovaOptionSpec<T> {
+  return { section, option, type, novaDefault, emptyIsUnset, novaDefaultApplies };
 }
 
 /**
@@ -31,6 +36,9 @@ export const NOVA_CONF_OPTIONS = {
   imagesType: novaOption('libvirt', 'images_type', optionTypes.oneOf(IMAGES_TYPES), 'default'),
   imagesTypeMapping: novaOption('libvirt', 'images_type_mapping', optionTypes.text, '(not in nova)', true),
   virtType: novaOption('libvirt', 'virt_type', optionTypes.oneOf(VIRT_TYPES), 'kvm'),
+  swtpmEnabled: novaOption('libvirt', 'swtpm_enabled', optionTypes.bool, 'false'),
+  machineTypes: novaOption('libvirt', 'hw_machine_type', optionTypes.machineTypes, '(none)', true),
+  libvirtUri: novaOption('libvirt', 'connection_uri', optionTypes.text, "''", true),
   forceRawImages: novaOption('DEFAULT', 'force_raw_images', optionTypes.bool, 'true'),
   useCowImages: novaOption('DEFAULT', 'use_cow_images', optionTypes.bool, 'true'),
   imageTypeExcludeList: novaOption('compute', 'image_type_exclude_list', optionTypes.list, '(empty)'),
@@ -40,12 +48,14 @@ export const NOVA_CONF_OPTIONS = {
   glanceApiServers: novaOption('glance', 'api_servers', optionTypes.urlList, '(none)', true),
   glanceNumRetries: novaOption('glance', 'num_retries', optionTypes.integer(0), '3'),
   glanceRegionName: novaOption('glance', 'region_name', optionTypes.text, '(none)', true),
-  glanceValidInterfaces: novaOption('glance', 'valid_interfaces', optionTypes.interfaceList, 'internal,public'),
+  glanceValidInterfaces: novaOption('glance', 'valid_interfaces', optionTypes.interfaceList, 'internal,public', false, true),
   glanceCafile: novaOption('glance', 'cafile', optionTypes.path, '(none)', true),
+  glanceCertfile: novaOption('glance', 'certfile', optionTypes.path, '(none)', true),
+  glanceKeyfile: novaOption('glance', 'keyfile', optionTypes.path, '(none)', true),
   glanceInsecure: novaOption('glance', 'insecure', optionTypes.bool, 'false'),
   placementEndpointOverride: novaOption('placement', 'endpoint_override', optionTypes.url, '(none)', true),
   placementRegionName: novaOption('placement', 'region_name', optionTypes.text, '(none)', true),
-  placementValidInterfaces: novaOption('placement', 'valid_interfaces', optionTypes.interfaceList, 'internal,public'),
+  placementValidInterfaces: novaOption('placement', 'valid_interfaces', optionTypes.interfaceList, 'internal,public', false, true),
 } as const;
 
 export type NovaOptionId = keyof typeof NOVA_CONF_OPTIONS;

@@ -85,6 +85,20 @@ export const optionTypes = {
     list.transform((items) => items.map((i) => (i.includes('//') ? i : `http://${i}`))).pipe(z.array(httpUrl).min(1))),
   fsid: fromSchema('a Ceph fsid (a UUID such as 6f0a2c1e-3b5d-4e8f-9a7b-1c2d3e4f5a6b)',
     z.string().trim().regex(UUID).transform((s) => s.toLowerCase())),
+  /**
+   * nova `[libvirt] hw_machine_type`: `ARCH=MACHINE` pairs. As nova's get_default_machine_type, the first pair for an
+   * arch wins and a pair without `=MACHINE` is skipped (nova logs a warning and ignores it).
+   */
+  machineTypes: fromSchema('a comma-separated list of ARCH=MACHINE_TYPE pairs', list.transform((items) => {
+    const machines: Record<string, string> = {};
+    for (const item of items) {
+      const at = item.indexOf('=');
+      const arch = at < 0 ? '' : item.slice(0, at);
+      const machine = at < 0 ? '' : item.slice(at + 1);
+      if (machine !== '' && !(arch in machines)) machines[arch] = machine;
+    }
+    return machines;
+  })),
   /** Glance joins store ids with commas in image fields, so a store id never contains one. */
   storeName: fromSchema('a Glance store id (no commas or spaces)', z.string().regex(/^[^,\s]+$/)),
 } as const;

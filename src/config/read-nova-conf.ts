@@ -1,31 +1,57 @@
 import type { ConfigIssues } from './config-issues.js';
-import { novaConfLabel, novaSource, type Sourced } from './config-source.js';
+import { novaConfLabel, novaSource, type ConfigSource, type Sourced } from './config-source.js';
 import { NOVA_CONF_OPTIONS, type NovaOptionId, type NovaOptionValue } from './nova-conf-options.js';
 import { parseOsloIni } from './parse-oslo-ini.js';
 
-/** The nova.conf options ferry knows that the file sets, typed (nova's units: ms already, see NOVA_CONF_OPTIONS). */
+/** The nova.conf options ferry knows that the files set, typed (nova's units: ms already, see NOVA_CONF_OPTIONS). */
 export type NovaConfValues = { readonly [K in NovaOptionId]?: Sourced<NovaOptionValue<K>> };
 
-/**
- * Read the options of NOVA_CONF_OPTIONS from the text of a nova.conf. Every one that is set is validated, even when
- * a flag overrides it: a value nova itself would reject is worth knowing about. Problems go to `issues`, each
- * naming the file, section and option (`nova.conf (/etc/nova/nova.conf) [libvirt] images_rbd_pool: …`).
- * Unknown options and sections are ignored: nova.conf has hundreds.
- */
+/** One nova.conf-style file: its path (for messages) and its text. */
+export interface NovaConfFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** Read one nova.conf: readNovaConfFiles with a single file. */
 export function readNovaConf(text: string, path: string, issues: ConfigIssues): NovaConfValues {
-  const parsed = parseOsloIni(text);
-  if (!parsed.ok) {
-    const label = novaConfLabel(path);
-    issues.add({ kind: 'file', label }, `${label} line ${parsed.line}: ${parsed.reason}`);
-    return {};
+  return readNovaConfFiles([{ path, text }], issues);
+}
+
+/**
+ * Read the options of NOVA_CONF_OPTIONS from nova.conf files in oslo.config's order: nova-compute runs with
+ * `--config-file nova.conf --config-file nova-compute.conf`, and a later file wins per option (not per file or per
+ * section). Only the value that wins is validated, as by nova, and it is validated even when a flag overrides it: a
+ * value nova itself would reject is worth knowing about. Problems go to `issues`, each naming the file, section and
+ * option (`nova.conf (/etc/nova/nova.conf) [libvirt] images_rbd_pool: …`). Options whose nova default differs from
+ * ferry's (`novaDefaultApplies`) get nova's default when no file sets them. Unknown options and sections are
+ * ignored: nova.conf has hundreds.
+ */
+export function readNovaConfFiles(files: readonly NovaConfFile[], issues: ConfigIssues): NovaConfValues {
+  const merged = new Map<string, { readonly value: string; readonly path: string }>();
+  for (const file of files) {
+    const parsed = parseOsloIni(file.text);
+    if (!parsed.ok) {
+      const label = novaConfLabel(file.path);
+      issues.add({ kind: 'file', label }, `${label} line ${parsed.line}: ${parsed.reason}`);
+      continue;
+    }
+    for (const [section, options] of parsed.sections) {
+      for (const [option, found] of options) merged.set(`${section}\u0000${option}`, { value: found.value, path: file.path });
+    }
   }
   const values: Partial<Record<NovaOptionId, Sourced<unknown>>> = {};
   for (const id of Object.keys(NOVA_CONF_OPTIONS) as NovaOptionId[]) {
     const spec = NOVA_CONF_OPTIONS[id];
-    const found = parsed.sections.get(spec.section)?.get(spec.option);
-    if (found === undefined) continue;
-    const source = novaSource(path, spec.section, spec.option);
-    if (spec.emptyIsUnset === true && found.value.trim() === '') continue;
+    const found = merged.get(`${spec.section}\u0000${spec.option}`);
+    const unset = found === undefined || (spec.emptyIsUnset === true && found.value.trim() === '');
+    if (unset) {
+      if (spec.novaDefaultApplies === true && files.length > 0) {
+        const byDefault = spec.type.parse(spec.novaDefault);
+        if (byDefault.ok) values[id] = { value: byDefault.value, source: novaDefaultSource(spec.section, spec.option, spec.novaDefault) };
+      }
+      continue;
+    }
+    const source = novaSource(found.path, spec.section, spec.option);
     const substituted = unescapeDollars(found.value);
     if (substituted === undefined) {
       issues.add(source, `${source.label}: ferry does not expand oslo.config substitutions ($name or \${name}); `
@@ -40,6 +66,11 @@ export function readNovaConf(text: string, path: string, issues: ConfigIssues): 
     values[id] = { value: result.value, source };
   }
   return values as NovaConfValues;
+}
+
+/** `nova's default [glance] valid_interfaces = internal,public (no nova.conf sets it)`. */
+function novaDefaultSource(section: string, option: string, value: string): ConfigSource {
+  return { kind: 'default', label: `nova's default [${section}] ${option} = ${value} (no nova.conf sets it)` };
 }
 
 /**

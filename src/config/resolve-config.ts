@@ -7,7 +7,7 @@ import { CONFIG_OPTIONS } from './config-options.js';
 import { derivedSource, type Sourced } from './config-source.js';
 import type { FerryConfig, ImagesType, VirtType } from './ferry-config.js';
 import { loadCloud } from './load-cloud.js';
-import { readNovaConf, type NovaConfValues } from './read-nova-conf.js';
+import { readNovaConfFiles, type NovaConfFile, type NovaConfValues } from './read-nova-conf.js';
 import { readTextFile } from './read-text-file.js';
 import { resolveAuth } from './resolve-auth.js';
 import { resolveEndpoints, resolveTls } from './resolve-endpoints.js';
@@ -50,9 +50,10 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
   if (cloud !== undefined) sources.record('origin.cloud', cloud.selectedBy);
   const layers = base.withCloud(cloud);
 
-  const novaConfPath = sources.chooseOptional('origin.novaConf', [layers.pick(O.novaConf)]);
-  const novaConf = novaConfPath === undefined ? undefined : resolve(input.cwd, novaConfPath);
-  const nova = novaConf === undefined ? {} : readNovaFile(novaConf, layers, readFile, issues);
+  const novaPaths = layers.pickAll(O.novaConf);
+  const novaConfFiles = novaPaths.map((p) => resolve(input.cwd, p.value));
+  if (novaPaths[0] !== undefined) sources.record('origin.novaConfFiles', novaPaths[0].source);
+  const nova = novaConfFiles.length === 0 ? {} : readNovaFiles(novaPaths, novaConfFiles, readFile, issues);
 
   const { auth, missing } = resolveAuth(layers, sources);
   const endpointInputs = { layers, nova, sources, issues, cwd: input.cwd };
@@ -74,6 +75,7 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
   const cephUser = sources.chooseOptional('ceph.user', [layers.pick(O.rbdUser), nova.rbdUser]);
   const fsid = sources.chooseOptional('ceph.fsid', [layers.pick(O.fsid)]);
   const mapping = sources.chooseOptional('host.imagesTypeMapping', [layers.pick(O.imagesTypeMapping), nova.imagesTypeMapping]);
+  const libvirtUri = sources.chooseOptional('host.libvirtUri', [nova.libvirtUri]);
 
   const explicitLevel = layers.pick(O.logLevel);
   const debug = sources.choose('log.debug', [layers.pick(O.debug)], D.log.debug);
@@ -113,6 +115,9 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
       imageTypeExcludeList: sources.choose<readonly string[]>('host.imageTypeExcludeList', [layers.pick(O.imageTypeExcludeList), nova.imageTypeExcludeList],
         D.host.imageTypeExcludeList),
       virtType: sources.choose<VirtType>('host.virtType', [layers.pick(O.virtType), nova.virtType], D.host.virtType),
+      swtpmEnabled: sources.choose('host.swtpmEnabled', [layers.pick(O.swtpm), nova.swtpmEnabled], D.host.swtpmEnabled),
+      machineTypes: sources.choose('host.machineTypes', [nova.machineTypes], D.host.machineTypes),
+      ...(libvirtUri === undefined ? {} : { libvirtUri }),
     },
     scheduler: {
       imageTypePrefilter: sources.choose('scheduler.imageTypePrefilter', [nova.imageTypePrefilter],
@@ -125,7 +130,7 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
       ...(cloud === undefined ? {} : { cloud: cloud.name }),
       ...(cloud?.cloudsFile === undefined ? {} : { cloudsFile: cloud.cloudsFile }),
       ...(cloud?.secureFile === undefined ? {} : { secureFile: cloud.secureFile }),
-      ...(novaConf === undefined ? {} : { novaConf }),
+      ...(novaConfFiles.length === 0 ? {} : { novaConfFiles }),
     },
     sources: {},
   };
@@ -133,15 +138,20 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
   return deepFreeze({ ...config, sources: sources.toRecord() });
 }
 
-function readNovaFile(path: string, layers: ConfigLayers, readFile: (p: string) => string | undefined,
+/** Read every nova.conf named, in order; an unreadable one is a problem named by the flag or variable that gave it. */
+function readNovaFiles(given: readonly Sourced<string>[], paths: readonly string[], readFile: (p: string) => string | undefined,
   issues: ConfigIssues): NovaConfValues {
-  const text = readFile(path);
-  if (text === undefined) {
-    const source = layers.pick(O.novaConf)?.source ?? derivedSource('nova.conf');
+  const files: NovaConfFile[] = [];
+  paths.forEach((path, i) => {
+    const text = readFile(path);
+    if (text !== undefined) {
+      files.push({ path, text });
+      return;
+    }
+    const source = given[i]?.source ?? derivedSource('nova.conf');
     issues.add(source, `${source.label}: cannot read nova.conf '${path}' (missing or not readable)`);
-    return {};
-  }
-  return readNovaConf(text, path, issues);
+  });
+  return readNovaConfFiles(files, issues);
 }
 
 /** nova's `images_rbd_glance_copy_timeout = 0` means "no timeout"; ferry always has a deadline, so 0 means the cap. */

@@ -53,12 +53,29 @@ export function resolveEndpoints(input: EndpointInputs): EndpointConfig {
   };
 }
 
-/** TLS: --os-cacert / --insecure and their variables and clouds.yaml keys, then nova.conf's `[glance]` ones. */
+/**
+ * TLS: --os-cacert / --os-cert / --os-key / --insecure and their variables and clouds.yaml keys, then nova.conf's
+ * `[glance]` cafile / certfile / keyfile / insecure. The certificate and its key come as a pair from one layer: a key
+ * from one place and a certificate from another would never match. A key without a certificate is a problem.
+ */
 export function resolveTls(input: EndpointInputs): TlsConfig {
-  const { layers, nova, sources, cwd } = input;
+  const { layers, nova, sources, cwd, issues } = input;
   const caFile = sources.chooseOptional('tls.caFile', [layers.pick(O.cacert), nova.glanceCafile]);
   const insecure = sources.choose('tls.verify', [layers.pick(O.insecure), nova.glanceInsecure], !CONFIG_DEFAULTS.tls.verify);
-  return { ...(caFile === undefined ? {} : { caFile: resolve(cwd, caFile) }), verify: !insecure };
+  const given = { cert: layers.pick(O.cert), key: layers.pick(O.key) };
+  const pair = given.cert !== undefined || given.key !== undefined ? given : { cert: nova.glanceCertfile, key: nova.glanceKeyfile };
+  if (pair.key !== undefined && pair.cert === undefined) {
+    issues.add(pair.key.source, `${pair.key.source.label}: a client key without a client certificate; give the certificate too `
+      + '(--os-cert, OS_CERT, clouds.yaml cert or nova.conf [glance] certfile)');
+  }
+  const certFile = pair.cert === undefined ? undefined : sources.chooseOptional('tls.certFile', [pair.cert]);
+  const keyFile = pair.cert === undefined ? undefined : sources.chooseOptional('tls.keyFile', [pair.key]);
+  return {
+    ...(caFile === undefined ? {} : { caFile: resolve(cwd, caFile) }),
+    ...(certFile === undefined ? {} : { certFile: resolve(cwd, certFile) }),
+    ...(keyFile === undefined ? {} : { keyFile: resolve(cwd, keyFile) }),
+    verify: !insecure,
+  };
 }
 
 /**

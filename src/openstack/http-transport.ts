@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
 import { FerryError } from '../errors/ferry-error.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { networkError } from './network-error.js';
+import { createTlsConnector } from './tls-connector.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -41,6 +41,10 @@ export interface HttpTransportOptions {
   /** Longest silence allowed while the body streams in. */
   readonly bodyTimeoutMs?: number;
   readonly caFile?: string;
+  /** Client certificate (PEM) for services that demand one; may hold the key too. */
+  readonly certFile?: string;
+  /** Its private key (PEM), when not in certFile. */
+  readonly keyFile?: string;
   readonly verifyTls?: boolean;
   readonly userAgent?: string;
   readonly logger?: Logger;
@@ -60,13 +64,17 @@ export const HTTP_DEFAULTS = {
  */
 export function createHttpTransport(options: HttpTransportOptions = {}): HttpTransport {
   const logger = options.logger ?? silentLogger;
-  const verifyTls = options.verifyTls ?? HTTP_DEFAULTS.verifyTls;
+  const tls = createTlsConnector({
+    verifyTls: options.verifyTls ?? HTTP_DEFAULTS.verifyTls,
+    connectTimeoutMs: options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs,
+    caFile: options.caFile, certFile: options.certFile, keyFile: options.keyFile,
+  });
   const agentOptions: Agent.Options = {
-    connectTimeout: options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs,
     headersTimeout: options.responseTimeoutMs ?? HTTP_DEFAULTS.responseTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs ?? HTTP_DEFAULTS.bodyTimeoutMs,
     keepAliveTimeout: 30_000,
-    connect: { rejectUnauthorized: verifyTls, ...(options.caFile ? { ca: readCaFile(options.caFile) } : {}) },
+    // The connector owns the TLS files and the connect timeout (undici ignores connectTimeout beside a function).
+    connect: tls.connect,
   };
   const agent = new Agent(agentOptions);
   // Its own agent, so a fresh request never rides an idle pooled socket; `connection: close` ends each socket after use.
@@ -108,7 +116,8 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
         return result;
       } catch (error) {
         if (error instanceof FerryError) throw error;
-        throw networkError(error, { method: request.method, url: stripQuery(request.url), signal: request.signal });
+        throw networkError(error, { method: request.method, url: stripQuery(request.url), signal: request.signal,
+          tlsAlert: tls.alertFor(error), clientCertificate: tls.hasClientCertificate });
       }
     },
     close: async () => {
@@ -125,15 +134,6 @@ function parseBody(text: string, contentType: string | undefined): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     return text;
-  }
-}
-
-function readCaFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new FerryError('FERRY_INVALID_OPTION', `cannot read the CA bundle ${path}: ${(error as Error).message}`,
-      'Point --os-cacert (or OS_CACERT, or cacert in clouds.yaml) at a readable PEM file.', { caFile: path }, { cause: error });
   }
 }
 

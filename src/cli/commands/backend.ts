@@ -31,12 +31,12 @@ export const backendCommand: CommandSpec<BackendReport> = {
   ],
   arguments: [],
   options: [
-    { name: 'image', value: 'ID|FILE.json', description: 'the image: an ID or unique name (asks Glance), or a Glance image JSON file' },
+    { name: 'image', value: 'ID|FILE.json', description: 'the image: an ID or unique name (asks Glance), or an image document FILE.json (at least disk_format)' },
     ...HOST_STORAGE_FLAGS.filter((flag) => flag !== 'force-raw-images' && flag !== 'image-type-exclude' && flag !== 'virt-type').map(configFlag),
   ],
   jsonSchema: backendJsonSchema,
   async run(ctx) {
-    const image = await readImageArgument(ctx, typeof ctx.flags.image === 'string' ? ctx.flags.image : undefined);
+    const image = await readImageArgument(ctx, typeof ctx.flags.image === 'string' ? ctx.flags.image : undefined, ['disk_format']);
     if (image.diskFormat === null) {
       throw new FerryError('FERRY_INVALID_OPTION', `image ${image.id} has no disk_format, so no backend can be chosen`,
         'Set the image\'s disk_format in Glance (it is set when the image is created).', { imageId: image.id });

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { optionTypes } from '../../config/option-types.js';
 import { FerryError, isFerryError } from '../../errors/ferry-error.js';
 import type { GlanceImage } from '../../glance/image.js';
@@ -10,11 +9,11 @@ import { parseResources } from '../../prefilter/parse-resources.js';
 import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
 import { standardTraitCatalogue, type TraitCatalogue } from '../../traits/trait-catalogue.js';
 import type { CommandContext, FlagValue, OptionSpec } from '../command-spec.js';
-import { readImageArgument } from '../image-argument.js';
+import { isImageFile, readImageArgument } from '../image-argument.js';
 
 /** The inputs `ferry prefilter`, `ferry candidates` and `ferry explain` share: the image, the flavor, the switches. */
 export const PREFILTER_INPUT_OPTIONS: readonly OptionSpec[] = [
-  { name: 'image', value: 'ID|NAME|FILE.json', description: 'the image: an ID or unique name (asks Glance), or a Glance image JSON file' },
+  { name: 'image', value: 'ID|NAME|FILE.json', description: 'the image: an ID or unique name (asks Glance), or an image document FILE.json (Glance\'s or `openstack image show -f json` output, or just the properties)' },
   { name: 'flavor-extra-spec', value: 'KEY=VALUE', repeatable: true, description: 'a flavor extra spec (trait:NAME=required|forbidden is used)' },
   { name: 'bfv', description: 'the server boots from a volume: the image-type prefilter does not apply' },
   { name: 'strict', description: 'fail when an image property gives no trait, instead of listing it as unmapped' },
@@ -55,7 +54,7 @@ export async function readPrefilterInput(ctx: CommandContext): Promise<Prefilter
   const fixedCatalogue = version === undefined ? undefined : standardTraitCatalogue(version);
   const imageRef = text(flags, 'image');
   // The same test readImageArgument makes: a file needs no cloud.
-  const fromFile = imageRef !== undefined && (imageRef.endsWith('.json') || existsSync(imageRef));
+  const fromFile = imageRef !== undefined && isImageFile(imageRef);
   const image = await readImageArgument(ctx, imageRef);
   return {
     image,

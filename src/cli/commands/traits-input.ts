@@ -16,11 +16,11 @@ export const TRAITS_INPUT_OPTIONS: readonly OptionSpec[] = [
   { name: 'domcaps', value: 'FILE', repeatable: true, description: 'a `virsh domcapabilities` answer (one per arch and machine type)' },
   { name: 'capabilities', value: 'FILE', description: 'the `virsh capabilities` answer (host CPU arch)' },
   { name: 'virsh', description: 'ask the local libvirt instead: virsh capabilities + the domcapabilities calls nova makes' },
-  { name: 'libvirt-uri', value: 'URI', description: 'libvirt URI for --virsh (default: nova\'s for the virt type, qemu:///system for kvm/qemu)' },
+  { name: 'libvirt-uri', value: 'URI', description: 'libvirt URI for --virsh (default: [libvirt] connection_uri of --nova-conf, else nova\'s for the virt type, qemu:///system for kvm/qemu)' },
   { name: 'host-arch', value: 'ARCH', description: 'host CPU arch when no capabilities XML is given (x86_64, aarch64, …)' },
   { name: 'libvirt-version', value: 'V', description: 'libvirt version (gates COMPUTE_VIOMMU_MODEL_VIRTIO, igb); --virsh reads it' },
   { name: 'qemu-version', value: 'V', description: 'QEMU version (gates igb); --virsh reads it' },
-  { name: 'swtpm', description: 'the host runs with [libvirt] swtpm_enabled = True (TPM traits)' },
+  configFlag('swtpm'),
   { name: 'os-traits-version', value: 'V', description: 'check names against this os-traits release instead of the default' },
   // Storage and virt type: config options (flags > FERRY_* variables > --nova-conf > nova's defaults).
   ...HOST_STORAGE_FLAGS.map(configFlag),
@@ -72,14 +72,15 @@ export async function traitsInput(ctx: CommandContext, deps: TraitsInputDeps): P
       imagesType: storage.imagesType, forceRawImages: storage.forceRawImages,
       imageTypeExcludeList: storage.imageTypeExcludeList, keptFormats: new Map(Object.entries(storage.keptFormats)),
     },
-    swtpmEnabled: flags.swtpm === true,
+    swtpmEnabled: ctx.config.host.swtpmEnabled,
     ...(hostArch === undefined ? {} : { hostArch }),
   };
 
   if (flags.virsh === true) {
-    const uri = text(flags, 'libvirt-uri');
+    const uri = text(flags, 'libvirt-uri') ?? ctx.config.host.libvirtUri;
     const xml = await traitsVirshXml({
       virtType: storage.virtType, runner: deps.runner, signal: ctx.signal, ...(uri === undefined ? {} : { uri }),
+      machineTypes: ctx.config.host.machineTypes,
       readVersions: versions.libvirt === undefined || versions.qemu === undefined,
     });
     const libvirtVersion = versions.libvirt ?? xml.libvirtVersion;

@@ -14,6 +14,8 @@ export interface VirshOptions {
   readonly virtType: VirtType;
   /** Default: nova's URI for the virt type ([libvirt] connection_uri unset). */
   readonly uri?: string;
+  /** `[libvirt] hw_machine_type`: the default machine type per arch nova asks libvirt about. */
+  readonly machineTypes?: Readonly<Record<string, string>>;
   readonly runner: CommandRunner;
   /** Per virsh call; the first call of an embedded driver probes every QEMU binary (≈ 8 s). */
   readonly timeoutMs?: number;
@@ -68,7 +70,7 @@ export async function traitsVirshXml(options: VirshOptions): Promise<VirshHostXm
   const domainCapabilities: DomainCapabilities[] = [];
   const skipped: SkippedDomcaps[] = [];
   const dropped = new Set<string>();
-  for (const query of planDomcapsQueries(hostCapabilities, options.virtType)) {
+  for (const query of planDomcapsQueries(hostCapabilities, options.virtType, options.machineTypes)) {
     if (dropped.has(query.arch)) continue;
     const answer = await virsh(query.argv);
     if (answer.outcome === 'exited' && answer.exitCode !== 0) {

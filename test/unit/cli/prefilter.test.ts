@@ -21,6 +21,17 @@ async function prefilter(args: readonly string[]): Promise<ReturnType<typeof pre
 }
 
 describe('ferry prefilter --image FILE (no cloud)', () => {
+  it('ferry prefilter: Glance\'s body, `openstack image show -f json` and a partial document give the same request', async () => {
+    const partial = contentFile(JSON.stringify({ disk_format: 'qcow2', hw_disk_bus: 'scsi', hw_vif_model: 'e1000',
+      hw_video_model: 'qxl', hw_architecture: 'x86_64' }), 'partial.json');
+    const [glance, osc, hand] = await Promise.all(['fixtures/images/glance-image-show.json', 'fixtures/images/openstack-image-show.json', partial]
+      .map((file) => prefilter(['--image', file])));
+    expect(glance?.root_required).toEqual(expect.arrayContaining(['COMPUTE_STORAGE_BUS_SCSI', 'COMPUTE_NET_VIF_MODEL_E1000']));
+    const request = (json: typeof glance) => ({ required: json?.root_required, forbidden: json?.root_forbidden, query: json?.query, unmapped: json?.unmapped });
+    expect(request(osc)).toEqual(request(glance));
+    expect(request(hand)).toEqual(request(glance));
+  });
+
   it('ferry prefilter --json: sorted root_required/root_forbidden, the query, reasons, unmapped; parses with the schema', async () => {
     const json = await prefilter(['--image', ARM_IGB, '--flavor-extra-spec', 'trait:STORAGE_DISK_SSD=required',
       '--resources', 'DISK_GB:10,MEMORY_MB:2048,VCPU:2', '--limit', '1000']);

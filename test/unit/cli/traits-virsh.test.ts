@@ -97,10 +97,11 @@ describe('traitsVirshXml (injected runner)', () => {
   });
 });
 
-function context(flags: Record<string, FlagValue>): CommandContext {
+function context(flags: Record<string, FlagValue>, novaConf?: string): CommandContext {
   return {
     args: [], flags, json: true, logger: silentLogger, signal: new AbortController().signal,
-    config: resolveConfig({ flags: {}, env: {}, cwd: process.cwd(), homeDir: '/nonexistent' }),
+    config: resolveConfig({ flags: novaConf === undefined ? {} : { 'nova-conf': '/etc/nova/nova.conf' }, env: {}, cwd: process.cwd(),
+      homeDir: '/nonexistent', readFile: (path) => (path === '/etc/nova/nova.conf' ? novaConf : undefined) }),
     progress: { update: () => undefined, log: () => undefined, clear: () => undefined },
     readFile: () => { throw new Error('no file should be read with --virsh'); },
     spentMs: () => 0,
@@ -117,6 +118,18 @@ describe('ferry traits --virsh (injected runner)', () => {
     expect(fromVirsh.traits).toEqual(files.traits);
     expect(fromVirsh.traits).toContain('COMPUTE_VIOMMU_MODEL_VIRTIO');
     expect(fromVirsh.skippedDomcaps.map((s) => s.arch)).toEqual(['i686']);
+  });
+
+  it('ferry traits --virsh: nova.conf [libvirt] hw_machine_type and connection_uri decide what virsh is asked, as in nova', async () => {
+    const runner = fakeVirsh(KVM_ANSWERS);
+    await createTraitsCommand({ runner }).run(context({ virsh: true, 'libvirt-version': '9.0.0', 'qemu-version': '7.2.22' },
+      '[libvirt]\nhw_machine_type = x86_64=q35,i686=pc\nconnection_uri = qemu:///system?socket=/run/libvirt/virtqemud-sock\n'));
+    expect(runner.calls.map((c) => c.args.join(' '))).toEqual([
+      '-c qemu:///system?socket=/run/libvirt/virtqemud-sock capabilities',
+      '-c qemu:///system?socket=/run/libvirt/virtqemud-sock domcapabilities --virttype kvm --arch i686 --machine pc',
+      '-c qemu:///system?socket=/run/libvirt/virtqemud-sock domcapabilities --virttype kvm --arch x86_64 --machine q35',
+      '-c qemu:///system?socket=/run/libvirt/virtqemud-sock domcapabilities --virttype kvm --arch x86_64 --machine pc',
+    ]);
   });
 
   it('ferry traits --virsh with both versions given: no `virsh version` call', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { traitsJsonSchema } from '../../../src/cli/commands/traits.js';
 import { hostTraits } from '../../../src/traits/host-traits.js';
@@ -58,6 +61,24 @@ describe('ferry traits --json', () => {
     const json = await traitsJson(['--images-type', 'rbd', '--force-raw-images', 'false', '--images-type-mapping', 'qcow2:qcow2']);
     expect(json.reasons.COMPUTE_IMAGE_TYPE_QCOW2).toMatch(/^the per-image backend mapping keeps qcow2 as-is on the qcow2 backend/);
     expect(json.storage.keptFormats).toMatchObject({ qcow2: 'qcow2', raw: 'rbd' });
+  });
+
+  it('ferry traits: [libvirt] swtpm_enabled of a later --nova-conf gives the TPM traits --swtpm gives', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-traits-nova-'));
+    const novaConf = join(dir, 'nova.conf');
+    const computeConf = join(dir, 'nova-compute.conf');
+    writeFileSync(novaConf, '[libvirt]\nvirt_type = kvm\nswtpm_enabled = false\n');
+    writeFileSync(computeConf, '[libvirt]\nswtpm_enabled = True\n');
+    const tpm = (traits: readonly string[]) => traits.filter((t) => t.startsWith('COMPUTE_SECURITY_TPM_'));
+    const fromFlag = await traitsJson([...KVM_HOST, '--swtpm']);
+    const fromConf = await traitsJson([...KVM_HOST, '--nova-conf', novaConf, '--nova-conf', computeConf]);
+    const onlyFirst = await traitsJson([...KVM_HOST, '--nova-conf', novaConf]);
+    rmSync(dir, { recursive: true });
+    expect(tpm(fromFlag.traits)).not.toEqual([]);
+    expect(tpm(fromConf.traits)).toEqual(tpm(fromFlag.traits));
+    expect(fromConf.reasons).toEqual(fromFlag.reasons);
+    expect(tpm(onlyFirst.traits)).toEqual([]);
+    expect(onlyFirst.absent).toHaveProperty('COMPUTE_SECURITY_TPM_2_0');
   });
 
   it('ferry traits: storage comes from --nova-conf, and a flag wins over it', async () => {

@@ -9,7 +9,7 @@ import { resolveConfig } from '../../../src/config/resolve-config.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'config');
 
-export function configFixture(name: 'clouds.yaml' | 'secure.yaml' | 'nova-compute-edge.conf'): string {
+export function configFixture(name: 'clouds.yaml' | 'secure.yaml' | 'nova-compute-edge.conf' | 'nova-compute-edge-compute.conf'): string {
   return readFileSync(join(FIXTURES, name), 'utf8');
 }
 
@@ -18,6 +18,7 @@ export const CWD = '/srv/work';
 export const USER_CLOUDS = `${HOME}/.config/openstack/clouds.yaml`;
 export const USER_SECURE = `${HOME}/.config/openstack/secure.yaml`;
 export const NOVA_CONF = '/etc/nova/nova.conf';
+export const NOVA_COMPUTE_CONF = '/etc/nova/nova-compute.conf';
 
 export interface VirtualInput {
   readonly flags?: FlagValues;

@@ -38,6 +38,11 @@ const OPTION_CASES: readonly { id: NovaOptionId; valid: string; value: unknown; 
   { id: 'glanceValidInterfaces', valid: 'internal, public', value: ['internal', 'public'], invalid: 'private',
     expected: 'a comma-separated list of public, internal, admin' },
   { id: 'glanceCafile', valid: '/etc/ssl/ca.pem', value: '/etc/ssl/ca.pem' },
+  { id: 'glanceCertfile', valid: '/etc/ssl/nova.crt', value: '/etc/ssl/nova.crt' },
+  { id: 'glanceKeyfile', valid: '/etc/ssl/nova.key', value: '/etc/ssl/nova.key' },
+  { id: 'swtpmEnabled', valid: 'True', value: true, invalid: 'swtpm', expected: 'a boolean (true/false, yes/no, on/off, 1/0)' },
+  { id: 'machineTypes', valid: 'x86_64=q35, aarch64=virt, x86_64=pc, armv7l', value: { x86_64: 'q35', aarch64: 'virt' } },
+  { id: 'libvirtUri', valid: 'qemu+tcp://host-7/system', value: 'qemu+tcp://host-7/system' },
   { id: 'glanceInsecure', valid: 'true', value: true, invalid: 'insecure', expected: 'a boolean (true/false, yes/no, on/off, 1/0)' },
   { id: 'placementEndpointOverride', valid: 'https://placement-b:8778', value: 'https://placement-b:8778', invalid: 'placement-b',
     expected: 'an http(s) URL' },
@@ -74,11 +79,11 @@ describe('readNovaConf', () => {
     }));
   });
 
-  it.each(['images_rbd_glance_store_name', 'images_rbd_ceph_conf', 'rbd_user', 'images_type_mapping'])(
+  it.each(['images_rbd_glance_store_name', 'images_rbd_ceph_conf', 'rbd_user', 'images_type_mapping', 'hw_machine_type', 'connection_uri'])(
     "readNovaConf: [libvirt] %s = '' means not set", (option) => {
       const { values, issues } = read(`[libvirt]\n${option} =\n`);
       expect(issues.count).toBe(0);
-      expect(Object.keys(values)).toEqual([]);
+      expect(Object.keys(values)).toEqual(['glanceValidInterfaces', 'placementValidInterfaces']);
     });
 
   it('readNovaConf: reads the edge compute fixture, ignoring every unrelated option', () => {

@@ -13,7 +13,7 @@ describe('resolveConfig with nova.conf', () => {
       timeoutMs: 1_200_000, staleLockAfterMs: 600_000, takeOverExpired: true });
     expect(config.ceph).toEqual({ confFile: '/etc/ceph/site-b.conf', user: 'nova-site-b', pool: 'vms' });
     expect(config.host).toEqual({ imagesType: 'rbd', imagesTypeMapping: 'raw:rbd, qcow2:qcow2', useCowImages: true,
-      forceRawImages: false, imageTypeExcludeList: ['vhd', 'vhdx', 'ploop'], virtType: 'kvm' });
+      forceRawImages: false, imageTypeExcludeList: ['vhd', 'vhdx', 'ploop'], virtType: 'kvm', swtpmEnabled: false, machineTypes: {} });
     expect(config.scheduler).toEqual({ imageTypePrefilter: true, imageMetadataPrefilter: true });
     expect(config.http.retries).toBe(5);
     expect(config.endpoints).toEqual({
@@ -22,7 +22,7 @@ describe('resolveConfig with nova.conf', () => {
       image: { url: 'http://glance-site-b.internal:9292', interfaces: ['internal', 'public'], region: 'RegionOne' },
       placement: { interfaces: ['internal'], region: 'RegionOne' },
     });
-    expect(config.origin).toEqual({ novaConf: NOVA_CONF });
+    expect(config.origin).toEqual({ novaConfFiles: [NOVA_CONF] });
     expect(config.sources).toMatchObject({
       'host.imagesType': `${N} [libvirt] images_type`,
       'host.forceRawImages': `${N} [DEFAULT] force_raw_images`,
@@ -89,7 +89,7 @@ describe('resolveConfig with nova.conf', () => {
   it('resolveConfig: a relative --nova-conf is read from the working directory', () => {
     const config = resolveWith({ flags: { 'nova-conf': 'etc/nova.conf' }, files: { [`${CWD}/etc/nova.conf`]: '[libvirt]\nvirt_type = qemu\n' } });
     expect(config.host.virtType).toBe('qemu');
-    expect(config.origin.novaConf).toBe(`${CWD}/etc/nova.conf`);
+    expect(config.origin.novaConfFiles).toEqual([`${CWD}/etc/nova.conf`]);
   });
 
   it('resolveConfig: --debug lowers the default log level; an explicit level still wins', () => {

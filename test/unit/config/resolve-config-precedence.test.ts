@@ -16,6 +16,8 @@ interface Setting {
   readonly nova?: { readonly section: string; readonly option: string; readonly raw: string; readonly value: unknown };
   /** undefined: the setting has no default and no source when nothing sets it. */
   readonly fallback?: unknown;
+  /** The fallback's source when it is not 'default' (nova's own default, which applies because a nova.conf is read). */
+  readonly fallbackSource?: string;
 }
 
 /** Every setting that more than one layer can give, with a distinct value per layer. */
@@ -69,8 +71,8 @@ const SETTINGS: readonly Setting[] = [
   { key: 'endpoints.image.interfaces', read: (c) => c.endpoints.image.interfaces,
     flag: { name: 'os-interface', raw: 'admin', value: ['admin'] }, env: { name: 'OS_INTERFACE', raw: 'internal', value: ['internal'] },
     clouds: { path: 'interface', raw: 'admin', value: ['admin'] },
-    nova: { section: 'glance', option: 'valid_interfaces', raw: 'internal, public', value: ['internal', 'public'] },
-    fallback: ['public'] },
+    nova: { section: 'glance', option: 'valid_interfaces', raw: 'admin, public', value: ['admin', 'public'] },
+    fallback: ['internal', 'public'], fallbackSource: "nova's default [glance] valid_interfaces = internal,public (no nova.conf sets it)" },
   { key: 'endpoints.placement.region', read: (c) => c.endpoints.placement.region,
     flag: { name: 'os-region-name', raw: 'r-flag', value: 'r-flag' }, env: { name: 'OS_REGION_NAME', raw: 'r-env', value: 'r-env' },
     clouds: { path: 'region_name', raw: 'r-clouds', value: 'r-clouds' },
@@ -114,7 +116,7 @@ function expectedFrom(setting: Setting, from: Layer): { value: unknown; source: 
     case 'env': return { value: setting.env?.value, source: setting.env?.name };
     case 'clouds': return { value: setting.clouds?.value, source: `clouds.yaml (${USER_CLOUDS}) clouds.test.${setting.clouds?.path ?? ''}` };
     case 'nova': return { value: setting.nova?.value, source: `nova.conf (${NOVA_CONF}) [${setting.nova?.section ?? ''}] ${setting.nova?.option ?? ''}` };
-    case 'default': return { value: setting.fallback, source: setting.fallback === undefined ? undefined : 'default' };
+    case 'default': return { value: setting.fallback, source: setting.fallback === undefined ? undefined : setting.fallbackSource ?? 'default' };
   }
 }
 

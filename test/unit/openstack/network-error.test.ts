@@ -50,4 +50,27 @@ describe('networkError', () => {
     const error = networkError(fetchFailed(socketError('ECONNRESET', 'read ECONNRESET')), { ...context, signal: AbortSignal.abort() });
     expect(error.code).toBe('FERRY_ABORTED');
   });
+
+  it.each([
+    { name: 'untrusted CA', code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', kind: 'server-certificate', hint: /--os-cacert FILE/ },
+    { name: 'expired certificate', code: 'CERT_HAS_EXPIRED', kind: 'certificate-dates', hint: /Renew the service's certificate/ },
+    { name: 'wrong host name', code: 'ERR_TLS_CERT_ALTNAME_INVALID', kind: 'certificate-name', hint: /host name the certificate names/ },
+    { name: 'https to a plain-http port', code: 'ERR_SSL_WRONG_VERSION_NUMBER', kind: 'handshake', hint: /speaks https on this port/ },
+  ])('networkError: $name ($code) → FERRY_TLS, not retryable', ({ code, kind, hint }) => {
+    const error = networkError(fetchFailed(socketError(code, 'tls')), { method: 'GET', url: 'https://glance.example:9292/v2/images' });
+    expect(error).toMatchObject({ code: 'FERRY_TLS', details: { tls: kind, cause: code, retryable: false, notSent: true } });
+    expect(error.hint).toMatch(hint);
+  });
+
+  it.each([
+    { given: false, alert: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', code: 'FERRY_TLS', hint: /^Give the client certificate and its key: --os-cert FILE/ },
+    { given: true, alert: 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA', code: 'FERRY_TLS', hint: /^Give a client certificate the service trusts/ },
+    { given: true, alert: 'closed-after-handshake', code: 'FERRY_TLS', hint: /^Give a client certificate the service trusts/ },
+    { given: false, alert: 'closed-after-handshake', code: 'FERRY_UNREACHABLE', hint: /If the service requires a client certificate, give it: --os-cert FILE/ },
+  ])('networkError: socket closed with $alert, client certificate given: $given → $code', ({ given, alert, code, hint }) => {
+    const closed = fetchFailed(new errors.SocketError('other side closed'));
+    const error = networkError(closed, { method: 'GET', url: 'https://placement.example/', tlsAlert: alert, clientCertificate: given });
+    expect(error.code).toBe(code);
+    expect(error.hint).toMatch(hint);
+  });
 });
