@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callAgent } from '../../../src/agent/agent-client.js';
@@ -36,7 +36,9 @@ export async function startAgent(args: readonly string[] = []): Promise<AgentPro
     socket, child, stderr: () => stderr,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
+      const code = await exited;
+      rmSync(dir, { recursive: true, force: true });
+      return code;
     },
   };
 }
