@@ -19,7 +19,7 @@ const firstFlag = argv.findIndex((arg) => arg.startsWith('--'));
 const names = firstFlag < 0 ? argv : argv.slice(0, firstFlag);
 const passThrough = firstFlag < 0 ? [] : argv.slice(firstFlag);
 
-const needsCloud = (file) => file.startsWith('ensure-');
+const needsCloud = (file) => file.startsWith('ensure-') || file.startsWith('agent-');
 const all = readdirSync(benchDir)
   .filter((file) => file.endsWith('.ts'))
   .sort((a, b) => Number(needsCloud(a)) - Number(needsCloud(b)) || a.localeCompare(b));

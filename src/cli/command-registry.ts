@@ -11,6 +11,10 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
     summary: 'Make sure an image has a clonable copy in the local Ceph store (copy-image when needed)',
     load: async () => (await import('./commands/ensure.js')).ensureCommand,
   },
+  agent: {
+    summary: 'Serve ensure/status on a Unix socket for the host\'s callers (nova), with host-wide single flight',
+    load: async () => (await import('./commands/agent.js')).agentCommand,
+  },
   backend: {
     summary: 'Which storage backend takes an image on this host (images_type + images_type_mapping), and why',
     load: async () => (await import('./commands/backend.js')).backendCommand,

@@ -50,6 +50,10 @@ export interface CommandContext {
   readonly json: boolean;
   /** Reads a file named on the command line (FILE arguments); injectable for tests. */
   readFile(path: string): string;
+  /** The process environment (FERRY_AGENT_SOCKET and such, read by commands, not by the config layer). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Resolve the configuration again from the same flags and environment (the agent on SIGHUP). */
+  readonly reloadConfig?: () => FerryConfig;
   /** Time the process has spent since it started (0 in-process): `--timeout` counts from the command's start. */
   spentMs(): number;
 }

@@ -104,6 +104,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Lines that stay: above the live area on a TTY; plain on stderr otherwise (stdout stays the report's).
       notice: (line) => (live ? progress.log(line) : write(io.stderr, line)),
       readFile: io.readFile ?? ((path) => readFileSync(path, 'utf8')),
+      env: io.env,
+      reloadConfig: () => resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir }),
       spentMs: io.startupMs ?? (() => 0),
       connect: async () => {
         cloud ??= await (io.connect ?? connectCloud!)(config, logger);

@@ -19,13 +19,16 @@ export interface ConnectOptions {
   readonly clock?: Clock;
   /** Share one transport between clouds (benchmarks); closed by its owner, not by the cloud. */
   readonly transport?: HttpTransport;
+  /** Wrap the cloud's own transport (the agent counts requests per service and status). Closed with the cloud. */
+  readonly observeTransport?: (transport: HttpTransport) => HttpTransport;
 }
 
 /** Build a Cloud from a resolved config. Nothing is sent until the first call; credentials are required now. */
 export function connectCloud(config: FerryConfig, logger: Logger = silentLogger, options: ConnectOptions = {}): Promise<Cloud> {
   const auth = requireAuth(config);
   const clock = options.clock ?? systemClock;
-  const transport = options.transport ?? createHttpTransport({
+  const own = options.transport === undefined;
+  const built = options.transport ?? createHttpTransport({
     connectTimeoutMs: config.http.connectTimeoutMs,
     responseTimeoutMs: config.http.requestTimeoutMs,
     bodyTimeoutMs: config.http.requestTimeoutMs,
@@ -35,6 +38,7 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
     ...(config.tls.keyFile ? { keyFile: config.tls.keyFile } : {}),
     logger,
   });
+  const transport = own && options.observeTransport ? options.observeTransport(built) : built;
   const retry = { ...RETRY_DEFAULTS, retries: config.http.retries };
   const session = createSession({
     auth,
@@ -77,7 +81,7 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
       return exists ? { pool, image: image.id, cephConf: confFile, user: config.ceph.user } : undefined;
     },
     async close() {
-      if (options.transport === undefined) await transport.close();
+      if (own) await transport.close();
     },
   };
   return Promise.resolve(cloud);

@@ -48,7 +48,12 @@ export function createSingleFlight<V>(): SingleFlight<V> {
         };
         const onAbort = (): void => {
           leave();
-          if (joined.callers === 0) joined.controller.abort(signal.reason);
+          if (joined.callers === 0) {
+            // Forget the abandoned flight now: a caller arriving while it unwinds starts a fresh one instead of
+            // joining work that is already aborted.
+            if (flights.get(key) === joined) flights.delete(key);
+            joined.controller.abort(signal.reason);
+          }
           reject(signal.reason as Error);
         };
         signal.addEventListener('abort', onAbort, { once: true });

@@ -42,6 +42,7 @@ export const ERROR_TABLE = {
   FERRY_AGENT_BUSY: { exit: 61, summary: 'the ferry agent refused the request: too many distinct waits (--max-waits)' },
   FERRY_AGENT_SHUTTING_DOWN: { exit: 62, summary: 'the ferry agent is shutting down and did not finish the request' },
   FERRY_AGENT_BAD_REQUEST: { exit: 63, summary: 'the ferry agent refused a malformed request' },
+  FERRY_AGENT_SOCKET_IN_USE: { exit: 64, summary: 'another ferry agent already answers on the socket path' },
   FERRY_ABORTED: { exit: 130, summary: 'interrupted (Ctrl-C or an abort signal)' },
 } as const satisfies Readonly<Record<string, { readonly exit: number; readonly summary: string }>>;
 

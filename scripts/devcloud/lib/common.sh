@@ -58,7 +58,7 @@ SERVICES=(keystone glance postgres placement ceph-site-a-osd ceph-site-b-osd cep
 DEVCLOUD_PACKAGES=(glance-api glance-common python3-glance python3-glance-store python3-rados python3-rbd librbd1
   ceph-mon ceph-osd ceph-base ceph-common keystone python3-keystone python3-keystonemiddleware
   python3-keystoneclient placement-api placement-common python3-placement python3-os-traits curl sqlite3
-  postgresql python3-psycopg2 util-linux python3-openstackclient)
+  postgresql python3-psycopg2 util-linux python3-openstackclient python3-nova)
 
 DEVCLOUD_T0=${EPOCHREALTIME/[.,]/}
 

@@ -1,7 +1,12 @@
-import type { EnsureOutcome } from '../../copy/ensure-result.js';
+import type { BackendChoice } from '../../backend/backend-choice.js';
+import type { EnsureNotNeeded, EnsureResult } from '../../copy/ensure-result.js';
 import type { TextStyle } from '../output/text-style.js';
 
-export function renderEnsure(result: EnsureOutcome, style: TextStyle): string {
+/** What the text needs of an ensure outcome (an EnsureOutcome is one; so is the agent's document read back). */
+export type EnsureView = Pick<EnsureResult, 'needed' | 'imageId' | 'store' | 'copied' | 'joined' | 'elapsedMs' | 'target' | 'why' | 'imageReads' | 'importRequests'>
+  | (Pick<EnsureNotNeeded, 'needed' | 'imageId'> & { readonly backend: Pick<BackendChoice, 'reason'> & { readonly backend: string } });
+
+export function renderEnsure(result: EnsureView, style: TextStyle): string {
   if (!result.needed) {
     return `${style.good('✔')} image ${style.bold(result.imageId)} needs no Ceph copy on this host: its backend is ${result.backend.backend}`
       + `\n  ${style.dim(result.backend.reason)}`;

@@ -1,0 +1,76 @@
+// Benchmark: nova 26's real Rbd.clone() (Debian's python3-nova), unpatched vs patched to ask the ferry agent, default
+// settings (images_rbd_glance_copy_poll_interval 15 s, timeout 600 s), one boot per fresh image only in site-a.
+// Reports: clone ready time (clone() call → return) and Glance requests per boot (a counting proxy sits in front of
+// Glance for nova and for the agent). The unpatched failure case (a copy Glance fails) is not run: nova waits for
+// its 600 s timeout there (reference: nova-behaviour.md §15).
+// Run: npx tsx bench/agent-nova.ts [--sizes 16,64,128]
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startBenchAgent } from './lib/bench-agent.js';
+import { startCountingProxy } from './lib/counting-proxy.js';
+import { readBenchDevcloud, REPO_ROOT } from './lib/devcloud-facts.js';
+import { formatTable } from './lib/format-table.js';
+import { createGlanceAdmin } from './lib/glance-admin.js';
+import { writeBenchResult } from './lib/write-bench-result.js';
+
+const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '16,64,128' } } });
+const sizes = args.sizes.split(',').map(Number);
+const devcloud = readBenchDevcloud();
+const admin = createGlanceAdmin(devcloud);
+const SYSTEM = '/usr/lib/python3/dist-packages';
+
+const work = mkdtempSync(join(tmpdir(), 'ferry-bench-nova-'));
+cpSync(join(SYSTEM, 'nova'), join(work, 'patched', 'nova'), { recursive: true });
+const patch = spawnSync('patch', ['-p1', '--batch', '-d', join(work, 'patched'), '-i', join(REPO_ROOT, 'integrations/nova/nova-26-imagebackend.patch')]);
+if (patch.status !== 0) throw new Error('the nova 26 patch does not apply');
+
+const proxy = await startCountingProxy(devcloud.glance.url);
+const conf = join(work, 'nova.conf');
+writeFileSync(conf, ['[DEFAULT]', `state_path = ${work}/state`, '[libvirt]', 'images_type = rbd', 'images_rbd_pool = vms',
+  `images_rbd_ceph_conf = ${devcloud.ceph['site-b'].conf}`, 'rbd_user = nova', 'images_rbd_glance_store_name = site-b',
+  '[glance]', `api_servers = ${proxy.url}`, ''].join('\n'));
+
+function clone(root: string, image: string, name: string, token: string, socket: string): Promise<{ ok: boolean; seconds: number; message?: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('timeout', ['900', '/usr/bin/python3', join(REPO_ROOT, 'test/integration/agent/nova_clone.py'), root, conf, image, name], {
+      env: { ...process.env, OS_TOKEN: token, FERRY_AGENT_SOCKET: socket, PYTHONPATH: join(REPO_ROOT, 'integrations/nova') }, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { ok: boolean; seconds: number })
+      : reject(new Error(`nova_clone.py exited ${code}`))));
+  });
+}
+
+const rbd = (args: readonly string[]) => spawnSync('timeout', ['60', 'rbd', '-c', devcloud.ceph['site-b'].conf, '--id', 'nova', ...args]);
+const rows: { nova: string; sizeMiB: number; ok: boolean; cloneSeconds: number; glanceRequests: number; detail: Record<string, number> }[] = [];
+const agent = await startBenchAgent(devcloud, ['--glance-endpoint', proxy.url]);
+try {
+  const token = await admin.token();
+  for (const sizeMiB of sizes) {
+    for (const variant of ['unpatched', 'patched'] as const) {
+      const id = await admin.uploadImage({ name: `bench-agent-nova-${variant}-${sizeMiB}`, store: 'site-a', sizeBytes: sizeMiB * 1024 * 1024 });
+      const name = `bench-nova-${variant}-${id.slice(0, 8)}`;
+      proxy.reset();
+      const result = await clone(variant === 'patched' ? join(work, 'patched') : SYSTEM, id, name, token, agent.socket);
+      const counts = proxy.counts();
+      rows.push({ nova: variant, sizeMiB, ok: result.ok, cloneSeconds: result.seconds, glanceRequests: Object.values(counts).reduce((a, b) => a + b, 0), detail: counts });
+      if (result.ok) rbd(['rm', '--no-progress', `vms/${name}`]);
+      await admin.deleteImage(id);
+    }
+  }
+} finally {
+  await agent.stop();
+  await proxy.close();
+  await admin.deleteAll();
+  rmSync(work, { recursive: true, force: true });
+}
+console.log('\nagent-nova: nova 26 Rbd.clone() of an image only in site-a, at site-b; default poll interval 15 s\n');
+console.log(formatTable(['nova', 'MiB', 'ok', 'clone ready s', 'Glance requests', 'by kind'],
+  rows.map((r) => [r.nova, r.sizeMiB, String(r.ok), r.cloneSeconds, r.glanceRequests, Object.entries(r.detail).map(([k, v]) => `${v}× ${k}`).join(', ')])));
+const met = rows.every((r) => r.ok);
+console.log(`\nresult: ${writeBenchResult('agent-nova', { goal: 'side by side: clone ready time and Glance requests per boot', options: { sizes },
+  verdict: met ? 'measured' : 'A BOOT FAILED', rows })}`);
+process.exitCode = met ? 0 : 1;

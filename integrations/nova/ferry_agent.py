@@ -1,0 +1,118 @@
+"""Client for the ferry agent (``ferry agent``): HTTP/1.1 + JSON over its Unix socket.
+
+Standard library only, so nova-compute (or any Python caller on the host) can import it without new
+dependencies. The interface is fixed:
+
+    ensure(image, store=None, socket=None, timeout=None) -> dict
+        The document ``ferry ensure --json`` prints: {"image", "store", "needed", "copied", "joined", "seconds",
+        "target": {"fsid", "pool", "image", "snapshot", "url"} | None, "why", "image_reads", "import_requests"}.
+
+    FerryAgentError(code, message, hint=None, status=None)
+        Raised on any failure, with ferry's error code (FERRY_COPY_FAILED, FERRY_IMAGE_NOT_FOUND, ...) or, when the
+        agent cannot be reached at all, FERRY_AGENT_UNAVAILABLE.
+
+The socket is ``socket``, else $FERRY_AGENT_SOCKET, else /run/ferry/agent.sock. ``timeout`` (seconds) is sent to the
+agent as the copy deadline; the client waits that long plus a margin for the answer.
+"""
+
+import http.client
+import json
+import os
+import socket as _socket
+
+DEFAULT_SOCKET = '/run/ferry/agent.sock'
+SOCKET_ENV = 'FERRY_AGENT_SOCKET'
+# Without a timeout the agent's own default deadline (600 s, nova's images_rbd_glance_copy_timeout) applies.
+DEFAULT_WAIT = 600.0
+# The agent answers a timed-out copy itself; the client only guards against an agent that never answers.
+ANSWER_MARGIN = 30.0
+
+__all__ = ['ensure', 'status', 'FerryAgentError', 'DEFAULT_SOCKET']
+
+
+class FerryAgentError(Exception):
+    """A failure reported by the agent (its error code), or the agent not answering (FERRY_AGENT_UNAVAILABLE)."""
+
+    def __init__(self, code, message, hint=None, status=None):
+        super().__init__('%s: %s' % (code, message))
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.status = status
+
+
+class _UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path, timeout):
+        super().__init__('localhost', timeout=timeout)
+        self._path = path
+
+    def connect(self):
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self._path)
+        except BaseException:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+def _socket_path(socket):
+    return socket or os.environ.get(SOCKET_ENV) or DEFAULT_SOCKET
+
+
+def _call(method, path, body, socket, wait):
+    where = _socket_path(socket)
+    connection = _UnixConnection(where, wait)
+    try:
+        headers = {'Accept': 'application/json'}
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode('utf-8')
+            headers['Content-Type'] = 'application/json'
+        try:
+            connection.request(method, path, body=payload, headers=headers)
+            response = connection.getresponse()
+            raw = response.read()
+        except _socket.timeout:
+            raise FerryAgentError('FERRY_AGENT_UNAVAILABLE',
+                                  'the ferry agent at %s did not answer within %.0f s' % (where, wait),
+                                  'See the agent log (journalctl -u ferry-agent).')
+        except (OSError, http.client.HTTPException) as exc:
+            raise FerryAgentError('FERRY_AGENT_UNAVAILABLE',
+                                  'the ferry agent at %s does not answer: %s' % (where, exc),
+                                  'Start it (systemctl start ferry-agent), or check the socket path and that '
+                                  'this user is in the socket group.')
+    finally:
+        connection.close()
+    try:
+        document = json.loads(raw.decode('utf-8'))
+    except ValueError:
+        raise FerryAgentError('FERRY_BAD_RESPONSE',
+                              'the ferry agent answered HTTP %d with a body that is not JSON' % response.status,
+                              status=response.status)
+    if 200 <= response.status < 300:
+        return document
+    error = document.get('error') if isinstance(document, dict) else None
+    if not isinstance(error, dict):
+        raise FerryAgentError('FERRY_BAD_RESPONSE', 'the ferry agent answered HTTP %d' % response.status,
+                              status=response.status)
+    raise FerryAgentError(str(error.get('code', 'FERRY_INTERNAL')), str(error.get('message', '')),
+                          error.get('hint'), response.status)
+
+
+def ensure(image, store=None, socket=None, timeout=None):
+    """Make sure ``image`` (ID or unique name) is clonable in the local Ceph cluster; return ferry's document."""
+    body = {'image': image}
+    if store:
+        body['store'] = store
+    if timeout:
+        body['timeout'] = float(timeout)
+    wait = (float(timeout) if timeout else DEFAULT_WAIT) + ANSWER_MARGIN
+    return _call('POST', '/v1/ensure', body, socket, wait)
+
+
+def status(image, socket=None, timeout=30.0):
+    """Where ``image`` lives (``ferry status --json``)."""
+    from urllib.parse import quote
+    return _call('GET', '/v1/images/%s' % quote(image, safe=''), None, socket, timeout)

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { FerryError } from '../errors/ferry-error.js';
+
+/** How `ferry agent` listens and how much it takes on. Request defaults (store, timeout) come from the config. */
+export interface AgentOptions {
+  /** Unix socket path. Default AGENT_DEFAULTS.socketPath (FERRY_AGENT_SOCKET / --socket override it). */
+  readonly socketPath?: string;
+  /** Group that may connect (mode 0660): e.g. `nova`. Default: the agent's own group. */
+  readonly socketGroup?: string;
+  /** On SIGTERM: how long in-flight requests may still run before they are answered FERRY_AGENT_SHUTTING_DOWN. */
+  readonly shutdownGraceMs?: number;
+  /** Distinct (image, store) waits in flight at once; a request for one more gets 429 FERRY_AGENT_BUSY. */
+  readonly maxWaits?: number;
+  /** Largest request body accepted. */
+  readonly maxBodyBytes?: number;
+  /** Bound on each /healthz probe (token, Glance, fsid). */
+  readonly healthTimeoutMs?: number;
+}
+
+/** The environment variable both the agent and its clients read for the socket path. */
+export const AGENT_SOCKET_ENV = 'FERRY_AGENT_SOCKET';
+
+export const AGENT_DEFAULTS = {
+  socketPath: '/run/ferry/agent.sock',
+  shutdownGraceMs: 30_000,
+  maxWaits: 64,
+  maxBodyBytes: 64 * 1024,
+  healthTimeoutMs: 5_000,
+  /** rw for the owner and the socket group, nothing for others. */
+  socketMode: 0o660,
+} as const;
+
+export type ResolvedAgentOptions = Required<Omit<AgentOptions, 'socketGroup'>> & Pick<AgentOptions, 'socketGroup'>;
+
+const schema = z.object({
+  socketPath: z.string().min(1).max(107, 'at most 107 bytes (the Unix socket path limit)').refine((p) => p.startsWith('/'), 'an absolute path'),
+  socketGroup: z.string().regex(/^[a-z_][a-z0-9_-]*\$?$/i, 'a group name').optional(),
+  shutdownGraceMs: z.number().int().min(0),
+  maxWaits: z.number().int().min(1),
+  maxBodyBytes: z.number().int().min(1),
+  healthTimeoutMs: z.number().int().positive(),
+});
+
+/** Fill defaults once and validate, so nothing below checks for undefined again. */
+export function resolveAgentOptions(input: AgentOptions, sources: Readonly<Record<string, string>> = {}): ResolvedAgentOptions {
+  const merged = {
+    socketPath: input.socketPath ?? AGENT_DEFAULTS.socketPath,
+    socketGroup: input.socketGroup,
+    shutdownGraceMs: input.shutdownGraceMs ?? AGENT_DEFAULTS.shutdownGraceMs,
+    maxWaits: input.maxWaits ?? AGENT_DEFAULTS.maxWaits,
+    maxBodyBytes: input.maxBodyBytes ?? AGENT_DEFAULTS.maxBodyBytes,
+    healthTimeoutMs: input.healthTimeoutMs ?? AGENT_DEFAULTS.healthTimeoutMs,
+  };
+  const result = schema.safeParse(merged);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = String(issue?.path[0] ?? 'options');
+    const value = (merged as Record<string, unknown>)[field];
+    const from = sources[field] ? ` (from ${sources[field]})` : '';
+    throw new FerryError('FERRY_INVALID_OPTION', `${field} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}${from}`,
+      `Fix the ${field} option.`, { option: field });
+  }
+  return result.data;
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { FerryError } from '../errors/ferry-error.js';
+import { parseImageRef } from '../glance/image-ref.js';
+
+/** `POST /v1/ensure` body. Unknown fields are refused: a typo must not silently fall back to a default. */
+export const ensureRequestSchema = z.strictObject({
+  image: z.string().min(1).max(255),
+  store: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').max(255).optional(),
+  /** Seconds, like `ferry ensure --timeout`. */
+  timeout: z.number().positive().max(86_400).optional(),
+});
+
+export type EnsureRequest = z.infer<typeof ensureRequestSchema>;
+
+/** Parse and check a request body (already JSON-decoded); every problem is one FERRY_AGENT_BAD_REQUEST naming it. */
+export function parseEnsureRequest(body: unknown): EnsureRequest {
+  const result = ensureRequestSchema.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : 'body';
+    const what = issue?.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`
+      : `${where}: ${issue?.message ?? 'invalid'}`;
+    throw new FerryError('FERRY_AGENT_BAD_REQUEST', `bad ensure request: ${what}`,
+      'Send {"image": ID or NAME, "store"?: NAME, "timeout"?: SECONDS} (docs/agent.md).', { field: where });
+  }
+  assertImageRef(result.data.image);
+  return result.data;
+}
+
+/** A malformed image reference (a broken UUID, control characters) is a bad request, refused before any Glance call. */
+export function assertImageRef(ref: string): void {
+  try {
+    parseImageRef(ref);
+  } catch (error) {
+    if (error instanceof FerryError) throw new FerryError('FERRY_AGENT_BAD_REQUEST', error.message, error.hint, error.details);
+    throw error;
+  }
+}

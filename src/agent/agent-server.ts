@@ -1,0 +1,255 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { errorJson } from '../cli/output/error-json.js';
+import { systemClock, type Clock } from '../clock/clock.js';
+import type { CopyProgressEvent } from '../copy/copy-progress.js';
+import { FerryError, isFerryError } from '../errors/ferry-error.js';
+import type { Logger } from '../logging/logger.js';
+import type { AgentMetrics } from './agent-metrics.js';
+import type { ResolvedAgentOptions } from './agent-options.js';
+import { assertImageRef, parseEnsureRequest } from './agent-request.js';
+import type { AgentService } from './agent-service.js';
+import { createEnsureWaits } from './ensure-waits.js';
+import { httpStatusFor } from './http-status.js';
+import { listenOnSocket, type BoundSocket } from './listen-on-socket.js';
+import { readJsonBody } from './read-json-body.js';
+
+export interface AgentServerOptions {
+  readonly service: AgentService;
+  readonly metrics: AgentMetrics;
+  readonly logger: Logger;
+  readonly options: ResolvedAgentOptions;
+  readonly clock?: Clock;
+}
+
+export interface AgentServer {
+  /** Bind the socket (replacing a stale one) and start answering. */
+  listen(): Promise<void>;
+  /** Stop accepting; let in-flight requests end within the grace; answer the rest FERRY_AGENT_SHUTTING_DOWN; remove the socket. */
+  shutdown(): Promise<void>;
+  /** Requests being answered now. */
+  readonly inFlight: number;
+  readonly server: Server;
+}
+
+type RouteHandler = (request: IncomingMessage, response: ServerResponse, signal: AbortSignal, params: readonly string[]) => Promise<void>;
+
+interface Route {
+  readonly name: string;
+  readonly pattern: RegExp;
+  readonly methods: Readonly<Record<string, RouteHandler>>;
+}
+
+const NDJSON = 'application/x-ndjson';
+
+/** The agent's HTTP/1.1 + JSON API on a Unix socket (docs/agent.md). */
+export function createAgentServer({ service, metrics, logger, options, clock = systemClock }: AgentServerOptions): AgentServer {
+  const waits = createEnsureWaits(options.maxWaits, metrics);
+  const inFlight = new Set<AbortController>();
+  let shuttingDown = false;
+  let bound: BoundSocket | undefined;
+
+  const ensureRoute: RouteHandler = async (request, response, signal) => {
+    const started = clock.now();
+    const body = await readJsonBody(request, options.maxBodyBytes);
+    const parsed = parseEnsureRequest(body);
+    const store = parsed.store ?? service.defaultStore();
+    if (store === undefined) {
+      throw new FerryError('FERRY_INVALID_OPTION', 'no store in the request and none configured on the agent',
+        'Send "store" in the request, or start the agent with --store / --nova-conf ([libvirt] images_rbd_glance_store_name).');
+    }
+    const stream = acceptsNdjson(request);
+    const write = (line: unknown): void => {
+      if (!response.writableEnded) response.write(`${JSON.stringify(line)}\n`);
+    };
+    const listener = stream ? (event: CopyProgressEvent) => write({ progress: progressJson(event) }) : undefined;
+    const ticket = waits.enter(`${parsed.image}\u0000${store}`, listener);
+    let outcome = 'ok';
+    try {
+      if (stream) response.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store' });
+      const answer = await service.ensure({ imageRef: parsed.image, store, timeoutMs: parsed.timeout === undefined ? undefined
+        : Math.round(parsed.timeout * 1000), signal, onProgress: ticket.publish });
+      if (ticket.leader) {
+        metrics.importsRequested.inc(answer.importRequests);
+        if (answer.joined) metrics.importsJoined.inc();
+      }
+      if (stream) {
+        write(answer.document);
+        response.end();
+      } else {
+        sendJson(response, 200, answer.document);
+      }
+    } catch (error) {
+      const failure = asFerryError(error, signal);
+      outcome = failure.code;
+      if (!stream) throw failure;
+      write(errorJson(failure));
+      response.end();
+    } finally {
+      ticket.leave();
+      metrics.ensures.inc({ outcome });
+      metrics.ensureSeconds.observe({ outcome }, (clock.now() - started) / 1000);
+    }
+  };
+
+  const routes: readonly Route[] = [
+    { name: 'ensure', pattern: /^\/v1\/ensure$/, methods: { POST: ensureRoute } },
+    {
+      name: 'image', pattern: /^\/v1\/images\/([^/]+)$/, methods: {
+        GET: async (_request, response, signal, [encoded]) => {
+          const imageRef = decodePathSegment(encoded ?? '');
+          assertImageRef(imageRef);
+          sendJson(response, 200, await service.status(imageRef, signal));
+        },
+      },
+    },
+    {
+      name: 'healthz', pattern: /^\/healthz$/, methods: {
+        GET: async (_request, response, signal) => {
+          const bounded = AbortSignal.any([signal, AbortSignal.timeout(options.healthTimeoutMs)]);
+          const health = await service.health(bounded);
+          const failing = Object.entries(health).filter(([, check]) => !(check as { ok: boolean }).ok).map(([name]) => name);
+          sendJson(response, failing.length === 0 ? 200 : 503, { ok: failing.length === 0, failing, checks: health });
+        },
+      },
+    },
+    {
+      name: 'metrics', pattern: /^\/metrics$/, methods: {
+        GET: async (_request, response) => {
+          const text = await metrics.registry.metrics();
+          response.writeHead(200, { 'content-type': metrics.registry.contentType });
+          response.end(text);
+        },
+      },
+    },
+  ];
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    const route = routes.find((candidate) => candidate.pattern.test(path));
+    const routeName = route?.name ?? 'unknown';
+    response.on('finish', () => metrics.responses.inc({ route: routeName, status: String(response.statusCode) }));
+    if (shuttingDown) {
+      response.shouldKeepAlive = false;
+      sendError(response, new FerryError('FERRY_AGENT_SHUTTING_DOWN', 'the ferry agent is shutting down',
+        'Retry in a moment: systemd restarts it, or run ferry in-process (ferry ensure --no-agent).'));
+      request.resume();
+      return;
+    }
+    if (route === undefined) {
+      request.resume();
+      sendError(response, new FerryError('FERRY_AGENT_BAD_REQUEST', `no route ${request.method ?? ''} ${path.slice(0, 200)}`,
+        'Routes: POST /v1/ensure, GET /v1/images/{id}, GET /healthz, GET /metrics (docs/agent.md).'), 404);
+      return;
+    }
+    const handler = route.methods[request.method ?? ''];
+    if (handler === undefined) {
+      request.resume();
+      response.setHeader('allow', Object.keys(route.methods).join(', '));
+      sendError(response, new FerryError('FERRY_AGENT_BAD_REQUEST', `${request.method ?? ''} is not allowed on ${path}`,
+        `Use ${Object.keys(route.methods).join(' or ')}.`), 405);
+      return;
+    }
+    const controller = new AbortController();
+    inFlight.add(controller);
+    // A caller that goes away releases its place on the wait; the copy goes on for the others.
+    const onClose = (): void => {
+      if (!response.writableFinished) controller.abort(new FerryError('FERRY_ABORTED', 'the client disconnected', 'Nothing to do.'));
+    };
+    response.on('close', onClose);
+    try {
+      await handler(request, response, controller.signal, route.pattern.exec(path)?.slice(1) ?? []);
+    } catch (error) {
+      const failure = asFerryError(error, controller.signal);
+      if (failure.code === 'FERRY_INTERNAL') logger.error({ err: error, route: routeName }, 'agent request failed unexpectedly');
+      else logger.info({ route: routeName, code: failure.code }, failure.message);
+      if (!response.headersSent && !response.destroyed) {
+        if (isBodyError(failure)) response.shouldKeepAlive = false;
+        sendError(response, failure);
+      } else if (!response.writableEnded) {
+        response.end();
+      }
+    } finally {
+      inFlight.delete(controller);
+      response.off('close', onClose);
+    }
+  };
+
+  const server = createServer({ requestTimeout: 0, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (request, response) => {
+    void handle(request, response);
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  return {
+    server,
+    get inFlight() {
+      return inFlight.size;
+    },
+    async listen() {
+      bound = await listenOnSocket(server, options.socketPath, { mode: 0o660, group: options.socketGroup });
+      logger.info({ socket: options.socketPath, group: options.socketGroup ?? null, maxWaits: options.maxWaits }, 'ferry agent listening');
+    },
+    async shutdown() {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const graceEnds = clock.now() + options.shutdownGraceMs;
+      logger.info({ inFlight: inFlight.size, graceMs: options.shutdownGraceMs }, 'ferry agent shutting down');
+      while (inFlight.size > 0 && clock.now() < graceEnds) await clock.sleep(Math.min(50, graceEnds - clock.now()));
+      for (const controller of inFlight) {
+        controller.abort(new FerryError('FERRY_AGENT_SHUTTING_DOWN', 'the ferry agent shut down before the request finished',
+          'Retry: the copy goes on in Glance, and the next agent (or ferry ensure --no-agent) picks it up.'));
+      }
+      // Aborted handlers answer at once; give them a moment to write before the connections go.
+      for (let i = 0; i < 40 && inFlight.size > 0; i += 1) await clock.sleep(25);
+      server.closeAllConnections();
+      await closed;
+      bound?.remove();
+      logger.info('ferry agent stopped');
+    },
+  };
+}
+
+function acceptsNdjson(request: IncomingMessage): boolean {
+  return (request.headers.accept ?? '').includes(NDJSON);
+}
+
+function progressJson(event: CopyProgressEvent): Record<string, unknown> {
+  return { image: event.imageId, store: event.store, phase: event.phase, elapsed_seconds: Math.round(event.elapsedMs) / 1000,
+    polls: event.polls, ...(event.note ? { note: event.note } : {}), ...(event.taskMessage ? { task_message: event.taskMessage } : {}) };
+}
+
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new FerryError('FERRY_AGENT_BAD_REQUEST', 'the image in the path is not valid percent-encoding', 'Percent-encode the image ID or name.');
+  }
+}
+
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = `${JSON.stringify(body)}\n`;
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, error: FerryError, status = httpStatusFor(error.code)): void {
+  sendJson(response, status, errorJson(error));
+}
+
+/** Errors raised while the body was only partly read: the connection cannot be reused. */
+function isBodyError(error: FerryError): boolean {
+  return error.code === 'FERRY_AGENT_BAD_REQUEST' && error.message.startsWith('request body over');
+}
+
+/** Never a raw error to the caller: its message could carry anything. */
+function asFerryError(error: unknown, signal: AbortSignal): FerryError {
+  if (signal.aborted && isFerryError(signal.reason)) return signal.reason;
+  if (isFerryError(error)) return error;
+  return new FerryError('FERRY_INTERNAL', 'the agent failed unexpectedly (details in its log)',
+    'This is a bug in ferry: please report it with the agent log.', {}, { cause: error });
+}

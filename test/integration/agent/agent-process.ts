@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { callAgent } from '../../../src/agent/agent-client.js';
+import { cloudEnv, devcloud } from '../../helpers/devcloud.js';
+
+/** A real `bin/ferry agent` process on a private socket (never the default one: other ferry users share the machine). */
+export interface AgentProcess {
+  readonly socket: string;
+  readonly child: ChildProcess;
+  readonly stderr: () => string;
+  /** SIGTERM by PID; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function startAgent(args: readonly string[] = []): Promise<AgentProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-agent-it-'));
+  const socket = join(dir, 'agent.sock');
+  const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, 'agent', '--socket', socket, '--store', 'site-b',
+    '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova', ...args], {
+    env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  for (let i = 0; i < 200; i += 1) {
+    if (existsSync(socket)) {
+      const health = await callAgent(socket, { method: 'GET', path: '/healthz' }).catch(() => undefined);
+      if (health?.status === 200) break;
+    }
+    if (child.exitCode !== null) throw new Error(`ferry agent exited ${child.exitCode}: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    socket, child, stderr: () => stderr,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const code = await exited;
+      rmSync(dir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callAgent } from '../../../src/agent/agent-client.js';
+import { ensureJsonSchema } from '../../../src/cli/commands/ensure.js';
+import { statusJsonSchema } from '../../../src/cli/commands/status.js';
+import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { startAgent, type AgentProcess } from './agent-process.js';
+import { novaClone, novaConf, patchedNova, python } from './nova-tree.js';
+
+const created: string[] = [];
+const clones: string[] = [];
+let agent: AgentProcess;
+let nova: ReturnType<typeof patchedNova>;
+let work: string;
+let token: string;
+
+async function image(name: string, store: string): Promise<string> {
+  const id = await uploadImage({ name: `it-agent-${name}`, store, sizeBytes: 8 * 1024 * 1024 });
+  created.push(id);
+  return id;
+}
+
+function ferryCli(args: readonly string[]): { code: number; json: Record<string, unknown> } {
+  const result = spawnSync(process.execPath, [`${process.cwd()}/bin/ferry`, ...args, '--json'], {
+    encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...cloudEnv(), FERRY_FSID: devcloud().ceph['site-b'].fsid },
+  });
+  return { code: result.status ?? -1, json: JSON.parse(result.stdout || '{}') as Record<string, unknown> };
+}
+
+const post = (body: unknown) => callAgent(agent.socket, { method: 'POST', path: '/v1/ensure', body });
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'ferry-agent-work-'));
+  nova = patchedNova();
+  token = await tokenFor('admin');
+  agent = await startAgent();
+});
+
+afterAll(async () => {
+  await agent.stop();
+  for (const clone of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', clone]);
+  for (const id of created) {
+    await waitUnlocked(id);
+    await deleteImage(id);
+  }
+  nova.cleanup();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('ferry agent against the dev cloud', () => {
+  it('agent: an image already in site-b → the same document `ferry ensure --json --no-agent` prints', async () => {
+    const id = await image('local', 'site-b');
+    const answer = await post({ image: id });
+    expect(answer.status).toBe(200);
+    const viaAgent = ensureJsonSchema.parse(answer.body);
+    const cli = ferryCli(['ensure', id, '--store', 'site-b', '--no-agent']);
+    expect(cli.code).toBe(0);
+    const inProcess = ensureJsonSchema.parse(cli.json);
+    expect({ ...viaAgent, seconds: 0 }).toEqual({ ...inProcess, seconds: 0 });
+    expect(viaAgent).toMatchObject({ copied: false, image_reads: 1, import_requests: 0 });
+    const status = await callAgent(agent.socket, { method: 'GET', path: `/v1/images/${id}` });
+    expect(statusJsonSchema.parse(status.body)).toMatchObject({ image: id, stores: ['site-b'] });
+  });
+
+  it('agent: 40 concurrent requests from 4 Python processes and 10 from node for a site-a image → one Glance import task, one target', async () => {
+    const id = await image('storm', 'site-a');
+    const pythonStorm = `
+import json, threading, ferry_agent
+out = []
+def one():
+    try:
+        out.append(ferry_agent.ensure(${JSON.stringify(id)})['target']['url'])
+    except ferry_agent.FerryAgentError as e:
+        out.append(e.code)
+threads = [threading.Thread(target=one) for _ in range(10)]
+[t.start() for t in threads]; [t.join() for t in threads]
+print(json.dumps(out))`;
+    const runPython = () => new Promise<string[]>((resolve, reject) => {
+      execFile('timeout', ['120', '/usr/bin/python3', '-c', pythonStorm], {
+        env: { ...process.env, PYTHONPATH: `${process.cwd()}/integrations/nova`, FERRY_AGENT_SOCKET: agent.socket },
+      }, (error, stdout) => (error ? reject(new Error(error.message)) : resolve(JSON.parse(stdout.trim()) as string[])));
+    });
+    const [fromPython, fromNode] = await Promise.all([
+      Promise.all([runPython(), runPython(), runPython(), runPython()]),
+      Promise.all(Array.from({ length: 10 }, () => post({ image: id }))),
+    ]);
+    const targets = [...fromPython.flat(), ...fromNode.map((a) => (a.body as { target: { url: string } }).target.url)];
+    expect(targets).toHaveLength(50);
+    expect(new Set(targets)).toEqual(new Set([`rbd://${devcloud().ceph['site-b'].fsid}/images/${id}/snap`]));
+    const tasks = (await imageTasks(id)).filter((t) => t.input.backend?.includes('site-b'));
+    expect(tasks).toHaveLength(1);
+  });
+
+  it('agent: the Python client raises FerryAgentError with the agent\'s code, and FERRY_AGENT_UNAVAILABLE without an agent', () => {
+    const missing = python(`
+import json, ferry_agent
+try:
+    ferry_agent.ensure('no-such-image-anywhere')
+except ferry_agent.FerryAgentError as e:
+    print(json.dumps({'code': e.code, 'message': e.message, 'status': e.status}))`, { FERRY_AGENT_SOCKET: agent.socket });
+    expect(missing).toMatchObject({ code: 'FERRY_IMAGE_NOT_FOUND', status: 404 });
+    const down = python(`
+import json, ferry_agent
+try:
+    ferry_agent.ensure('x', socket=${JSON.stringify(join(work, 'nobody.sock'))})
+except ferry_agent.FerryAgentError as e:
+    print(json.dumps({'code': e.code, 'message': e.message}))`);
+    expect(down).toMatchObject({ code: 'FERRY_AGENT_UNAVAILABLE' });
+  });
+});
+
+describe("nova's real Rbd.clone() with the ferry patch (nova 26, Debian's python3-nova)", () => {
+  it('nova: an image only in site-a → nova clones at site-b from the site-b copy', async () => {
+    const id = await image('nova-one', 'site-a');
+    const name = `it-agent-nova-${id.slice(0, 8)}`;
+    const result = await novaClone({ root: nova.root, conf: novaConf(work, 'site-b'), image: id, name, token, socket: agent.socket });
+    expect(result).toMatchObject({ ok: true, patched: true });
+    expect(result.module.startsWith(nova.root)).toBe(true);
+    clones.push(`vms/${name}`);
+    const info = ceph('site-b', 'rbd', ['info', `vms/${name}`]);
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.stdout).toContain(`parent: images/${id}@snap`);
+  });
+
+  it('nova: two nova processes booting the same image at once → one Glance copy task, both clones made, no download', async () => {
+    const id = await image('nova-two', 'site-a');
+    const names = [1, 2].map((n) => `it-agent-nova${n}-${id.slice(0, 8)}`);
+    const results = await Promise.all(names.map((name) =>
+      novaClone({ root: nova.root, conf: novaConf(work, 'site-b'), image: id, name, token, socket: agent.socket })));
+    expect(results.map((r) => r.ok)).toEqual([true, true]);
+    clones.push(...names.map((n) => `vms/${n}`));
+    for (const name of names) {
+      // A download would leave a flat image without a parent.
+      expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).stdout).toContain(`parent: images/${id}@snap`);
+    }
+    expect((await imageTasks(id)).filter((t) => t.input.backend?.includes('site-b'))).toHaveLength(1);
+  });
+
+  it('nova: a copy Glance fails → ImageUnacceptable naming ferry\'s error code within 2 s', async () => {
+    const id = await image('nova-fail', 'site-a');
+    const result = await novaClone({ root: nova.root, conf: novaConf(work, 'broken'), image: id, name: `it-agent-novafail-${id.slice(0, 8)}`,
+      token, socket: agent.socket });
+    expect(result).toMatchObject({ ok: false, error: 'ImageUnacceptable' });
+    expect(result.message).toContain('FERRY_COPY_FAILED');
+    expect(result.seconds).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('agent lifecycle', () => {
+  it('agent: the systemd unit\'s ExecStart runs it (nova.conf, socket group, mode 0660); SIGHUP re-reads; SIGTERM → exit 0, socket removed',
+    async () => {
+      const unit = readFileSync(`${process.cwd()}/packaging/systemd/ferry-agent.service`, 'utf8');
+      const execStart = /^ExecStart=(.*)$/m.exec(unit)?.[1] ?? '';
+      const socket = join(work, 'unit', 'agent.sock');
+      const group = 'ceph'; // the dev cloud has no nova group; ceph-common brings this one
+      // The unit's command line, with this checkout's ferry and the dev cloud's paths.
+      const args = execStart.replace('$FERRY_AGENT_ARGS', '').trim().split(/\s+/).slice(1)
+        .map((arg) => (arg === '/etc/nova/nova.conf' ? novaConf(work, 'site-b') : arg === '/run/ferry/agent.sock' ? socket : arg === 'nova' ? group : arg));
+      expect(args.slice(0, 1)).toEqual(['agent']);
+      const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, ...args, '--json'], { env: { ...process.env, ...cloudEnv() },
+        stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let health: Awaited<ReturnType<typeof callAgent>> | undefined;
+      for (let i = 0; i < 200 && health?.status !== 200; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (existsSync(socket)) health = await callAgent(socket, { method: 'GET', path: '/healthz' }).catch(() => undefined);
+      }
+      expect(health?.body).toMatchObject({ ok: true, checks: { fsid: { fsid: devcloud().ceph['site-b'].fsid } } });
+      const stat = statSync(socket);
+      expect(stat.mode & 0o777).toBe(0o660);
+      expect(stat.gid).toBe(Number(/^ceph:x:(\d+):/m.exec(readFileSync('/etc/group', 'utf8'))?.[1]));
+      child.kill('SIGHUP');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await callAgent(socket, { method: 'GET', path: '/healthz' })).status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(JSON.parse(stdout)).toMatchObject({ socket, reloads: 1 });
+      expect(existsSync(socket)).toBe(false);
+    });
+});

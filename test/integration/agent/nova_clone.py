@@ -1,0 +1,39 @@
+"""Drive nova's REAL libvirt image backend: Rbd(path=...).clone(context, image_id), no nova service.
+
+Usage: /usr/bin/python3 nova_clone.py NOVA_ROOT NOVA_CONF IMAGE_ID RBD_NAME
+  NOVA_ROOT  a directory holding the `nova` package to use (a patched copy, or the system's dist-packages)
+  NOVA_CONF  a nova.conf for nova's own config parsing ([libvirt] images_type = rbd, [glance] api_servers, ...)
+Environment: OS_TOKEN (a Keystone token for the RequestContext), FERRY_AGENT_SOCKET, PYTHONPATH (ferry_agent).
+Prints one JSON line: {"ok": true|false, "error": TYPE, "message": TEXT, "seconds": S, "events": [...]}.
+"""
+import json
+import os
+import sys
+import time
+
+nova_root, nova_conf, image_id, rbd_name = sys.argv[1:5]
+sys.path.insert(0, nova_root)
+
+import nova.monkey_patch  # noqa: E402,F401  (what nova-compute does first)
+from nova import config  # noqa: E402
+from nova import context as nova_context  # noqa: E402
+
+config.parse_args(['nova-compute', '--config-file', nova_conf])
+
+from nova.virt.libvirt import imagebackend  # noqa: E402
+
+assert imagebackend.__file__.startswith(os.path.realpath(nova_root)) or imagebackend.__file__.startswith(nova_root), \
+    imagebackend.__file__
+
+ctx = nova_context.RequestContext(user_id='ferry-it', project_id='ferry-it', auth_token=os.environ['OS_TOKEN'],
+                                  is_admin=True)
+started = time.monotonic()
+result = {'module': imagebackend.__file__,
+          'patched': getattr(imagebackend, 'ferry_agent', None) is not None}
+try:
+    imagebackend.Rbd(path='vms/%s' % rbd_name).clone(ctx, image_id)
+    result['ok'] = True
+except Exception as exc:  # report every failure to the test as data
+    result.update(ok=False, error=type(exc).__name__, message=str(exc))
+result['seconds'] = round(time.monotonic() - started, 3)
+print(json.dumps(result))

@@ -1,0 +1,132 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAgentMetrics } from '../../../src/agent/agent-metrics.js';
+import { resolveAgentOptions } from '../../../src/agent/agent-options.js';
+import { createAgentServer, type AgentServer } from '../../../src/agent/agent-server.js';
+import { createCloudAgentService } from '../../../src/cli/commands/agent.js';
+import { ensureCommand, ensureJsonSchema } from '../../../src/cli/commands/ensure.js';
+import type { Cloud } from '../../../src/cloud/cloud.js';
+import { ensure } from '../../../src/copy/ensure.js';
+import { silentLogger } from '../../../src/logging/logger.js';
+import { FSID_B, IMAGE_ID } from '../../helpers/image-body.js';
+import { scriptedGlance, type ScriptedGlance } from '../../helpers/scripted-glance.js';
+import { send, tempSocketDir } from './agent-http.js';
+import { fakeCloud } from './fake-cloud.js';
+
+const T1 = 'a8860fd2-0000-4000-8000-000000000001';
+const COPY_TIMELINE = [
+  { stores: ['site-a'] },
+  { stores: ['site-a'], lock: T1, importing: ['site-b'], failed: [] },
+  { stores: ['site-a', 'site-b'], importing: [], failed: [] },
+];
+
+/**
+ * The real copy engine (ensure, its single flight, the waiter) behind the real agent, over a scripted Glance whose
+ * reads after the copy request wait for `release()`: the test decides when the copy "lands".
+ */
+function gatedGlance(): { glance: ScriptedGlance; release: () => void; waitingReads: AbortSignal[] } {
+  const base = scriptedGlance({ images: COPY_TIMELINE });
+  let open = (): void => undefined;
+  const landed = new Promise<void>((resolve) => { open = resolve; });
+  const waitingReads: AbortSignal[] = [];
+  const glance: ScriptedGlance = {
+    ...base,
+    calls: base.calls,
+    copyRequests: base.copyRequests,
+    async getImage(id, call) {
+      if (base.calls.requestCopy > 0 && call?.signal) {
+        waitingReads.push(call.signal);
+        const signal = call.signal;
+        await Promise.race([landed, new Promise((_, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+        })]);
+      }
+      return base.getImage(id, call);
+    },
+  };
+  return { glance, release: open, waitingReads };
+}
+
+let socketDir: ReturnType<typeof tempSocketDir>;
+let server: AgentServer | undefined;
+
+async function startAgent(cloud: Cloud) {
+  const metrics = createAgentMetrics({ processMetrics: false });
+  server = createAgentServer({ metrics, logger: silentLogger, options: resolveAgentOptions({ socketPath: socketDir.socket }),
+    service: createCloudAgentService({ acquire: () => ({ cloud, config: cloud.config, release: () => undefined }) }) });
+  await server.listen();
+  return metrics;
+}
+
+const ensureBody = JSON.stringify({ image: IMAGE_ID });
+
+beforeAll(() => nock.enableNetConnect('localhost'));
+afterAll(() => nock.disableNetConnect());
+beforeEach(() => {
+  socketDir = tempSocketDir();
+});
+afterEach(async () => {
+  await server?.shutdown();
+  server = undefined;
+  socketDir.cleanup();
+});
+
+describe('agent over the copy engine', () => {
+  it('agent: the document is exactly ensureCommand.toJson of the same ensure() (what ferry ensure --json prints)', async () => {
+    await startAgent(fakeCloud(scriptedGlance({ images: COPY_TIMELINE })));
+    const answer = await send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody });
+    const direct = ensureJsonSchema.parse(ensureCommand.toJson(await ensure(fakeCloud(scriptedGlance({ images: COPY_TIMELINE })), IMAGE_ID, { store: 'site-b' })));
+    expect(answer.status).toBe(200);
+    const document = ensureJsonSchema.parse(answer.json());
+    expect(document).toEqual({ ...direct, seconds: document.seconds });
+    expect(document).toMatchObject({ copied: true, import_requests: 1 });
+  });
+
+  it('agent: 8 concurrent requests for one image → one copy request, one wait, every caller the same target', async () => {
+    const { glance, release } = gatedGlance();
+    const metrics = await startAgent(fakeCloud(glance));
+    const answers = Array.from({ length: 8 }, () => send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody }));
+    await until(async () => (await metrics.requestsJoined.get()).values[0]?.value === 7);
+    expect(glance.calls.requestCopy).toBe(1);
+    release();
+    const documents = (await Promise.all(answers)).map((a) => a.json() as { target: unknown });
+    expect(new Set(documents.map((d) => JSON.stringify(d))).size).toBe(1);
+    expect(glance.calls.requestCopy).toBe(1);
+    expect((await metrics.importsRequested.get()).values[0]?.value).toBe(1);
+  });
+
+  it('agent: a caller that disconnects does not cancel the copy for the others', async () => {
+    const { glance, release, waitingReads } = gatedGlance();
+    await startAgent(fakeCloud(glance));
+    const leaving = new AbortController();
+    const gone = send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody, signal: leaving.signal });
+    const staying = send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody });
+    await until(() => waitingReads.length > 0);
+    leaving.abort();
+    await expect(gone).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(waitingReads.every((signal) => !signal.aborted)).toBe(true);
+    release();
+    expect((await staying).json()).toMatchObject({ copied: true, import_requests: 1 });
+  });
+
+  it('agent: when the last caller is gone the wait stops (its reads are aborted); a new caller starts afresh', async () => {
+    const { glance, release, waitingReads } = gatedGlance();
+    await startAgent(fakeCloud(glance));
+    const callers = [new AbortController(), new AbortController()];
+    const pending = callers.map((c) => send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody, signal: c.signal }));
+    await until(() => waitingReads.length > 0);
+    for (const caller of callers) caller.abort();
+    await Promise.allSettled(pending);
+    await until(() => waitingReads.every((signal) => signal.aborted));
+    release();
+    const again = await send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody });
+    expect(again.status).toBe(200);
+    expect(again.json()).toMatchObject({ target: { fsid: FSID_B } });
+  });
+});
+
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400 && !(await condition()); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(await condition()).toBe(true);
+}
