@@ -94,7 +94,7 @@ export function ferryChild(args: readonly string[], options: FerryChildOptions =
       clearTimeout(timer);
       let json: Record<string, unknown> = {};
       try {
-        json = JSON.parse(stdout) as Record<string, unknown>;
+        json = JSON.parse(stdout) as typeof json;
       } catch {
         // not JSON: the test's own assertions say what was expected
       }
@@ -105,7 +105,7 @@ export function ferryChild(args: readonly string[], options: FerryChildOptions =
 
 /** The error document of a --json run (undefined fields when there is none). */
 export function errorOf(run: ChildRun): { code?: string; message?: string; hint?: string; details?: Record<string, unknown> } {
-  return (run.json.error ?? {}) as { code?: string; message?: string; hint?: string; details?: Record<string, unknown> };
+  return (run.json.error ?? {});
 }
 
 /** What must survive any fault: the image's location in `central` (a file store) and its checksum. */
@@ -158,10 +158,10 @@ function md5(path: string): Promise<string> {
 export async function notConverged(id: string, store: string): Promise<string[]> {
   const problems: string[] = [];
   const image = await readImage(id);
-  const stores = String(image.stores ?? '').split(',').filter((s) => s !== '');
+  const stores = (typeof image.stores === 'string' ? image.stores : '').split(',').filter((s) => s !== '');
   const times = stores.filter((s) => s === store).length;
   if (times !== 1) problems.push(`${store} appears ${times} times in stores (${stores.join(',')})`);
-  if (image.os_glance_import_task !== undefined) problems.push(`lock left: os_glance_import_task=${String(image.os_glance_import_task)}`);
+  if (image.os_glance_import_task !== undefined) problems.push(`lock left: os_glance_import_task=${JSON.stringify(image.os_glance_import_task)}`);
   if (store === 'site-a' || store === 'site-b') {
     const snaps = ceph(store, 'rbd', ['snap', 'ls', `images/${id}`]);
     if (snaps.code !== 0 || !/\bsnap\b/.test(snaps.stdout)) problems.push(`rbd images/${id}@snap missing on ${store}: ${snaps.stderr.trim()}`);
