@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# One single-node Ceph 16 cluster: 1 mon + 1 memstore OSD, cephx, no mgr (ceph-rbd.md sections 4-5).
-# Run as a job of `up`: ceph_bootstrap SITE FSID. Needs common.sh.
+# One single-node Ceph 16 cluster: 1 mon + 1 bluestore OSD on a sparse file, cephx, no mgr (ceph-rbd.md sections 4-5).
+# Run as a job of `up`: ceph_bootstrap SITE FSID creates it; ceph_mon_restart / ceph_osd_restart SITE start an
+# existing one again, keeping its data and fsid. Needs common.sh.
 
 ceph_write_conf() {
   local site=$1 fsid=$2 dir port
@@ -50,10 +51,17 @@ keyring = $dir/mon.\$id/keyring
 
 [osd]
 osd_data = $dir/osd.\$id
-osd_objectstore = memstore
-memstore_device_bytes = 2147483648
-# with true, memstore drops all PGs on SIGTERM and a restarted OSD hangs every op
-osd_fast_shutdown = false
+# bluestore on a sparse file in the state dir: the data survives an OSD restart or crash (memstore lost every RBD
+# image, leaving Glance locations that point at nothing). The file (osd.0/block, the default path) takes disk space
+# only as data is written.
+osd_objectstore = bluestore
+bluestore_block_size = 10737418240
+bluestore_block_create = true
+bluestore_block_db_create = false
+bluestore_block_wal_create = false
+# a small fixed cache instead of autotuning towards osd_memory_target (4 GiB by default)
+bluestore_cache_autotune = false
+bluestore_cache_size = 67108864
 
 [client]
 # librados waits forever by default: an OSD outage would hang glance-api
@@ -84,15 +92,7 @@ ceph_bootstrap() {
   timeout 60 ceph-mon "${C[@]}" --mkfs -i "$site" --monmap "$dir/monmap" --keyring "$dir/bootstrap.keyring"
 
   echo "== start mon"
-  start_daemon "ceph-$site-mon" "$dir/log/mon.out" ceph-mon "${C[@]}" -i "$site" -f
-  for ((i = 0; ; i++)); do
-    timeout 10 ceph "${C[@]}" --connect-timeout 5 mon stat >/dev/null 2>&1 && break
-    ((i < 100)) || {
-      echo "mon did not answer within 20 s"
-      return 1
-    }
-    sleep 0.2
-  done
+  ceph_mon_start "$site"
 
   echo "== create and start osd.0"
   osd_uuid=$(cat /proc/sys/kernel/random/uuid)
@@ -127,5 +127,88 @@ ceph_bootstrap() {
   timeout 30 rbd "${C[@]}" --id glance ls images
   timeout 30 rbd "${C[@]}" --id nova ls vms
   [[ $(timeout 30 ceph "${C[@]}" fsid) == "$fsid" ]]
+  printf '%s\n' "$fsid" >"$(ceph_fsid_file "$site")"
   echo "== ceph $site ready (fsid $fsid)"
+}
+
+# Start the mon of an existing (or just created) cluster and wait until it answers.
+ceph_mon_start() {
+  local site=$1 dir conf i
+  dir=$(ceph_dir "$site")
+  conf=$(ceph_conf "$site")
+  start_daemon "ceph-$site-mon" "$dir/log/mon.out" ceph-mon -c "$conf" -i "$site" -f
+  for ((i = 0; ; i++)); do
+    timeout 10 ceph -c "$conf" --connect-timeout 5 mon stat >/dev/null 2>&1 && break
+    pid_alive "$(read_pid "ceph-$site-mon")" || {
+      echo "ceph-mon of $site exited; see $dir/log/mon.$site.log"
+      return 1
+    }
+    ((i < 100)) || {
+      echo "mon did not answer within 20 s"
+      return 1
+    }
+    sleep 0.2
+  done
+}
+
+# The fsid recorded at creation must still be the cluster's: a restart never makes a new cluster.
+ceph_check_fsid() {
+  local site=$1 want got
+  want=$(<"$(ceph_fsid_file "$site")")
+  got=$(timeout 30 ceph -c "$(ceph_conf "$site")" fsid) || return 1
+  [[ $got == "$want" ]] || {
+    echo "ceph $site answers with fsid $got, but the state dir recorded $want"
+    return 1
+  }
+}
+
+# Restart jobs of up. A process that runs but is unhealthy is stopped first (SIGTERM, then SIGKILL).
+ceph_mon_restart() {
+  local site=$1
+  stop_service "ceph-$site-mon" 50
+  echo "== start mon of $site"
+  ceph_mon_start "$site"
+  ceph_check_fsid "$site"
+  echo "== mon of $site ready"
+}
+
+# Restart job of up for an OSD that is not healthy. One that still runs may only have lost its mon (restarted just
+# before): give it 15 s to answer again before restarting it.
+ceph_osd_ensure() {
+  local site=$1 pid i
+  if pid=$(read_pid "ceph-$site-osd") && pid_alive "$pid" && pid_ours "$pid"; then
+    for ((i = 0; i < 30; i++)); do
+      ceph_cluster_healthy "$site" && {
+        echo "== osd.0 of $site answers again (pid $pid kept)"
+        return 0
+      }
+      sleep 0.5
+    done
+    echo "== osd.0 of $site runs (pid $pid) but does not answer: restarting it"
+  fi
+  ceph_osd_restart "$site"
+}
+
+# The OSD answers once the mon has marked it up again; rbd ls as client.glance proves mon, OSD and cephx.
+ceph_osd_restart() {
+  local site=$1 dir conf i
+  dir=$(ceph_dir "$site")
+  conf=$(ceph_conf "$site")
+  stop_service "ceph-$site-osd" 50
+  echo "== start osd.0 of $site"
+  start_daemon "ceph-$site-osd" "$dir/log/osd.out" ceph-osd -c "$conf" -i 0 -f
+  for ((i = 0; ; i++)); do
+    ceph_cluster_healthy "$site" && break
+    pid_alive "$(read_pid "ceph-$site-osd")" || {
+      echo "ceph-osd of $site exited; see $dir/log/osd.0.log"
+      return 1
+    }
+    ((i < 120)) || {
+      echo "rbd ls images on $site did not work within 60 s of the OSD start"
+      return 1
+    }
+    sleep 0.5
+  done
+  ceph_check_fsid "$site"
+  echo "== osd.0 of $site ready"
 }

@@ -22,6 +22,11 @@ DEVCLOUD_DIR=${DEVCLOUD_DIR%/}
 PID_DIR=$DEVCLOUD_DIR/pids
 LOG_DIR=$DEVCLOUD_DIR/log
 MARKER=$DEVCLOUD_DIR/.ferry-devcloud
+# Written as the last step of a successful first start: its presence means the state dir holds a complete dev cloud
+# that `up` restarts in place (keeping data and fsids) instead of creating anew. It records the layout version and
+# the ports the state was created with (the Keystone catalog and the configs name them).
+LAYOUT_FILE=$DEVCLOUD_DIR/layout
+LAYOUT_VERSION=2
 
 KEYSTONE_PORT=${FERRY_DEVCLOUD_KEYSTONE_PORT:-15000}
 GLANCE_PORT=${FERRY_DEVCLOUD_GLANCE_PORT:-19393}
@@ -70,6 +75,8 @@ die() {
 ceph_port() { if [[ $1 == site-a ]]; then echo "$CEPH_A_PORT"; else echo "$CEPH_B_PORT"; fi; }
 ceph_dir() { echo "$DEVCLOUD_DIR/ceph/$1"; }
 ceph_conf() { echo "$DEVCLOUD_DIR/ceph/$1/ceph.conf"; }
+# The fsid generated on a cluster's first creation, kept for every later start.
+ceph_fsid_file() { echo "$DEVCLOUD_DIR/ceph/$1/fsid"; }
 
 validate_ports() {
   local name value
@@ -271,6 +278,45 @@ service_healthy() {
     ceph-*-mon) port_open "$(ceph_port "$(site_of "$name")")" ;;
     ceph-*-osd) ceph_cluster_healthy "$(site_of "$name")" ;;
   esac
+}
+
+# service_state NAME: one word, a tab, and the reason: "up", "down<TAB>pid 1234 not running",
+# "unhealthy<TAB>pid 1234 runs but GET /healthcheck does not answer 200".
+service_state() {
+  local name=$1 pid
+  if ! pid=$(read_pid "$name"); then
+    printf 'down\tno PID recorded\n'
+    return
+  fi
+  if ! pid_alive "$pid"; then
+    printf 'down\tpid %s not running\n' "$pid"
+    return
+  fi
+  if ! pid_ours "$pid"; then
+    printf 'down\tpid %s is not a devcloud process any more\n' "$pid"
+    return
+  fi
+  if service_healthy "$name"; then
+    printf 'up\n'
+    return
+  fi
+  printf 'unhealthy\tpid %s runs but %s\n' "$pid" "$(health_check_text "$name")"
+}
+
+health_check_text() {
+  case $1 in
+    keystone) echo "GET $KEYSTONE_URL does not answer 200" ;;
+    glance) echo "GET $GLANCE_URL/healthcheck does not answer 200" ;;
+    placement) echo "GET $PLACEMENT_URL/ does not answer 200" ;;
+    postgres) echo "pg_isready on $HOST:$POSTGRES_PORT fails" ;;
+    ceph-*-mon) echo "port $(ceph_port "$(site_of "$1")") does not accept connections" ;;
+    ceph-*-osd) echo "'rbd --id glance ls images' on $(site_of "$1") fails (needs its mon too)" ;;
+  esac
+}
+
+# The ports a state dir was created with, as recorded in LAYOUT_FILE.
+ports_line() {
+  echo "ports keystone=$KEYSTONE_PORT glance=$GLANCE_PORT placement=$PLACEMENT_PORT postgres=$POSTGRES_PORT ceph-a=$CEPH_A_PORT ceph-b=$CEPH_B_PORT"
 }
 
 postgres_healthy() { [[ -n $PG_BIN ]] && "$PG_BIN/pg_isready" -q -t 2 -h "$HOST" -p "$POSTGRES_PORT"; }

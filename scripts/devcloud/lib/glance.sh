@@ -139,3 +139,19 @@ glance_start() {
   local g=$DEVCLOUD_DIR/glance
   start_daemon glance "$g/glance-api.stdout" /usr/bin/glance-api --config-file "$g/etc/glance-api.conf"
 }
+
+# Restart job of up, once PostgreSQL and both clusters answer: the config, the database and the file stores are
+# kept. Only the log lines written by this start count for the store check.
+glance_restart() {
+  local g=$DEVCLOUD_DIR/glance offset
+  stop_service glance 100
+  offset=$(stat -c %s "$g/glance-api.log" 2>/dev/null || echo 0)
+  echo "== start glance-api"
+  glance_start
+  wait_http glance "$GLANCE_URL/healthcheck" 60
+  if tail -c +"$((offset + 1))" "$g/glance-api.log" 2>/dev/null | grep -q 'Failed to configure store'; then
+    echo "a store failed to configure (see $g/glance-api.log)"
+    return 1
+  fi
+  echo "== glance ready"
+}

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Keystone 22 on sqlite behind the wsgiref keystone-wsgi-public (keystone.md sections 3-4).
-# Run as a job of `up`: keystone_bootstrap. Needs common.sh.
+# Run as a job of `up`: keystone_bootstrap creates it, keystone_restart starts it again on its kept state.
+# Needs common.sh.
 
 keystone_write_conf() {
   local k=$DEVCLOUD_DIR/keystone
@@ -64,9 +65,20 @@ keystone_bootstrap() {
     --bootstrap-service-name keystone --bootstrap-region-id RegionOne \
     --bootstrap-public-url "$KEYSTONE_URL"
 
+  keystone_start
+}
+
+keystone_start() {
+  local k=$DEVCLOUD_DIR/keystone
   echo "== start keystone-wsgi-public"
   start_daemon keystone "$k/wsgi.out" /usr/bin/keystone-wsgi-public --host "$HOST" --port "$KEYSTONE_PORT" \
     -- --config-file "$k/etc/keystone.conf"
   wait_http keystone "$KEYSTONE_URL" 60
   echo "== keystone ready"
+}
+
+# Restart job of up: the database, keys, users and application credentials are kept; no registration needed.
+keystone_restart() {
+  stop_service keystone 50
+  keystone_start
 }

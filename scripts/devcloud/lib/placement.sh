@@ -42,3 +42,12 @@ placement_start() {
   start_daemon placement "$p/placement.out" env OS_PLACEMENT_CONFIG_DIR="$p" \
     /usr/bin/placement-api --host "$HOST" --port "$PLACEMENT_PORT" -- --config-dir "$p"
 }
+
+# Restart job of up: the sqlite database is kept; the config is written again with the same content.
+placement_restart() {
+  stop_service placement 50
+  echo "== start placement-api"
+  placement_start
+  wait_http placement "$PLACEMENT_URL/" 60
+  echo "== placement ready"
+}

@@ -37,11 +37,28 @@ postgres_bootstrap() {
     return 1
   }
   rm -f "$pwfile"
+  postgres_start
+  echo "== create role and database glance"
+  PGPASSWORD=$POSTGRES_PASSWORD "$PG_BIN/psql" -q -v ON_ERROR_STOP=1 -h "$HOST" -p "$POSTGRES_PORT" -U postgres \
+    -d postgres -v pw="$GLANCE_DB_PASSWORD" <<'SQL'
+CREATE ROLE glance LOGIN PASSWORD :'pw';
+CREATE DATABASE glance OWNER glance;
+SQL
+  echo "== postgres ready"
+}
+
+# Start the server on the existing cluster and wait until it accepts connections. After a crash (SIGKILL) it
+# replays its WAL; a postmaster.pid naming a dead process does not stop it.
+postgres_start() {
+  local i
+  [[ -d $PG_DIR/data ]] || {
+    echo "no PostgreSQL cluster at $PG_DIR/data (Glance's database is gone): scripts/devcloud/down --purge, then up" >&2
+    return 1
+  }
   echo "== start postgres on $HOST:$POSTGRES_PORT"
   start_daemon postgres "$PG_DIR/postgres.out" "${AS_PG_CMD[@]}" "$PG_BIN/postgres" -D "$PG_DIR/data" \
     -c listen_addresses="$HOST" -p "$POSTGRES_PORT" -c unix_socket_directories= -c fsync=off \
     -c synchronous_commit=off -c full_page_writes=off -c max_connections=100 -c shared_buffers=32MB
-  local i
   for ((i = 0; i < 150; i++)); do
     "$PG_BIN/pg_isready" -q -h "$HOST" -p "$POSTGRES_PORT" && break
     pid_alive "$(read_pid postgres)" || {
@@ -54,12 +71,12 @@ postgres_bootstrap() {
     echo "postgres did not accept connections within 15 s" >&2
     return 1
   }
-  echo "== create role and database glance"
-  PGPASSWORD=$POSTGRES_PASSWORD "$PG_BIN/psql" -q -v ON_ERROR_STOP=1 -h "$HOST" -p "$POSTGRES_PORT" -U postgres \
-    -d postgres -v pw="$GLANCE_DB_PASSWORD" <<'SQL'
-CREATE ROLE glance LOGIN PASSWORD :'pw';
-CREATE DATABASE glance OWNER glance;
-SQL
+}
+
+# Restart job of up: stop a running but unhealthy server (fast shutdown), start it on the kept data.
+postgres_restart() {
+  stop_service postgres 100 INT
+  postgres_start
   echo "== postgres ready"
 }
 
