@@ -1,0 +1,54 @@
+// Two `ferry prewarm` processes on the same images at once (issue 11: this failed 2 of 5 runs when ferry adopted
+// whatever task held the lock after its 202). Per (image, store) exactly one process reports `copied`, Glance ran
+// exactly one successful copy task per store, both exit 0. Run it 20 times in a row: see the report of issue 11.
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { prewarmJsonSchema, type PrewarmJson } from '../../../src/cli/render/prewarm-json.js';
+import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, type OriginalCopy } from '../../helpers/devcloud-faults.js';
+import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+
+const RUN = `it-faults-2pw-${randomBytes(3).toString('hex')}`;
+const created: string[] = [];
+
+afterAll(async () => {
+  for (const id of created) {
+    await waitUnlocked(id, 30_000);
+    await deleteImage(id);
+  }
+}, 180_000);
+
+describe('two prewarms of the same images', () => {
+  it('prewarm ×2 at once: per (image, store) exactly one copied, one successful Glance copy task per store, both exit 0', async () => {
+    const originals: OriginalCopy[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const id = await uploadImage({ name: `${RUN}-${i}`, store: 'central', sizeBytes: (1 + (i % 2)) * 1024 * 1024, properties: { ferry_it: RUN } });
+      created.push(id);
+      originals.push(await originalCopy(id));
+    }
+    const args = ['prewarm', '--property', `ferry_it=${RUN}`, '--store', 'site-a', '--store', 'site-b', '--json'];
+    const runs = await Promise.all([ferryChild(args), ferryChild(args)]);
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const reports: PrewarmJson[] = runs.map((run) => prewarmJsonSchema.parse(run.json));
+    for (const report of reports) {
+      expect(report.items).toHaveLength(40);
+      expect(report.counts.failed + report.counts.skipped + report.counts.interrupted).toBe(0);
+    }
+    for (const { id } of originals) {
+      for (const store of ['site-a', 'site-b']) {
+        const items = reports.map((r) => r.items.find((item) => item.image === id && item.store === store));
+        const outcomes = items.map((item) => item?.outcome);
+        expect(outcomes.filter((o) => o === 'copied'), `${id} ${store}: ${outcomes.join(', ')}`).toHaveLength(1);
+        expect(outcomes.every((o) => o === 'copied' || o === 'joined' || o === 'present')).toBe(true);
+        // a process that joined names the task the other one's import ran
+        const copiedBy = items.find((item) => item?.outcome === 'copied')?.task;
+        for (const item of items) if (item?.outcome === 'joined') expect(item.task).toBe(copiedBy);
+      }
+      expect(await successfulCopies(id)).toEqual({ 'site-a': 1, 'site-b': 1 });
+    }
+    for (const original of originals.slice(0, 3)) {
+      expect(await notConverged(original.id, 'site-a')).toEqual([]);
+      expect(await notConverged(original.id, 'site-b')).toEqual([]);
+      expect(await lostSince(original)).toEqual([]);
+    }
+  }, 300_000);
+});
