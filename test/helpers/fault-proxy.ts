@@ -56,6 +56,8 @@ export interface ProxyLogEntry {
 export interface FaultProxy {
   /** `http://127.0.0.1:PORT`: give this to ferry as the Glance endpoint. */
   readonly url: string;
+  /** When the proxy started (epoch ms): log entries' `atMs` count from here. */
+  readonly startedAt: number;
   readonly log: readonly ProxyLogEntry[];
   /** Add a rule; rules are checked in the order added, the first with a fault for this request wins. */
   add(rule: FaultRule): void;
@@ -266,6 +268,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
 
   const proxy: FaultProxy = {
     url: `http://127.0.0.1:${port}`,
+    startedAt: started,
     log,
     get refusing() {
       return refusing;

@@ -117,13 +117,23 @@ describe('Glance and Ceph state faults', () => {
   });
 
   it('a rollback: someone else\'s import to [site-b, broken] (must succeed) while ferry ensure --store site-b runs → ferry joins, sees site-b rolled back, copies it itself, exit 0', async () => {
-    const id = await image('rollback', 32);
+    const id = await image('rollback', 160);
     const before = await originalCopy(id);
+    // ferry goes through a (fault-free) proxy: its log says when ferry first read the image
+    const proxy = await startFaultProxy(devcloud().glance.url);
     const raw = await rawImport(id, ['site-b', 'broken'], true);
     expect(raw.status, raw.body).toBe(202);
-    const other = (await readImage(id)).os_glance_import_task;
-    const run = await ensure(id, ['--timeout', '120']);
-    expect(typeof other, 'the other import must still hold the lock when ferry starts').toBe('string');
+    const other = await lockedBy(id);
+    const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'], { env: { FERRY_GLANCE_ENDPOINT: proxy.url } });
+    const releasedAt = await until('the other import to release the lock', async () => {
+      const lock = (await readImage(id)).os_glance_import_task;
+      return lock === other ? undefined : Date.now();
+    }, 60_000, 50);
+    const run = await running;
+    await proxy.close();
+    const firstRead = proxy.log.find((e) => e.method === 'GET' && /^\/v2\/images\/[0-9a-f-]{36}$/.test(e.path));
+    expect(firstRead, 'ferry read the image while the other import held the lock').toBeDefined();
+    expect(proxy.startedAt + (firstRead?.atMs ?? Infinity)).toBeLessThan(releasedAt);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.json).toMatchObject({ image: id, store: 'site-b', copied: true });
     expect(run.json.task).not.toBe(other);
