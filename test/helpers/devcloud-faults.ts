@@ -73,12 +73,14 @@ export interface FerryChildOptions {
   readonly killAfterMs?: number;
 }
 
-/** `bin/ferry ARGS` as a child process with the dev cloud's admin credentials and site-b's fsid. */
+/** `bin/ferry ARGS` as a child process with the dev cloud's admin credentials and site-b's fsid (or --ceph-conf from ARGS). */
 export function ferryChild(args: readonly string[], options: FerryChildOptions = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'ferry'), ...args], {
-      env: { ...process.env, ...cloudEnv(), FERRY_FSID: devcloud().ceph['site-b'].fsid, FERRY_LOG_LEVEL: 'warn', ...options.env },
+      // site-b's fsid, unless the run names a ceph.conf to ask instead
+      env: { ...process.env, ...cloudEnv(), ...(args.includes('--ceph-conf') ? {} : { FERRY_FSID: devcloud().ceph['site-b'].fsid }),
+        FERRY_LOG_LEVEL: 'warn', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -3,7 +3,7 @@
 // successful copy task per store, every process exits 0.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies } from '../../helpers/devcloud-faults.js';
+import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf } from '../../helpers/devcloud-faults.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-conc-${randomBytes(3).toString('hex')}`;
@@ -27,8 +27,10 @@ describe('processes racing on the same work', () => {
     expect(copied, runs.map((r) => `copied=${String(r.json.copied)} joined=${String(r.json.joined)} task=${String(r.json.task)}`).join('\n'))
       .toHaveLength(1);
     // every process names the same task: the one that brought the store (or null when it found it there)
-    const tasks = new Set(runs.map((run) => run.json.task).filter((task) => task !== null));
-    expect(tasks.size).toBe(1);
+    for (const run of runs) expect(run.json).toHaveProperty('task');
+    const tasks = [...new Set(runs.map((run) => run.json.task).filter((task) => task !== null))];
+    expect(tasks).toHaveLength(1);
+    expect((await tasksOf(id)).find((t) => t.id === tasks[0])).toMatchObject({ status: 'success', backend: ['site-b'] });
     expect(await successfulCopies(id)).toEqual({ 'site-b': 1 });
     expect(await notConverged(id, 'site-b')).toEqual([]);
     expect(await lostSince(before)).toEqual([]);

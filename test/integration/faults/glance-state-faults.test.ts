@@ -39,7 +39,8 @@ describe('Glance and Ceph state faults', () => {
     const id = await image('leftover');
     const before = await originalCopy(id);
     faults.rbdLeftover('site-b', id);
-    const run = await ensure(id, ['--timeout', '60']);
+    // ferry looks for a leftover with rbd info, in the cluster its ceph.conf names
+    const run = await ensure(id, ['--timeout', '60', '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova']);
     expect(run.code, run.stdout + run.stderr).toBe(33);
     const error = errorOf(run);
     expect(error.code).toBe('FERRY_COPY_TARGET_EXISTS');

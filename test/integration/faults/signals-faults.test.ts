@@ -3,8 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prewarmJsonSchema } from '../../../src/cli/render/prewarm-json.js';
-import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf, type OriginalCopy } from '../../helpers/devcloud-faults.js';
-import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import type { ChildProcess } from 'node:child_process';
+import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf, until, type OriginalCopy } from '../../helpers/devcloud-faults.js';
+import { deleteImage, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-sig-${randomBytes(3).toString('hex')}`;
 const created: string[] = [];
@@ -21,21 +22,29 @@ describe('signals during prewarm', () => {
     const group = `${RUN}-${signal}`;
     const originals: OriginalCopy[] = [];
     for (let i = 0; i < 6; i += 1) {
-      const id = await uploadImage({ name: `${group}-${i}`, store: 'central', sizeBytes: 8 * 1024 * 1024, properties: { ferry_it: group } });
+      const id = await uploadImage({ name: `${group}-${i}`, store: 'central', sizeBytes: 24 * 1024 * 1024, properties: { ferry_it: group } });
       created.push(id);
       originals.push(await originalCopy(id));
     }
     const args = ['prewarm', '--property', `ferry_it=${group}`, '--store', 'site-a', '--store', 'site-b', '--concurrency', '2', '--json'];
+    // The signal goes once a copy has landed and another one runs inside Glance (an image of the group is locked).
+    let copiedOne = false;
     let sent = 0;
-    const stopped = await ferryChild(args, {
-      onStderr: (stderr, child) => {
-        if (sent === 0 && /^copied /m.test(stderr)) {
-          sent = Date.now();
-          child.kill(signal);
-        }
+    let child: ChildProcess | undefined;
+    const running = ferryChild(args, {
+      onStderr: (stderr, process) => {
+        child = process;
+        copiedOne ||= /^copied /m.test(stderr);
       },
     });
-    expect(sent, 'the run copied something before the signal').toBeGreaterThan(0);
+    await until('a first copy, then a lock on another image', async () => {
+      if (!copiedOne) return undefined;
+      for (const { id } of originals) if ((await readImage(id)).os_glance_import_task !== undefined) return true;
+      return undefined;
+    }, 60_000, 50);
+    sent = Date.now();
+    child?.kill(signal);
+    const stopped = await running;
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(Date.now() - sent).toBeLessThan(5_000);
     const report = prewarmJsonSchema.parse(stopped.json);
