@@ -2,7 +2,7 @@ import { CONFIG_OPTIONS } from '../config/config-options.js';
 import type { OptionSpec } from './command-spec.js';
 
 /** Config flags that belong to particular commands (copy, Ceph) rather than to every command. */
-const COMMAND_SCOPED = new Set(['store', 'poll-interval', 'timeout', 'stale-lock-after', 'ceph-conf', 'rbd-user', 'rbd-pool', 'fsid',
+const COMMAND_SCOPED = new Set(['store', 'poll-interval', 'timeout', 'stale-lock-after', 'take-over-expired', 'ceph-conf', 'rbd-user', 'rbd-pool', 'fsid',
   'images-type', 'images-type-mapping', 'use-cow-images', 'force-raw-images', 'image-type-exclude', 'virt-type']);
 
 /** The compute host's storage flags: for commands that decide per host (traits, backend, prefilter, ensure). */

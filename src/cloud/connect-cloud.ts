@@ -11,6 +11,8 @@ import { createSession } from '../openstack/keystone-session.js';
 import { RETRY_DEFAULTS } from '../openstack/send-with-retry.js';
 import { createServiceClient } from '../openstack/service-client.js';
 import { resolveLocalCluster } from '../rbd/resolve-local-cluster.js';
+import { rbdImageExists } from '../rbd/ceph-cli.js';
+import { parseRbdLocation } from '../rbd/parse-rbd-location.js';
 import type { Cloud } from './cloud.js';
 
 export interface ConnectOptions {
@@ -64,9 +66,29 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
       });
       return fsid;
     },
+    async findLeftover(store, image, signal) {
+      // Only the local store's cluster is reachable with our ceph.conf.
+      const confFile = config.ceph.confFile;
+      if (confFile === undefined || store !== config.copy.store) return undefined;
+      const pool = glancePoolOf(image.locations ?? []);
+      const exists = await rbdImageExists({ confFile, pool, image: image.id, signal, ...(config.ceph.user ? { user: config.ceph.user } : {}) });
+      return exists ? { pool, image: image.id, cephConf: confFile, user: config.ceph.user } : undefined;
+    },
     async close() {
       if (options.transport === undefined) await transport.close();
     },
   };
   return Promise.resolve(cloud);
+}
+
+/**
+ * The pool Glance writes rbd copies to: the pool of the image's rbd locations in other clusters (sites are set up
+ * alike), else glance_store's default `images`.
+ */
+function glancePoolOf(locations: readonly { readonly url: string }[]): string {
+  for (const location of locations) {
+    const parsed = parseRbdLocation(location.url);
+    if (parsed.ok) return parsed.location.pool;
+  }
+  return 'images';
 }

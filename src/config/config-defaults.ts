@@ -27,6 +27,8 @@ export const CONFIG_DEFAULTS = {
      * only after 60 min (glance-multistore.md §7); waiting for that would make the check pointless.
      */
     staleLockAfterMs: ENSURE_DEFAULTS.staleLockAfterMs,
+    /** Take over a lock Glance would release anyway (its own 60/120-min rule): nothing is lost by asking. */
+    takeOverExpired: ENSURE_DEFAULTS.takeOverExpired,
   },
   ceph: {
     /** nova `[libvirt] images_rbd_pool`. */

@@ -97,6 +97,8 @@ export const CONFIG_OPTIONS = {
   staleLockAfter: option({ key: 'copy.staleLockAfterMs', flag: 'stale-lock-after', valueName: 'SECONDS',
     env: ['FERRY_STALE_LOCK_AFTER'], type: optionTypes.secondsToMs,
     summary: "age of an import task's last update after which its lock is called stale" }),
+  takeOverExpired: option({ key: 'copy.takeOverExpired', flag: 'take-over-expired', valueName: 'BOOL', env: ['FERRY_TAKE_OVER_EXPIRED'],
+    type: optionTypes.bool, summary: 'send the import that makes Glance bust an import lock it holds expired (60/120-min rule); default true' }),
 
   // The local Ceph cluster.
   cephConf: option({ key: 'ceph.confFile', flag: 'ceph-conf', valueName: 'FILE', env: ['FERRY_CEPH_CONF'], type: optionTypes.path,

@@ -97,6 +97,8 @@ export interface CopyConfig {
   readonly timeoutMs: number;
   /** An import lock whose task has not moved for this long is called stale (Glance's own rule: 60 min). */
   readonly staleLockAfterMs: number;
+  /** Send the import that makes Glance bust a lock it holds expired by its own rule, then follow our copy. */
+  readonly takeOverExpired: boolean;
 }
 
 export interface CephConfig {

@@ -92,6 +92,7 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
       maxPollDelayMs: pollIntervalMs,
       timeoutMs,
       staleLockAfterMs: sources.choose('copy.staleLockAfterMs', [layers.pick(O.staleLockAfter)], D.copy.staleLockAfterMs),
+      takeOverExpired: sources.choose('copy.takeOverExpired', [layers.pick(O.takeOverExpired)], D.copy.takeOverExpired),
     },
     ceph: {
       ...(confFile === undefined ? {} : { confFile }),

@@ -1,48 +1,35 @@
-import type { GlanceImage } from '../glance/image.js';
 import type { Acceptor } from '../wait/verdict.js';
 import type { CopySnapshot } from './copy-snapshot.js';
 import { copyState, type StaleRule } from './copy-state.js';
 
-export interface CopyAcceptorOptions extends StaleRule {
-  /** How long the copy is expected to take from the request (size / rate): lets the waiter poll towards its end. */
+export interface SettledAcceptorOptions extends StaleRule {
+  /** How long the import is expected to take from the request (size / rate): lets the waiter poll towards its end. */
   readonly expectedDurationMs?: number | undefined;
 }
 
-/** Acceptors for a copy of one image to `store`; a thin verdict layer over copyState. */
-export function copyAcceptors(store: string, options: CopyAcceptorOptions): readonly Acceptor<CopySnapshot, GlanceImage>[] {
+/**
+ * The one wait of the copy engine, for an import that writes one or several stores (ours, or someone else's we
+ * joined): done only when copyState no longer calls any of them `copying`, i.e. the watched task released the image's
+ * import lock. Glance writes the stores one after another, and until the lock goes `stores` may show one that is
+ * about to be rolled back and `os_glance_failed_import` may still show an earlier attempt, so no store is judged
+ * before all are settled. A stuck lock ends the wait at once. Success hands back the settling snapshot.
+ */
+export function storesSettledAcceptors(stores: readonly string[], options: SettledAcceptorOptions): readonly Acceptor<CopySnapshot, CopySnapshot>[] {
   return [
     (snapshot) => {
-      const state = copyState(snapshot, store, options);
-      switch (state.kind) {
-        case 'copying': {
-          const note = state.writing ? `copying to ${store}` : `task ${state.taskId} preparing`;
-          return options.expectedDurationMs === undefined
-            ? { state: 'retry', note }
-            : { state: 'retry', note, etaMs: options.expectedDurationMs - snapshot.elapsedMs };
-        }
-        case 'copied':
-          return { state: 'success', value: snapshot.image };
-        case 'stuck':
-          return { state: 'failure', reason: state.why };
-        case 'failed':
-          return { state: 'failure', reason: `Glance reports the copy to ${store} failed` };
-        case 'rolled-back':
-          return { state: 'failure', reason: `the copy to ${store} was rolled back because ${state.failedStores.join(', ')} failed in the same import` };
-        case 'vanished':
-          return { state: 'failure', reason: `the import ended without ${store} in stores or failed stores (aborted, e.g. by a staging quota, or its lock was taken over)` };
+      const states = stores.map((store) => ({ store, state: copyState(snapshot, store, options) }));
+      for (const { state } of states) {
+        if (state.kind === 'stuck') return { state: 'failure', reason: state.why };
       }
-    },
-  ];
-}
-
-/** For a joined copy (someone else's import): wait only for the lock to be released, then re-check from scratch. */
-export function lockReleasedAcceptors(options: StaleRule & { readonly store: string }): readonly Acceptor<CopySnapshot, GlanceImage>[] {
-  return [
-    (snapshot) => {
-      const state = copyState(snapshot, options.store, options);
-      if (state.kind === 'stuck') return { state: 'failure', reason: state.why };
-      if (state.kind === 'copying') return { state: 'retry', note: `joined task ${state.taskId}` };
-      return { state: 'success', value: snapshot.image };
+      const writing = states.filter(({ state }) => state.kind === 'copying' && state.writing).map(({ store }) => store);
+      const waiting = states.find(({ state }) => state.kind === 'copying');
+      if (waiting !== undefined && waiting.state.kind === 'copying') {
+        const note = writing.length > 0 ? `copying to ${writing.join(', ')}` : `import task ${waiting.state.taskId} running`;
+        return options.expectedDurationMs === undefined
+          ? { state: 'retry', note }
+          : { state: 'retry', note, etaMs: options.expectedDurationMs - snapshot.elapsedMs };
+      }
+      return { state: 'success', value: snapshot };
     },
   ];
 }

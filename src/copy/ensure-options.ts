@@ -14,6 +14,11 @@ export interface EnsureOptions {
   readonly maxPollDelayMs?: number;
   /** A lock whose task has not moved for this long is reported as stuck instead of waited on. */
   readonly staleLockAfterMs?: number;
+  /**
+   * A lock Glance would release on the next import (expired by its 60/120-min rule, or naming a task it lacks): send
+   * that import and follow our own copy instead of reporting FERRY_COPY_STUCK. Default true.
+   */
+  readonly takeOverExpired?: boolean;
   /** Local Ceph cluster fsid; default: the cloud's (from --fsid or the ceph CLI). */
   readonly fsid?: string;
   /** Pools ferry may clone from; default any pool of the local cluster. */
@@ -42,9 +47,11 @@ export const ENSURE_DEFAULTS = {
   taskCheckEveryMs: 30_000,
   /** How often to re-request a copy after joining someone else's import that did not bring the image to our store. */
   maxRequestRounds: 3,
+  takeOverExpired: true,
 } as const;
 
-export type ResolvedEnsureOptions = Required<Pick<EnsureOptions, 'store' | 'timeoutMs' | 'minPollDelayMs' | 'maxPollDelayMs' | 'staleLockAfterMs'>>
+export type ResolvedEnsureOptions = Required<Pick<EnsureOptions, 'store' | 'timeoutMs' | 'minPollDelayMs' | 'maxPollDelayMs' | 'staleLockAfterMs'
+  | 'takeOverExpired'>>
   & Pick<EnsureOptions, 'fsid' | 'poolAllowList' | 'signal' | 'onProgress' | 'random'> & { readonly backend?: BackendConfig | undefined };
 
 const storeName = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
@@ -83,5 +90,5 @@ export function resolveEnsureOptions(input: EnsureOptions & { readonly backend?:
       `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
       'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
   }
-  return { ...result.data, signal: input.signal, onProgress: input.onProgress, random: input.random, backend: input.backend };
+  return { ...result.data, takeOverExpired: input.takeOverExpired ?? ENSURE_DEFAULTS.takeOverExpired, signal: input.signal, onProgress: input.onProgress, random: input.random, backend: input.backend };
 }

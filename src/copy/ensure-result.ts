@@ -10,6 +10,10 @@ export interface EnsureResult {
   readonly copied: boolean;
   /** True when it waited on an import someone else had started. */
   readonly joined: boolean;
+  /** The import task that brought the store (ours or the one joined); undefined when it was there already. */
+  readonly taskId: string | undefined;
+  /** The task whose expired import lock this call made Glance bust (takeOverExpired). */
+  readonly tookOver: string | undefined;
   readonly elapsedMs: number;
   readonly target: CloneTarget;
   /** Why this location: e.g. "tagged with store site-b, in cluster <fsid>". */

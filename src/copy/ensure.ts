@@ -1,18 +1,16 @@
 import type { BackendConfig } from '../backend/resolve-backend-config.js';
 import { needsRbdCopy, selectBackend } from '../backend/select-backend.js';
 import { FerryError } from '../errors/ferry-error.js';
+import { isFerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { hasStore } from '../glance/image.js';
-import type { GlanceTask } from '../glance/image-task.js';
 import { classifyLocations } from '../rbd/classify-locations.js';
-import type { Acceptor } from '../wait/verdict.js';
-import { waitFor } from '../wait/wait-for.js';
-import { copyAcceptors, lockReleasedAcceptors } from './copy-acceptors.js';
 import type { CopyContext } from './copy-context.js';
+import { startDeadline } from './copy-deadline.js';
+import { runCopyJob } from './copy-engine.js';
+import { timeoutError } from './copy-errors.js';
 import type { CopyPhase } from './copy-progress.js';
-import type { CopySnapshot } from './copy-snapshot.js';
-import { copyWaitError } from './copy-wait-error.js';
-import { ENSURE_DEFAULTS, resolveEnsureOptions, type EnsureOptions, type HostEnsureOptions, type ResolvedEnsureOptions } from './ensure-options.js';
+import { resolveEnsureOptions, type EnsureOptions, type HostEnsureOptions, type ResolvedEnsureOptions } from './ensure-options.js';
 import type { EnsureOutcome, EnsureResult } from './ensure-result.js';
 import { findImageOrThrow } from './find-image-or-throw.js';
 
@@ -23,7 +21,8 @@ import { findImageOrThrow } from './find-image-or-throw.js';
  * - not raw → FERRY_NOT_CLONABLE, nothing requested;
  * - otherwise copy-image to that one store, and wait until the import lock no longer holds the task: then success =
  *   the store in `stores`, failure = in `os_glance_failed_import`, neither = rolled back or aborted;
- * - a copy someone else runs (lock held, or a 409) is joined: wait for it, re-check, request again if still missing.
+ * - a copy someone else runs (lock held, or a 409) is joined: wait for it, re-check, request again if still missing;
+ * - all of it through the one copy engine (runCopyJob), within one deadline that cuts requests in flight.
  * Concurrent calls for the same (image, store) on one context share one request and one wait.
  */
 export async function ensure(ctx: CopyContext, imageRef: string, options: EnsureOptions): Promise<EnsureResult> {
@@ -48,116 +47,75 @@ function ensureOutcome(ctx: CopyContext, imageRef: string, options: EnsureOption
 }
 
 async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedEnsureOptions): Promise<EnsureOutcome> {
-  const { clock, glance } = ctx;
-  const { store, signal } = options;
+  const { clock } = ctx;
+  const { store } = options;
   const started = clock.now();
-  let imageReads = 0;
-  let importRequests = 0;
-  let copied = false;
-  let joined = false;
-  let taskMessage: string | undefined;
+  // One deadline from the first request on: the image lookup and the fsid count too.
+  const deadline = startDeadline(clock, options.timeoutMs, options.signal);
+  const counters = { imageReads: 0, importRequests: 0, taskReads: 0 };
   const elapsed = (): number => clock.now() - started;
-  const report = (phase: CopyPhase, imageId: string, note?: string): void =>
-    options.onProgress?.(Object.freeze({ imageId, store, phase, elapsedMs: elapsed(), polls: imageReads, taskMessage, note }));
-  const readImage = async (id: string): Promise<GlanceImage> => {
-    imageReads += 1;
-    return glance.getImage(id, { signal });
-  };
+  const report = (phase: CopyPhase, imageId: string, note?: string, taskMessage?: string): void =>
+    options.onProgress?.(Object.freeze({ imageId, store, phase, elapsedMs: elapsed(), polls: counters.imageReads, taskMessage, note }));
 
-  report('checking', imageRef);
-  imageReads += 1;
-  let image = await findImageOrThrow(glance, imageRef, signal);
-  if (options.backend !== undefined && image.diskFormat !== null) {
-    const backend = selectBackend(image.diskFormat, options.backend);
-    if (!needsRbdCopy(backend)) {
-      report('done', image.id, backend.reason);
-      return Object.freeze({ needed: false, imageId: image.id, store, backend, elapsedMs: elapsed(), imageReads });
-    }
-  }
-  const fsid = options.fsid ?? await ctx.localFsid(signal);
-  const local = { fsid, store, ...(options.poolAllowList ? { poolAllowList: options.poolAllowList } : {}) };
-  const staleRule = { staleAfterMs: options.staleLockAfterMs, finishedGraceMs: ENSURE_DEFAULTS.finishedGraceMs };
-
-  /**
-   * One wait on the image: polls it (and, in long waits, the lock holder's task) until the acceptors decide.
-   * `endedAt` estimates when the awaited change happened: midway between the last read before it and the read that
-   * saw it. (The read that saw it is late by up to one sleep; learning from it would teach the estimator our own
-   * detection delay as copy time.)
-   */
-  const waitOnImage = async (acceptors: readonly Acceptor<CopySnapshot, GlanceImage>[], watched: string | undefined,
-    phase: CopyPhase, taskCheckAfterMs: number): Promise<{ image: GlanceImage; endedAt: number }> => {
-    const waitStarted = clock.now();
-    let watchedTask = watched;
-    let task: GlanceTask | undefined;
-    let lastTaskCheck = Number.NEGATIVE_INFINITY;
-    let previousReadAt = waitStarted;
-    let lastReadAt = waitStarted;
-    const outcome = await waitFor(async (pollSignal) => {
-      previousReadAt = lastReadAt;
-      lastReadAt = clock.now();
-      const current = await readImage(image.id);
-      watchedTask ??= current.importTask;
-      const now = clock.now();
-      if (current.importTask === undefined) {
-        task = undefined;
-      } else if (now - waitStarted >= taskCheckAfterMs && now - lastTaskCheck >= ENSURE_DEFAULTS.taskCheckEveryMs) {
-        lastTaskCheck = now;
-        const tasks = await glance.listImageTasks(image.id, { signal: pollSignal });
-        task = tasks.find((candidate) => candidate.id === current.importTask);
-        if (task?.message) taskMessage = task.message;
+  try {
+    report('checking', imageRef);
+    counters.imageReads += 1;
+    const image = await findImageOrThrow(ctx.glance, imageRef, deadline.signal);
+    if (options.backend !== undefined && image.diskFormat !== null) {
+      const backend = selectBackend(image.diskFormat, options.backend);
+      if (!needsRbdCopy(backend)) {
+        report('done', image.id, backend.reason);
+        return Object.freeze({ needed: false, imageId: image.id, store, backend, elapsedMs: elapsed(), imageReads: counters.imageReads });
       }
-      return { image: current, watchedTask, task: task?.id === current.importTask ? task : undefined,
-        elapsedMs: clock.now() - waitStarted, wallNowMs: clock.wallNow() };
-    }, acceptors, {
-      deadlineMs: options.timeoutMs - elapsed(),
-      delay: { minDelayMs: options.minPollDelayMs, maxDelayMs: options.maxPollDelayMs },
-      signal, clock, ...(options.random ? { random: options.random } : {}),
-      onPoll: ({ verdict }) => report(phase, image.id, verdict.state === 'retry' ? verdict.note : verdict.state),
+    }
+    const fsid = options.fsid ?? await ctx.localFsid(deadline.signal);
+    const local = { fsid, store, ...(options.poolAllowList ? { poolAllowList: options.poolAllowList } : {}) };
+
+    const job = await runCopyJob(ctx, image, {
+      stores: [store],
+      classify: (current) => {
+        const decision = classifyLocations(current, local);
+        if (decision.kind === 'clonable') return { kind: 'present' };
+        refuseUncopyable(current, decision, store, fsid);
+        return { kind: 'missing' };
+      },
+      requestMode: 'store',
+      timeoutMs: options.timeoutMs, minPollDelayMs: options.minPollDelayMs, maxPollDelayMs: options.maxPollDelayMs,
+      staleLockAfterMs: options.staleLockAfterMs, takeOverExpired: options.takeOverExpired,
+      signal: options.signal, deadline, counters, random: options.random,
+      onProgress: (event) => report(event.phase, image.id, event.note, event.taskMessage),
+      ...(ctx.findLeftover ? { findLeftover: ctx.findLeftover } : {}),
     });
-    if (outcome.state === 'success') return { image: outcome.value, endedAt: (previousReadAt + lastReadAt) / 2 };
-    throw copyWaitError(outcome, store, staleRule);
-  };
-
-  for (let round = 1; ; round += 1) {
-    const decision = classifyLocations(image, local);
-    if (decision.kind === 'clonable') {
-      report('done', image.id, decision.why);
-      return Object.freeze({ needed: true, imageId: image.id, store, copied, joined, elapsedMs: elapsed(), target: decision.target,
-        why: decision.why, imageReads, importRequests });
+    const result = job.results.get(store);
+    if (result === undefined || result.outcome === 'interrupted') {
+      throw new FerryError('FERRY_ABORTED', `stopped waiting for the copy of ${image.id} to ${store}: ${abortReason(options.signal)}`,
+        'A copy Glance already started goes on inside Glance; run the same command again to pick it up.',
+        { imageId: image.id, store, runningInGlance: result?.runningInGlance === true, ...(result?.taskId ? { taskId: result.taskId } : {}) });
     }
-    refuseUncopyable(image, decision, store, fsid);
-    if (round > ENSURE_DEFAULTS.maxRequestRounds * 2) {
-      throw new FerryError('FERRY_COPY_FAILED',
-        `image ${image.id} is still not in store ${store} after ${importRequests} copy requests and ${joined ? 'joining other imports' : 'waiting'}`,
-        'Other imports keep taking the image\'s lock; run ferry again once they are done.', { imageId: image.id, store, importRequests });
+    if (result.outcome === 'failed' || result.outcome === 'skipped') {
+      throw result.error ?? new FerryError('FERRY_COPY_FAILED', result.reason, 'Check glance-api\'s log, then run ferry again.', { imageId: image.id, store });
     }
-
-    if (image.importTask !== undefined) {
-      // Someone else's import holds the lock: wait for it to end, then look again. No request meanwhile.
-      joined = true;
-      report('joining', image.id, `task ${image.importTask}`);
-      ({ image } = await waitOnImage(lockReleasedAcceptors({ ...staleRule, store }), image.importTask, 'joining', 0));
-      continue;
+    const decision = classifyLocations(job.image, local);
+    if (decision.kind !== 'clonable') throw new Error(`ensure: ${store} settled as ${result.outcome} but the image is not clonable`);
+    report('done', image.id, decision.why);
+    return Object.freeze({ needed: true, imageId: image.id, store, copied: result.outcome === 'copied', joined: job.joinedOther,
+      taskId: result.taskId, tookOver: job.tookOver, elapsedMs: elapsed(), target: decision.target, why: decision.why,
+      imageReads: counters.imageReads, importRequests: counters.importRequests });
+  } catch (error) {
+    // A request cut by the deadline (the lookup, the fsid) is a timeout, not an abort.
+    if (deadline.expired() && isFerryError(error, 'FERRY_ABORTED')) {
+      throw timeoutError([store], undefined, options.timeoutMs, { elapsedMs: elapsed(), polls: counters.imageReads }, undefined);
     }
-
-    report('requesting', image.id);
-    importRequests += 1;
-    const requestStarted = clock.now();
-    const answer = await glance.requestCopy(image.id, { stores: [store] }, { signal });
-    ctx.logger.info({ imageId: image.id, store, answer: answer.kind }, 'copy-image requested');
-    if (answer.kind === 'accepted') {
-      const expectedDurationMs = ctx.copyDurations.expectedMs(store, image.size);
-      const waited = await waitOnImage(copyAcceptors(store, { ...staleRule, expectedDurationMs }), undefined, 'copying',
-        ENSURE_DEFAULTS.taskCheckAfterMs);
-      image = waited.image;
-      ctx.copyDurations.record(store, image.size, waited.endedAt - requestStarted);
-      copied = true;
-      continue;
-    }
-    // 400 "already present" (a copy that just ended) or 409 busy (a copy that is running): read again and decide.
-    if (answer.kind === 'busy') joined = true;
-    image = await readImage(image.id);
+    throw error;
+  } finally {
+    deadline.dispose();
   }
+}
+
+function abortReason(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === 'string' ? reason : 'aborted';
 }
 
 /** The cases where a copy cannot help; each throws with what to do instead. */

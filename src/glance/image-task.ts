@@ -22,6 +22,11 @@ export interface GlanceTask {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly expiresAt: string | undefined;
+  /**
+   * The request id of the API call that created the task: the `x-openstack-request-id` of the import's 202. How a
+   * client tells its own task from another's (the 202 carries no task id).
+   */
+  readonly requestId: string | undefined;
   readonly raw: Readonly<Record<string, unknown>>;
 }
 
@@ -43,6 +48,7 @@ const taskWire = z.looseObject({
   created_at: z.string(),
   updated_at: z.string(),
   expires_at: orNull(z.string()).optional(),
+  request_id: orNull(z.string()).optional(),
 });
 
 const taskListWire = z.looseObject({ tasks: z.array(z.unknown()) });
@@ -72,6 +78,7 @@ function taskFromWire(wire: z.output<typeof taskWire>): GlanceTask {
     createdAt: asUtcTimestamp(wire.created_at),
     updatedAt: asUtcTimestamp(wire.updated_at),
     expiresAt: wire.expires_at === null || wire.expires_at === undefined ? undefined : asUtcTimestamp(wire.expires_at),
+    requestId: wire.request_id ?? undefined,
     raw: Object.freeze({ ...wire }),
   });
 }

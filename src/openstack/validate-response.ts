@@ -26,6 +26,7 @@ export function validateResponse<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
+  if (typeof raw === 'string') throw notJson(raw, endpoint);
   const issues = result.error.issues.map((issue) => describeIssue(issue, raw, pathPrefix));
   const [first] = issues;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem(s))` : '';
@@ -39,6 +40,24 @@ export function validateResponse<S extends z.ZodType>(
       + 'run with --debug and report it with the service version.',
     { endpoint, field: first?.path ?? '', issues },
   );
+}
+
+/**
+ * The transport hands back text when an answer is not JSON: an HTML error page from a proxy or load balancer, or a
+ * body cut off or garbled on the way. Name what arrived instead of "expected an object".
+ */
+function notJson(text: string, endpoint: string): FerryError {
+  const trimmed = text.trim();
+  const html = /^<(!doctype|html|head|body|\?xml)/i.test(trimmed) || /<\/(html|body|title)>/i.test(trimmed);
+  const title = html ? /<title>([^<]{1,120})<\/title>/i.exec(trimmed)?.[1]?.trim() : undefined;
+  const what = html ? `an HTML page${title ? ` ("${title}")` : ''}`
+    : /^[[{]/.test(trimmed) ? 'JSON that does not parse (cut off or malformed)' : 'text that is not JSON';
+  const sample = trimmed.slice(0, 80).replace(/\s+/g, ' ');
+  return new FerryError('FERRY_BAD_RESPONSE', `${endpoint}: expected a JSON document, got ${what}: '${sample}${trimmed.length > 80 ? '…' : ''}'`,
+    html ? 'Something other than the service answered (a proxy, a load balancer, or an endpoint URL that points at a web page): '
+      + 'check the endpoint (catalog entry or --*-endpoint) and what sits in front of the service.'
+      : 'The answer was cut off or garbled on the way: retry; if it repeats, check the service and anything between ferry and it.',
+    { endpoint, field: '', received: html ? 'html' : 'text', sample });
 }
 
 function describeIssue(issue: Issue, raw: unknown, prefix: readonly PathKey[]): WireIssue {

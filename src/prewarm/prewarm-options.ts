@@ -25,12 +25,14 @@ export interface PrewarmOptions {
   readonly anyFormat?: boolean;
   /** Plan only: no import request is sent. */
   readonly dryRun?: boolean;
-  /** Deadline of one copy (or one wait on someone else's), ms. */
+  /** Deadline of one image's job (its requests, waits and joins), ms. */
   readonly timeoutMs?: number;
   readonly minPollDelayMs?: number;
   readonly maxPollDelayMs?: number;
   /** A lock whose task has not moved for this long is reported as stuck instead of waited on. */
   readonly staleLockAfterMs?: number;
+  /** Take over import locks Glance would release anyway (see EnsureOptions.takeOverExpired). Default true. */
+  readonly takeOverExpired?: boolean;
   /** Stops new work; copies already running inside Glance go on (the report lists them). */
   readonly signal?: AbortSignal;
   /** The library reports; it never prints. Events are frozen. */
@@ -72,6 +74,7 @@ export interface ResolvedPrewarmOptions {
   readonly minPollDelayMs: number;
   readonly maxPollDelayMs: number;
   readonly staleLockAfterMs: number;
+  readonly takeOverExpired: boolean;
   readonly signal: AbortSignal | undefined;
   readonly onProgress: ((event: PrewarmEvent) => void) | undefined;
   readonly random: (() => number) | undefined;
@@ -116,6 +119,6 @@ export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Re
     throw new FerryError('FERRY_INVALID_OPTION', `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
       'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
   }
-  return Object.freeze({ ...result.data, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
+  return Object.freeze({ ...result.data, takeOverExpired: input.takeOverExpired ?? ENSURE_DEFAULTS.takeOverExpired, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
     signal: input.signal, onProgress: input.onProgress, random: input.random });
 }

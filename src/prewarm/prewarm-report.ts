@@ -1,30 +1,10 @@
 import type { FerryErrorCode } from '../errors/error-table.js';
+import { ITEM_OUTCOMES, type FailureKind, type ItemOutcome } from '../copy/store-copy-result.js';
 import type { NotCopyableReason, PlanState } from './classify-placement.js';
 import type { PlanAction } from './plan-prewarm.js';
 import type { RequestMode } from './prewarm-options.js';
 
-/**
- * How one (image, store) ended:
- * - copied: this run asked Glance and the copy landed;
- * - joined: not there when planned, brought in by an import someone else ran (this run waited for it);
- * - present: already there when planned;
- * - failed: see `failure`;
- * - skipped: not copyable (see `skipReason`);
- * - interrupted: the run was stopped first; `runningInGlance` says whether a copy goes on inside Glance.
- */
-export const ITEM_OUTCOMES = ['copied', 'joined', 'present', 'failed', 'skipped', 'interrupted'] as const;
-export type ItemOutcome = (typeof ITEM_OUTCOMES)[number];
-
-/**
- * Why an item failed: Glance failed the copy (`failed`), rolled it back with another store (`rolled-back`), ended the
- * import without it (`aborted`: a staging quota, a busted lock), a lock stopped moving (`stuck`), the deadline passed
- * (`timeout`), the image was deleted during the run (`image-deleted`), a named image does not exist (`unresolved`),
- * Glance refused the request (`refused`: 403, not active, unknown store), another error (`error`), or imports of
- * others kept taking the image's lock (`gave-up`).
- */
-export const FAILURE_KINDS = ['failed', 'rolled-back', 'aborted', 'stuck', 'timeout', 'image-deleted', 'unresolved', 'refused', 'error',
-  'gave-up'] as const;
-export type FailureKind = (typeof FAILURE_KINDS)[number];
+export { ITEM_OUTCOMES, FAILURE_KINDS, type ItemOutcome, type FailureKind } from '../copy/store-copy-result.js';
 
 export interface PrewarmItemReport {
   /** The image ID; for an unresolved name, the reference as given. */

@@ -22,11 +22,13 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
   const emit = (event: PrewarmEvent): void => options.onProgress?.(event);
   const decided = new Map<string, PrewarmItemReport>();
   const key = (imageId: string, store: string): string => `${imageId}\u0000${store}`;
-  const decide = (item: PlanItem, result: StoreResult | undefined): void => {
+  const decide = (item: PlanItem, withError: StoreResult | undefined): void => {
+    // The coded error stays with the library caller of the engine; a report keeps its code and reason.
+    const outcome = withError === undefined ? { outcome: undefined, reason: item.detail } : withoutError(withError);
     const report: PrewarmItemReport = Object.freeze({ imageId: item.imageId, imageName: item.imageName, store: item.store, planned: item.state,
-      action: item.action, ...(result ?? { outcome: undefined, reason: item.detail }) });
+      action: item.action, ...outcome });
     decided.set(key(item.imageId, item.store), report);
-    if (result !== undefined) emit(Object.freeze({ type: 'item-done', item: report }));
+    if (withError !== undefined) emit(Object.freeze({ type: 'item-done', item: report }));
   };
 
   emit(Object.freeze({ type: 'planned', plan }));
@@ -87,6 +89,10 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
     runningInGlance: runningCopies(items),
     requests: Object.freeze({ ...counters }),
   });
+}
+
+function withoutError({ error: _error, ...rest }: StoreResult): Omit<StoreResult, 'error'> {
+  return rest;
 }
 
 /** Interrupted items whose copy goes on inside Glance, one entry per image and task. */

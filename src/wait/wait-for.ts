@@ -10,6 +10,11 @@ export interface WaitOptions {
   readonly signal?: AbortSignal | undefined;
   readonly clock?: Clock;
   readonly random?: () => number;
+  /**
+   * Sleep this long before the first poll (default 0: poll at once). For a wait whose first answer is known in
+   * advance ("started"), e.g. the first read after an import request. Shortened to fit the deadline like any delay.
+   */
+  readonly firstDelayMs?: number;
   /** Called after every poll with the snapshot's verdict: progress reporting, never decisions. */
   readonly onPoll?: (event: { readonly polls: number; readonly elapsedMs: number; readonly verdict: Verdict<unknown> }) => void;
 }
@@ -45,6 +50,16 @@ export async function waitFor<S, T>(
   const elapsed = (): number => clock.now() - started;
   const ended = (state: 'failure' | 'timeout' | 'aborted', reason: string): WaitOutcome<S, T> =>
     ({ state, reason, ...(last !== undefined ? { last } : {}), seen: { ...seen }, polls, elapsedMs: elapsed() });
+
+  const firstDelay = Math.round(Math.min(options.firstDelayMs ?? 0, options.deadlineMs - policy.deadlineSlackMs));
+  if (firstDelay > 0) {
+    try {
+      await clock.sleep(firstDelay, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) return ended('aborted', abortReason(options.signal));
+      throw error;
+    }
+  }
 
   for (;;) {
     if (options.signal?.aborted) return ended('aborted', abortReason(options.signal));

@@ -163,3 +163,19 @@ export const RECORDED_AUTH = {
     userDomain: { id: 'default' }, project: { name: 'admin', domain: { id: 'default' } } },
   appcred: { method: 'application_credential', authUrl: `${KEYSTONE_ROOT}/v3`, id: recordedAppCredentialId(), secret: '<secret>' },
 } as const satisfies Readonly<Record<string, PasswordAuthConfig | ApplicationCredentialAuthConfig>>;
+
+/**
+ * `GET /v2/images/{id}/tasks` for another image: the recorded task (fixtures/glance/image-tasks.json, whose request_id
+ * is the recorded import-202's x-openstack-request-id) moved to `imageId`, one entry per override (id, status, message,
+ * request_id, input.backend).
+ */
+export function recordedTaskList(imageId: string, overrides: readonly { id: string; status?: string; message?: string; request_id?: string;
+  stores?: readonly string[] }[]): string {
+  const task = (loadExchange('glance', 'image-tasks').body as { tasks: Record<string, unknown>[] }).tasks[0]!;
+  const input = task.input as Record<string, unknown>;
+  return JSON.stringify({ tasks: overrides.map(({ stores, ...fields }) => ({ ...task, image_id: imageId, ...fields,
+    input: { ...input, image_id: imageId, ...(stores ? { backend: stores, import_req: { method: { name: 'copy-image' }, stores } } : {}) } })) });
+}
+
+/** The request id of the recorded import-202: the recorded task's request_id. */
+export const RECORDED_IMPORT_REQUEST_ID = String(loadExchange('glance', 'import-202').headers['x-openstack-request-id']);

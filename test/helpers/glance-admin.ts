@@ -64,11 +64,11 @@ export async function readImage(id: string): Promise<Record<string, unknown>> {
   return (await response.json()) as Record<string, unknown>;
 }
 
-export async function imageTasks(id: string): Promise<{ id: string; status: string; input: { backend?: string[] } }[]> {
+export async function imageTasks(id: string): Promise<{ id: string; status: string; message?: string; request_id?: string; input: { backend?: string[] } }[]> {
   const facts = devcloud();
   const token = await tokenFor('admin');
   const response = await fetch(`${facts.glance.url}/v2/images/${id}/tasks`, { headers: { 'x-auth-token': token, accept: 'application/json' } });
-  return ((await response.json()) as { tasks: { id: string; status: string; input: { backend?: string[] } }[] }).tasks;
+  return ((await response.json()) as { tasks: { id: string; status: string; message?: string; request_id?: string; input: { backend?: string[] } }[] }).tasks;
 }
 
 /** Delete an image (best effort: tests clean up after themselves). */

@@ -1,3 +1,4 @@
+import { FerryError } from '../../src/errors/ferry-error.js';
 import { createGlanceClient, glanceEndpointRoot, type CopyRequestResult, type GlanceClient } from '../../src/glance/glance-client.js';
 import { parseImage } from '../../src/glance/image.js';
 import { parseTask, type GlanceTask } from '../../src/glance/image-task.js';
@@ -22,30 +23,46 @@ export interface ScriptedGlance extends GlanceClient {
   readonly copyRequests: { id: string; stores: readonly string[] | undefined }[];
 }
 
-export function scriptedGlance(script: { images: readonly ImageShape[]; answers?: readonly CopyRequestResult[]; tasks?: readonly Record<string, unknown>[];
+export function scriptedGlance(script: { images: readonly ImageShape[]; answers?: readonly (CopyRequestResult | Error)[];
+  tasks?: readonly Record<string, unknown>[];
+  /** One task list per listImageTasks call (the last repeats); overrides `tasks`. */
+  taskLists?: readonly (readonly Record<string, unknown>[])[];
+  /** Reads (by index of the call, from 0) that fail with this error, or hang until their signal aborts. */
+  readFaults?: Readonly<Record<number, Error | 'hang'>>;
   onRead?: (index: number) => void }): ScriptedGlance {
   const calls = { getImage: 0, requestCopy: 0, listImageTasks: 0 };
   const copyRequests: { id: string; stores: readonly string[] | undefined }[] = [];
-  const read = () => {
-    const index = Math.min(calls.getImage, script.images.length - 1);
+  let snapshot = 0;
+  const read = (signal?: AbortSignal) => {
+    const call = calls.getImage;
     calls.getImage += 1;
+    const fault = script.readFaults?.[call];
+    if (fault === 'hang') {
+      return new Promise<never>((_resolve, reject) => {
+        signal?.addEventListener('abort', () => reject(new FerryError('FERRY_ABORTED', 'GET /v2/images/x was aborted', 'Nothing to do.')), { once: true });
+      });
+    }
+    if (fault !== undefined) return Promise.reject(fault);
+    const index = Math.min(snapshot, script.images.length - 1);
+    snapshot += 1;
     script.onRead?.(index);
     return Promise.resolve(parseImage(imageBody(script.images[index]!)));
   };
   const unused = (): never => { throw new Error('not scripted'); };
   return {
     calls, copyRequests,
-    getImage: () => read(),
-    findImage: () => read(),
+    getImage: (_id, call) => read(call?.signal),
+    findImage: (_id, call) => read(call?.signal),
     requestCopy(id, request) {
       copyRequests.push({ id, stores: request.stores });
       const answer = script.answers?.[Math.min(calls.requestCopy, (script.answers?.length ?? 1) - 1)] ?? { kind: 'accepted', requestId: 'req-1' };
       calls.requestCopy += 1;
-      return Promise.resolve(answer);
+      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
     },
     listImageTasks() {
+      const list = script.taskLists?.[Math.min(calls.listImageTasks, script.taskLists.length - 1)] ?? script.tasks ?? [];
       calls.listImageTasks += 1;
-      return Promise.resolve((script.tasks ?? []).map((raw) => parseTask(raw)) as readonly GlanceTask[]);
+      return Promise.resolve(list.map((raw) => parseTask(raw)) as readonly GlanceTask[]);
     },
     listImages: unused, getStoresInfo: unused, getStoresDetail: unused, getImportInfo: unused,
   };

@@ -19,6 +19,10 @@ export const ensureJsonSchema = z.object({
   seconds: z.number(),
   target: z.object({ fsid: z.string(), pool: z.string(), image: z.string(), snapshot: z.string(), url: z.string() }).nullable(),
   why: z.string(),
+  /** The import task that brought the store (ours or the one joined); null when it was there already. */
+  task: z.string().nullable(),
+  /** The task whose expired import lock ferry made Glance bust (--take-over-expired); null otherwise. */
+  took_over: z.string().nullable(),
   backend: z.object({ backend: z.string(), converted: z.boolean(), reason: z.string() }).optional(),
   image_reads: z.number().int(),
   import_requests: z.number().int(),
@@ -38,7 +42,7 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
     'ferry ensure IMAGE --store site-b --fsid 1c8b72c6-a5a4-4acb-8aac-181c2f242f55 --os-token $T --glance-endpoint http://glance:9292',
   ],
   arguments: [{ name: 'IMAGE', description: 'image ID or unique name', required: true }],
-  options: ['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user'].map(configFlag),
+  options: ['store', 'timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', 'fsid', 'ceph-conf', 'rbd-user'].map(configFlag),
   jsonSchema: ensureJsonSchema,
   async run(ctx) {
     const [imageRef] = ctx.args;
@@ -61,6 +65,7 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
       minPollDelayMs: ctx.config.copy.minPollDelayMs,
       maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
       staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
+      takeOverExpired: ctx.config.copy.takeOverExpired,
       signal: ctx.signal,
       onProgress: (event: CopyProgressEvent) => {
         last = event;
@@ -81,7 +86,7 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
   },
   toJson: (result): EnsureJson => (!result.needed ? {
     image: result.imageId, store: result.store, needed: false, copied: false, joined: false,
-    seconds: Math.round(result.elapsedMs) / 1000, target: null, why: result.backend.reason,
+    seconds: Math.round(result.elapsedMs) / 1000, target: null, why: result.backend.reason, task: null, took_over: null,
     backend: { backend: result.backend.backend, converted: result.backend.converted, reason: result.backend.reason },
     image_reads: result.imageReads, import_requests: 0,
   } : {
@@ -93,6 +98,8 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
     seconds: Math.round(result.elapsedMs) / 1000,
     target: { ...result.target },
     why: result.why,
+    task: result.taskId ?? null,
+    took_over: result.tookOver ?? null,
     image_reads: result.imageReads,
     import_requests: result.importRequests,
   }),

@@ -25,7 +25,7 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
   { name: 'per-store', value: 'N', description: 'images copied into any one store at once (default: the --concurrency value)' },
   { name: 'request-mode', value: 'MODE', description: `image: one import per image naming all its stores; store: one per store (default ${PREWARM_DEFAULTS.requestMode})` },
   { name: 'any-format', description: 'copy non-raw images into rbd stores too (nova clones only raw ones from there)' },
-  ...['timeout', 'poll-interval', 'stale-lock-after'].map(configFlag),
+  ...['timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired'].map(configFlag),
 ];
 
 const list = (value: unknown): readonly string[] => (Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : []);
@@ -72,6 +72,7 @@ export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, '
     // --poll-interval caps the pauses; the floor is prewarm's own (PREWARM_DEFAULTS.minPollDelayMs), not ensure's.
     maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
     staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
+    takeOverExpired: ctx.config.copy.takeOverExpired,
     signal: ctx.signal,
   };
 }

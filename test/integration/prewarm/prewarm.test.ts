@@ -32,9 +32,20 @@ afterAll(async () => {
 }, 300_000);
 
 /** Copy tasks per store of one image, from Glance's own task list. */
-async function copyTasksPerStore(id: string): Promise<Record<string, number>> {
+/**
+ * Copy tasks per store that did work. A task Glance aborted because another import took its lock ("Task was aborted
+ * externally": the lock race between two API workers, reference/glance-multistore.md) wrote nothing and is not
+ * counted; `raced` lists them.
+ */
+async function copyTasksPerStore(id: string, raced: string[] = []): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const task of await imageTasks(id)) for (const store of task.input.backend ?? []) counts[store] = (counts[store] ?? 0) + 1;
+  for (const task of await imageTasks(id)) {
+    if (task.status === 'failure' && /aborted externally/i.test(task.message ?? '')) {
+      raced.push(task.id);
+      continue;
+    }
+    for (const store of task.input.backend ?? []) counts[store] = (counts[store] ?? 0) + 1;
+  }
   return counts;
 }
 
@@ -126,6 +137,7 @@ describe('prewarm against real Glance (central, site-a, site-b, broken)', () => 
       expect(report.items).toHaveLength(40);
       expect(report.counts.failed + report.counts.skipped + report.counts.interrupted).toBe(0);
     }
+    const raced: string[] = [];
     // the two runs overlapped: at least one copy was waited for rather than made
     expect(reports[0]!.counts.joined + reports[1]!.counts.joined).toBeGreaterThan(0);
     for (const id of ids) {
@@ -135,8 +147,10 @@ describe('prewarm against real Glance (central, site-a, site-b, broken)', () => 
         expect(outcomes.filter((o) => o === 'copied'), `${id} ${store}: ${outcomes.join(', ')}`).toHaveLength(1);
         expect(outcomes.every((o) => o === 'copied' || o === 'joined' || o === 'present')).toBe(true);
       }
-      expect(await copyTasksPerStore(id)).toEqual({ 'site-a': 1, 'site-b': 1 });
+      // Glance copied each store once; a task it aborted in the lock race (both clients got 202) wrote nothing.
+      expect(await copyTasksPerStore(id, raced)).toEqual({ 'site-a': 1, 'site-b': 1 });
     }
+    if (raced.length > 0) console.info(`prewarm twice: Glance's lock race aborted ${raced.length} import task(s); each was told apart by its request id`);
   }, 300_000);
 
   it('prewarm: Ctrl-C stops new copies and names those running inside Glance; running it again picks up without copying twice', async () => {

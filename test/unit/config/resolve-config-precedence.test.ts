@@ -136,6 +136,7 @@ describe('resolveConfig precedence', () => {
       pollIntervalMs: CONFIG_DEFAULTS.copy.pollIntervalMs, minPollDelayMs: CONFIG_DEFAULTS.copy.minPollDelayMs,
       maxPollDelayMs: CONFIG_DEFAULTS.copy.pollIntervalMs, timeoutMs: CONFIG_DEFAULTS.copy.timeoutMs,
       staleLockAfterMs: CONFIG_DEFAULTS.copy.staleLockAfterMs,
+      takeOverExpired: CONFIG_DEFAULTS.copy.takeOverExpired,
     });
     expect(config.ceph).toEqual({ pool: 'rbd' });
     expect(config.http).toEqual(CONFIG_DEFAULTS.http);

@@ -42,8 +42,8 @@ describe('copyState', () => {
 
   it('copyState: a processing task that has not moved for longer than the stale rule is stuck', () => {
     const state = copyState(snapshot({ lock: T1, importing: ['site-b'] }, T1, { status: 'processing', updatedAt: '2026-11-21T18:40:00Z' }), 'site-b', rule);
-    expect(state).toEqual({ kind: 'stuck', taskId: T1, ageMs: 20 * 60_000, taskStatus: 'processing',
-      why: `task ${T1} holds the image's import lock but has not moved for 1200 s` });
+    expect(state).toEqual({ kind: 'stuck', taskId: T1, ageMs: 20 * 60_000, taskStatus: 'processing', cause: 'not-moving',
+      releaseAtWallMs: Date.parse('2026-11-21T19:40:00Z'), expired: false, why: `task ${T1} holds the image's import lock but has not moved for 1200 s` });
   });
 
   it('copyState: a processing task that moved recently is copying', () => {

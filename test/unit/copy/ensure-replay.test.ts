@@ -2,7 +2,7 @@ import nock from 'nock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensure } from '../../../src/copy/ensure.js';
 import { createHttpTransport } from '../../../src/openstack/http-transport.js';
-import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, loadTimeline, replay, replaySnapshots,
+import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, loadTimeline, RECORDED_IMPORT_REQUEST_ID, recordedTaskList, replay, replaySnapshots,
   timelineImageId, tokenExchange, type RecordedTimeline, type TimelineFixture } from '../../helpers/fixtures.js';
 import { wireCopyContext } from '../../helpers/scripted-glance.js';
 
@@ -61,6 +61,19 @@ function siteBFsid(): string {
 
 const random = (): number => 0.5;
 
+/** The task the timeline's import created (the lock it shows). */
+function lockOf(timeline: RecordedTimeline): string {
+  return String(timeline.snapshots.find((snapshot) => snapshot.body.os_glance_import_task !== undefined)?.body.os_glance_import_task);
+}
+
+/** Once the lock is gone ensure() reads the image's tasks to find its own (by the 202's request id). */
+function ownTask(scope: nock.Scope, timeline: RecordedTimeline, status: 'success' | 'failure'): nock.Scope {
+  const message = status === 'success' ? 'Copied 32 MiB' : 'Task failed due to Internal Error';
+  return scope.get(`/v2/images/${timelineImageId(timeline)}/tasks`).reply(200,
+    recordedTaskList(timelineImageId(timeline), [{ id: lockOf(timeline), status, message, request_id: RECORDED_IMPORT_REQUEST_ID, stores: timeline.store }]),
+    { 'content-type': 'application/json' });
+}
+
 describe('ensure: replaying recorded Glance timelines', () => {
   it.each<{ fixture: TimelineFixture; oldFailure: string | undefined }>([
     { fixture: 'timeline-success', oldFailure: undefined },
@@ -71,10 +84,10 @@ describe('ensure: replaying recorded Glance timelines', () => {
     const store = timeline.store[0]!;
     const fsid = fsidOfLocation(timeline, store);
     const { ctx, count } = stack(fsid);
-    const glance = replaySnapshots(replayUpToImport(ctx.clock, timeline), timeline);
+    const glance = ownTask(replaySnapshots(replayUpToImport(ctx.clock, timeline), timeline), timeline, 'success');
     const result = await ensure(ctx, timelineImageId(timeline), { store, random });
     const id = timelineImageId(timeline);
-    expect(result).toMatchObject({ imageId: id, store, copied: true, joined: false, importRequests: 1,
+    expect(result).toMatchObject({ imageId: id, store, copied: true, joined: false, importRequests: 1, taskId: lockOf(timeline),
       imageReads: 1 + timeline.snapshots.length,
       target: { fsid, pool: 'images', image: id, snapshot: 'snap', url: `rbd://${fsid}/images/${id}/snap` } });
     expect(count).toEqual({ tokenPosts: 1, imageGets: 1 + timeline.snapshots.length, importPosts: 1 });
@@ -97,7 +110,7 @@ describe('ensure: replaying recorded Glance timelines', () => {
     expect(timeline.snapshots[0]!.body.os_glance_failed_import || undefined).toBe(oldFailure);
     const store = timeline.store[0]!;
     const { ctx, count } = stack(siteBFsid());
-    const glance = replaySnapshots(replayUpToImport(ctx.clock, timeline), timeline);
+    const glance = ownTask(replaySnapshots(replayUpToImport(ctx.clock, timeline), timeline), timeline, 'failure');
     await expect(ensure(ctx, timelineImageId(timeline), { store, random })).rejects.toMatchObject({
       code: 'FERRY_COPY_FAILED', message: expect.stringMatching(reason) as unknown,
       details: { outcome, store, imageId: timelineImageId(timeline), polls: timeline.snapshots.length } });

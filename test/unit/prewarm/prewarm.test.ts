@@ -44,7 +44,8 @@ describe('prewarm outcomes', () => {
     expect(report.items[0]).toMatchObject({ planned: 'missing', action: 'copy', taskId: T1 });
     expect(report.counts).toMatchObject({ copied: 2, failed: 0 });
     // no read before the request (the plan's snapshot serves), then polls until the lock goes
-    expect(report.requests).toEqual({ imageReads: 5, importRequests: 1, taskReads: 0 });
+    // one task read after the import: was the task that copied ours (its request id)?
+    expect(report.requests).toEqual({ imageReads: 5, importRequests: 1, taskReads: 1 });
     expect(report.aborted).toBe(false);
   });
 
@@ -57,7 +58,12 @@ describe('prewarm outcomes', () => {
       if (event.type === 'job-done' && event.imageId === A) aDone = { sleeps: ctx.clock.sleeps.length, at: ctx.clock.now() };
     } });
     expect(ctx.clock.sleeps[0]).toBe(500); // nothing learnt yet: half the size-based guess
-    expect(ctx.clock.sleeps[aDone!.sleeps]).toBe(Math.round((aDone!.at - aRequested) * 0.75));
+    // A's import is learnt as ending midway between its last two reads (not when the run noticed it): each sleep of
+    // A's wait precedes one read, so the end lies half of the last sleep before the read that saw it.
+    const aSleeps = ctx.clock.sleeps.slice(0, aDone!.sleeps);
+    const noticed = aSleeps.reduce((sum, ms) => sum + ms, 0);
+    expect(aDone!.at - aRequested).toBe(noticed);
+    expect(ctx.clock.sleeps[aDone!.sleeps]).toBe(Math.round((noticed - aSleeps.at(-1)! / 2) * 0.75));
   });
 
   it('prewarm: already there — present stores cost no request and no job', async () => {
@@ -204,7 +210,9 @@ describe('prewarm outcomes', () => {
   it('prewarm: a lock held by a task that ended long ago is reported as stuck, not waited on', async () => {
     const task = { id: T9, type: 'api_image_import', status: 'failure', message: '', input: { backend: ['site-a'] },
       created_at: '2026-11-21T10:00:00Z', updated_at: '2026-11-21T10:00:01Z' };
-    const { result } = run({ [A]: { reads: [{ stores: ['central'], lock: T9, importing: ['site-a'] }], tasks: [task] } }, ['site-a']);
+    // Ended 2 h ago: Glance would bust it, but taking over is turned off here.
+    const { result } = run({ [A]: { reads: [{ stores: ['central'], lock: T9, importing: ['site-a'] }], tasks: [task] } }, ['site-a'],
+      { takeOverExpired: false });
     const report = await result;
     expect(report.items[0]).toMatchObject({ outcome: 'failed', failure: 'stuck', code: 'FERRY_COPY_STUCK', taskId: T9 });
   });

@@ -1,0 +1,140 @@
+import { FerryError } from '../errors/ferry-error.js';
+import type { GlanceImage } from '../glance/image.js';
+import type { GlanceTask } from '../glance/image-task.js';
+import type { CopySnapshot } from './copy-snapshot.js';
+import type { CopyState } from './copy-state.js';
+
+// Every way a copy job can fail, as the coded error an operator can act on. Pure: the engine decides, these only
+// word it. No hint promises what the code does not do.
+
+type Stuck = Extract<CopyState, { kind: 'stuck' }>;
+
+/** What the waiter saw, for `details` (never headers or tokens). */
+export interface WaitSeen {
+  readonly seen?: Readonly<Record<string, number>>;
+  readonly polls?: number;
+  readonly elapsedMs: number;
+}
+
+function lists(image: GlanceImage | undefined): Record<string, unknown> {
+  return image ? { stores: image.stores, importing: image.importingTo, failed: image.failedImport, lock: image.importTask } : {};
+}
+
+function baseDetails(stores: readonly string[], image: GlanceImage | undefined, waited: WaitSeen): Record<string, unknown> {
+  return { store: stores.join(','), imageId: image?.id, seen: waited.seen ?? {}, polls: waited.polls ?? 0,
+    elapsedMs: Math.round(waited.elapsedMs), last: lists(image) };
+}
+
+export function stuckError(state: Stuck, stores: readonly string[], snapshot: CopySnapshot, takeOverExpired: boolean, waited: WaitSeen): FerryError {
+  const id = snapshot.image.id;
+  const releaseAt = new Date(state.releaseAtWallMs).toISOString();
+  const why = {
+    'finished-holding': 'Its task has ended, yet Glance kept the lock (it does so when an import named a store twice).',
+    'glance-restarted': 'glance-api was restarted while it ran; Glance never cleans such a lock up by itself.',
+    'not-moving': 'The copy is not progressing (a crashed or wedged glance-api worker).',
+    'missing-task': 'A failed import request left it behind.',
+  }[state.cause];
+  const next = state.expired
+    ? (takeOverExpired
+      ? 'Glance would release it on the next import; run ferry again to take it over.'
+      : 'Glance releases it on the next import: run again with --take-over-expired (the default) to let ferry do that.')
+    : `Glance refuses new imports of this image until ${releaseAt} (60 min after the task last moved; 120 min if pending)`
+      + (takeOverExpired ? '; from then on ferry takes the lock over by itself: run the same command again after that time.'
+        : '; after that, run ferry with --take-over-expired to take it over.');
+  return new FerryError('FERRY_COPY_STUCK',
+    `${state.why} (last moved ${Math.round(state.ageMs / 1000)} s ago): the copy of ${id} to ${stores.join(', ')} cannot finish`,
+    `${why} ${next} See the task with GET /v2/images/${id}/tasks.`,
+    { ...baseDetails(stores, snapshot.image, waited), taskId: state.taskId, taskAgeSeconds: Math.round(state.ageMs / 1000),
+      taskStatus: state.taskStatus, cause: state.cause, releaseAt, expired: state.expired, taskMessage: snapshot.task?.message,
+      outcome: 'stuck' });
+}
+
+export function timeoutError(stores: readonly string[], image: GlanceImage | undefined, timeoutMs: number, waited: WaitSeen,
+  taskMessage: string | undefined): FerryError {
+  const id = image?.id ?? 'the image';
+  const running = image?.importTask !== undefined;
+  return new FerryError('FERRY_COPY_TIMEOUT',
+    `the copy of ${id} to ${stores.join(', ')} did not finish within ${Math.round(timeoutMs / 1000)} s `
+    + `(${waited.polls ?? 0} reads; last: ${describeLists(image)})`,
+    running ? `Import task ${image.importTask} goes on inside Glance: run the same command again later to pick it up, or allow more time (--timeout).`
+      : 'Glance did not answer in time. Check glance-api (and its log), then run the same command again; allow more time with --timeout.',
+    { ...baseDetails(stores, image, waited), timeoutMs, taskMessage, runningInGlance: running, outcome: 'timeout',
+      ...(running ? { taskId: image.importTask } : {}) });
+}
+
+export function unconfirmedError(stores: readonly string[], imageId: string, cause: FerryError, timeoutMs: number): FerryError {
+  return new FerryError('FERRY_COPY_UNCONFIRMED',
+    `the copy request for ${imageId} to ${stores.join(', ')} was sent, but its answer was lost (${cause.message}), `
+    + `and Glance did not answer again within ${Math.round(timeoutMs / 1000)} s`,
+    'The copy may be running inside Glance. Once Glance answers again, run the same command: it joins a copy that runs, '
+    + 'and requests one if none does.',
+    { store: stores.join(','), imageId, cause: cause.code, causeMessage: cause.message, outcome: 'timeout', runningInGlance: true },
+    { cause });
+}
+
+/** Where a leftover RBD image was found in the target store's pool (rbd info said it exists). */
+export interface Leftover {
+  readonly pool: string;
+  readonly image: string;
+  readonly cephConf: string;
+  readonly user: string | undefined;
+}
+
+export type FailedKind = 'failed' | 'rolled-back' | 'aborted';
+
+export function failedError(kind: FailedKind, store: string, image: GlanceImage, task: GlanceTask | undefined, failedStores: readonly string[],
+  leftover: Leftover | undefined, waited: WaitSeen): FerryError {
+  const details = { ...baseDetails([store], image, waited), outcome: kind, taskId: task?.id, taskStatus: task?.status, taskMessage: task?.message };
+  const said = task?.message ? ` (task ${task.id}: "${task.message}")` : '';
+  if (leftover !== undefined) {
+    const rbd = `rbd -c ${leftover.cephConf}${leftover.user ? ` --id ${leftover.user}` : ''}`;
+    return new FerryError('FERRY_COPY_TARGET_EXISTS',
+      `Glance cannot copy ${image.id} to ${store}: the pool already holds an RBD image ${leftover.pool}/${leftover.image} that no Glance `
+      + `location points to (a partial copy left by a crash)${said}`,
+      `Every copy to ${store} fails until it is removed. Check that nothing was cloned from it (${rbd} children --all `
+      + `${leftover.pool}/${leftover.image}@snap, and ${rbd} snap ls ${leftover.pool}/${leftover.image}), remove it `
+      + `(${rbd} snap purge ${leftover.pool}/${leftover.image}; ${rbd} rm ${leftover.pool}/${leftover.image}), then run ferry again.`,
+      { ...details, pool: leftover.pool, rbdImage: leftover.image });
+  }
+  const message = `${failedReason(kind, store, failedStores)} (image ${image.id})${said}`;
+  switch (kind) {
+    case 'failed':
+      return new FerryError('FERRY_COPY_FAILED', message,
+        'Glance records the cause only in its log: check glance-api\'s log for the task (full store, Ceph down or slow, permissions, '
+        + 'or a leftover RBD image of the same name in the target pool — ferry checks for one when it knows the local ceph.conf), '
+        + 'fix it, then run ferry again: a new attempt clears the failure.', details);
+    case 'rolled-back':
+      return new FerryError('FERRY_COPY_FAILED', message,
+        'Another store of that import failed, and Glance undid the others (all_stores_must_succeed). Run ferry again: it copies to '
+        + `${store} alone.`, details);
+    case 'aborted':
+      return new FerryError('FERRY_COPY_FAILED', message,
+        'Check glance-api\'s log for the import task, then run ferry again.', details);
+  }
+}
+
+/** What happened to one store, in a few words (a batch report's reason; the error message adds the image and task). */
+export function failedReason(kind: FailedKind, store: string, failedStores: readonly string[]): string {
+  switch (kind) {
+    case 'failed':
+      return `Glance reports the copy to ${store} failed`;
+    case 'rolled-back':
+      return `the copy to ${store} was rolled back because ${failedStores.join(', ')} failed in the same import`;
+    case 'aborted':
+      return `the import ended without ${store} in stores or failed stores (aborted, e.g. by a staging quota, or its lock was taken over)`;
+  }
+}
+
+export function gaveUpError(stores: readonly string[], imageId: string, importRequests: number, joined: boolean): FerryError {
+  return new FerryError('FERRY_COPY_FAILED',
+    `image ${imageId} is still not in ${stores.join(', ')} after ${importRequests} copy requests and ${joined ? 'joining other imports' : 'waiting'}`,
+    'Other imports keep taking the image\'s lock; run ferry again once they are done.',
+    { imageId, store: stores.join(','), importRequests, outcome: 'gave-up' });
+}
+
+export function describeLists(image: GlanceImage | undefined): string {
+  if (image === undefined) return 'no answer';
+  const show = (value: readonly string[] | string | undefined): string =>
+    (typeof value === 'string' ? value : value && value.length > 0 ? value.join(',') : '-');
+  return `stores=${show(image.stores)} importing=${show(image.importingTo)} failed=${show(image.failedImport)} lock=${show(image.importTask)}`;
+}
