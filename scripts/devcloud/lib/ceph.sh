@@ -195,6 +195,9 @@ ceph_osd_restart() {
   dir=$(ceph_dir "$site")
   conf=$(ceph_conf "$site")
   stop_service "ceph-$site-osd" 50
+  # The mon still has the crashed OSD as up at its old address until told otherwise; a client that gets that map
+  # waits on the dead address (the first rbd ls took 8 s). Marking it down first lets the boot be seen at once.
+  timeout 10 ceph -c "$conf" osd down 0 >/dev/null 2>&1 || true
   echo "== start osd.0 of $site"
   start_daemon "ceph-$site-osd" "$dir/log/osd.out" ceph-osd -c "$conf" -i 0 -f
   for ((i = 0; ; i++)); do

@@ -197,6 +197,8 @@ stop_service() {
     return 0
   fi
   kill "-$signal" -- "-$pid" 2>/dev/null || true
+  # a stopped (SIGSTOP) process acts on the signal only once continued
+  kill -CONT -- "-$pid" 2>/dev/null || true
   for ((i = 0; i < grace_ds; i++)); do
     [[ -z $(group_members "$pid") ]] && break
     sleep 0.1
@@ -294,6 +296,11 @@ service_state() {
   fi
   if ! pid_ours "$pid"; then
     printf 'down\tpid %s is not a devcloud process any more\n' "$pid"
+    return
+  fi
+  # Without its mon an OSD cannot answer; say so without waiting for the rbd check to time out.
+  if [[ $name == ceph-*-osd ]] && ! port_open "$(ceph_port "$(site_of "$name")")"; then
+    printf 'unhealthy\tpid %s runs but its mon (ceph-%s-mon) does not accept connections\n' "$pid" "$(site_of "$name")"
     return
   fi
   if service_healthy "$name"; then
