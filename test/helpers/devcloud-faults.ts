@@ -110,6 +110,19 @@ export function errorOf(run: ChildRun): { code?: string; message?: string; hint?
   return (run.json.error ?? {});
 }
 
+/**
+ * A FERRY_COPY_STUCK error's diagnosis: the lock's task, its age and when Glance releases the lock. From `details`
+ * when the JSON carries them, else from the message and hint the operator reads (the CLI's JSON error document has
+ * code, message and hint; details are optional).
+ */
+export function stuckDiagnosis(error: ReturnType<typeof errorOf>): { text: string; releaseAt: number; ageSeconds: number | undefined } {
+  const text = `${error.message ?? ''} ${error.hint ?? ''}`;
+  const fromDetails = error.details?.releaseAt;
+  const iso = typeof fromDetails === 'string' ? fromDetails : /\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z/.exec(text)?.[0];
+  const age = error.details?.taskAgeSeconds ?? /last moved (\d+) s ago/.exec(text)?.[1];
+  return { text, releaseAt: iso === undefined ? Number.NaN : Date.parse(iso), ageSeconds: age === undefined ? undefined : Number(age) };
+}
+
 /** What must survive any fault: the image's location in `central` (a file store) and its checksum. */
 export interface OriginalCopy {
   readonly id: string;

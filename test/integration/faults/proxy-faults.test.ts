@@ -104,7 +104,7 @@ describe('faults between ferry and Glance (through a fault proxy)', () => {
     expect(run.code, `${JSON.stringify(run.json)}\n${describeLog()}`).toBe(34);
     const error = run.json.error as { code: string; message: string; hint: string };
     expect(error.code).toBe('FERRY_COPY_UNCONFIRMED');
-    expect(error.message).toMatch(/may (be|still be) running/i);
+    expect(`${error.message} ${error.hint}`).toMatch(/may (be|still be) running/i);
     expect(`${error.message} ${error.hint}`).toMatch(/re-?run|again/i);
     expect(`${error.message} ${error.hint}`).toMatch(/join/i);
     expect(run.wallMs).toBeLessThan(12_000);
