@@ -58,6 +58,8 @@ export interface ChildRun {
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** When it was spawned (epoch ms). */
+  readonly startedAt: number;
   /** From spawn to exit. */
   readonly wallMs: number;
   /** stdout as JSON ({} when it is not). */
@@ -100,7 +102,7 @@ export function ferryChild(args: readonly string[], options: FerryChildOptions =
       } catch {
         // not JSON: the test's own assertions say what was expected
       }
-      resolve({ code, signal, stdout, stderr, wallMs: Date.now() - started, json });
+      resolve({ code, signal, stdout, stderr, startedAt: started, wallMs: Date.now() - started, json });
     });
   });
 }

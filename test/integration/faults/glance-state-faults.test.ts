@@ -80,7 +80,7 @@ describe('Glance and Ceph state faults', () => {
     await cloud.close();
   });
 
-  it('a lock left by someone else\'s duplicate-store import → FERRY_COPY_STUCK (32) within 20 s; aged past 60 min → ferry takes it over, exit 0', async () => {
+  it('a lock left by someone else\'s duplicate-store import → FERRY_COPY_STUCK (32) within ~20 s; aged past 60 min → ferry takes it over, exit 0', async () => {
     const id = await image('dup-lock');
     const before = await originalCopy(id);
     const raw = await rawImport(id, ['site-b', 'site-b']);
@@ -100,7 +100,8 @@ describe('Glance and Ceph state faults', () => {
     const diagnosis = stuckDiagnosis(error);
     expect(diagnosis.text).toContain(task);
     expect(diagnosis.releaseAt).toBeGreaterThan(Date.now());
-    expect(stuck.wallMs).toBeLessThan(20_000);
+    // Glance's task ended but its lock stays: ferry gives such a lock about 20 s before it calls it stuck
+    expect(stuck.wallMs).toBeLessThan(25_000);
 
     faults.ageTask(task, 61);
     const again = await ensure(id, ['--timeout', '120']);
