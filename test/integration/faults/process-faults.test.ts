@@ -60,7 +60,8 @@ describe('process faults during a copy', () => {
       expect(diagnosis.ageSeconds).toBeGreaterThanOrEqual(0);
       // promptly once Glance is back: seconds, not the 300 s --timeout
       expect(Date.now() - upAt).toBeLessThan(30_000);
-      expect(run.wallMs).toBeLessThan(Date.now() - killedAt + 60_000);
+      // and long before its --timeout of 300 s
+      expect(Date.now() - killedAt).toBeLessThan(90_000);
       expect(await lostSince(before)).toEqual([]);
       expect((await readImage(id)).os_glance_import_task).toBe(task);
 
