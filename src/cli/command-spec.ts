@@ -48,6 +48,8 @@ export interface CommandContext {
   readonly json: boolean;
   /** Reads a file named on the command line (FILE arguments); injectable for tests. */
   readFile(path: string): string;
+  /** Time the process has spent since it started (0 in-process): `--timeout` counts from the command's start. */
+  spentMs(): number;
 }
 
 /** One CLI command: parse → call the library → return a typed report. Rendering lives in cli/render/. */

@@ -27,6 +27,8 @@ async function main(): Promise<void> {
     signal: controller.signal,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
+    // performance.now() counts from the process's start (its timeOrigin).
+    startupMs: () => performance.now(),
   });
   process.exitCode = controller.signal.aborted && code !== 0 ? 130 : code;
 }

@@ -27,6 +27,8 @@ export interface CliIo {
   /** Injectable for tests; default connects to the configured cloud. */
   readonly connect?: (config: FerryConfig, logger: Logger) => Promise<Cloud>;
   readonly readFile?: (path: string) => string;
+  /** How long the process ran before the command (start-up): a command's deadline counts from the process start. */
+  readonly startupMs?: () => number;
 }
 
 export const VERSION = '0.1.0';
@@ -83,6 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Lines that stay: above the live area on a TTY; plain on stderr otherwise (stdout stays the report's).
       notice: (line) => (live ? progress.log(line) : write(io.stderr, line)),
       readFile: io.readFile ?? ((path) => readFileSync(path, 'utf8')),
+      spentMs: io.startupMs ?? (() => 0),
       connect: async () => {
         cloud ??= await (io.connect ?? connectCloud)(config, logger);
         return cloud;

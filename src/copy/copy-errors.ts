@@ -49,9 +49,10 @@ export function stuckError(state: Stuck, stores: readonly string[], snapshot: Co
       outcome: 'stuck' });
 }
 
-export function timeoutError(stores: readonly string[], image: GlanceImage | undefined, timeoutMs: number, waited: WaitSeen,
+export function timeoutError(stores: readonly string[], imageOrRef: GlanceImage | string, timeoutMs: number, waited: WaitSeen,
   taskMessage: string | undefined): FerryError {
-  const id = image?.id ?? 'the image';
+  const image = typeof imageOrRef === 'string' ? undefined : imageOrRef;
+  const id = typeof imageOrRef === 'string' ? imageOrRef : imageOrRef.id;
   const running = image?.importTask !== undefined;
   return new FerryError('FERRY_COPY_TIMEOUT',
     `the copy of ${id} to ${stores.join(', ')} did not finish within ${Math.round(timeoutMs / 1000)} s `

@@ -104,7 +104,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
   } catch (error) {
     // A request cut by the deadline (the lookup, the fsid) is a timeout, not an abort.
     if (deadline.expired() && isFerryError(error, 'FERRY_ABORTED')) {
-      throw timeoutError([store], undefined, options.timeoutMs, { elapsedMs: elapsed(), polls: counters.imageReads }, undefined);
+      throw timeoutError([store], imageRef, options.timeoutMs, { elapsedMs: elapsed(), polls: counters.imageReads }, undefined);
     }
     throw error;
   } finally {

@@ -133,18 +133,18 @@ ceph_bootstrap() {
 
 # Start the mon of an existing (or just created) cluster and wait until it answers.
 ceph_mon_start() {
-  local site=$1 dir conf i
+  local site=$1 dir conf deadline
   dir=$(ceph_dir "$site")
   conf=$(ceph_conf "$site")
   start_daemon "ceph-$site-mon" "$dir/log/mon.out" ceph-mon -c "$conf" -i "$site" -f
-  for ((i = 0; ; i++)); do
-    timeout 10 ceph -c "$conf" --connect-timeout 5 mon stat >/dev/null 2>&1 && break
+  deadline=$((SECONDS + 30))
+  until timeout 10 ceph -c "$conf" --connect-timeout 5 mon stat >/dev/null 2>&1; do
     pid_alive "$(read_pid "ceph-$site-mon")" || {
       echo "ceph-mon of $site exited; see $dir/log/mon.$site.log"
       return 1
     }
-    ((i < 100)) || {
-      echo "mon did not answer within 20 s"
+    ((SECONDS < deadline)) || {
+      echo "mon did not answer within 30 s"
       return 1
     }
     sleep 0.2
@@ -175,9 +175,10 @@ ceph_mon_restart() {
 # Restart job of up for an OSD that is not healthy. One that still runs may only have lost its mon (restarted just
 # before): give it 15 s to answer again before restarting it.
 ceph_osd_ensure() {
-  local site=$1 pid i
+  local site=$1 pid deadline
   if pid=$(read_pid "ceph-$site-osd") && pid_alive "$pid" && pid_ours "$pid"; then
-    for ((i = 0; i < 30; i++)); do
+    deadline=$((SECONDS + 15))
+    while ((SECONDS < deadline)); do
       ceph_cluster_healthy "$site" && {
         echo "== osd.0 of $site answers again (pid $pid kept)"
         return 0
@@ -191,7 +192,7 @@ ceph_osd_ensure() {
 
 # The OSD answers once the mon has marked it up again; rbd ls as client.glance proves mon, OSD and cephx.
 ceph_osd_restart() {
-  local site=$1 dir conf i
+  local site=$1 dir conf deadline
   dir=$(ceph_dir "$site")
   conf=$(ceph_conf "$site")
   stop_service "ceph-$site-osd" 50
@@ -200,14 +201,17 @@ ceph_osd_restart() {
   timeout 10 ceph -c "$conf" osd down 0 >/dev/null 2>&1 || true
   echo "== start osd.0 of $site"
   start_daemon "ceph-$site-osd" "$dir/log/osd.out" ceph-osd -c "$conf" -i 0 -f
-  for ((i = 0; ; i++)); do
-    ceph_cluster_healthy "$site" && break
+  # Bounded by the clock: one rbd ls may itself take up to 8 s.
+  deadline=$((SECONDS + 60))
+  until ceph_cluster_healthy "$site"; do
     pid_alive "$(read_pid "ceph-$site-osd")" || {
       echo "ceph-osd of $site exited; see $dir/log/osd.0.log"
       return 1
     }
-    ((i < 120)) || {
-      echo "rbd ls images on $site did not work within 60 s of the OSD start"
+    ((SECONDS < deadline)) || {
+      echo "rbd ls images on $site did not work within 60 s of the OSD start (see $dir/log/osd.0.log)"
+      grep -q '^osd_objectstore = memstore' "$conf" &&
+        echo "this cluster was made by an older up with a memstore OSD, which comes back empty after a crash and hangs every op; reset with scripts/devcloud/down --purge, then up"
       return 1
     }
     sleep 0.5

@@ -278,7 +278,8 @@ service_healthy() {
     placement) [[ $(http_code "$PLACEMENT_URL/") == 200 ]] ;;
     postgres) postgres_healthy ;;
     ceph-*-mon) port_open "$(ceph_port "$(site_of "$name")")" ;;
-    ceph-*-osd) ceph_cluster_healthy "$(site_of "$name")" ;;
+    # without its mon rbd would only time out (8 s)
+    ceph-*-osd) port_open "$(ceph_port "$(site_of "$name")")" && ceph_cluster_healthy "$(site_of "$name")" ;;
   esac
 }
 

@@ -60,7 +60,7 @@ postgres_start() {
     -c listen_addresses="$HOST" -p "$POSTGRES_PORT" -c unix_socket_directories= -c fsync=off \
     -c synchronous_commit=off -c full_page_writes=off -c max_connections=100 -c shared_buffers=32MB
   for ((i = 0; i < 150; i++)); do
-    "$PG_BIN/pg_isready" -q -h "$HOST" -p "$POSTGRES_PORT" && break
+    "$PG_BIN/pg_isready" -q -t 1 -h "$HOST" -p "$POSTGRES_PORT" && break
     pid_alive "$(read_pid postgres)" || {
       cat "$PG_DIR/postgres.out" >&2
       return 1

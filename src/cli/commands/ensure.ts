@@ -61,7 +61,8 @@ export const ensureCommand: CommandSpec<EnsureOutcome> = {
     tick.unref();
     const options = {
       store,
-      timeoutMs: ctx.config.copy.timeoutMs,
+      // --timeout counts from the command's start: what start-up and configuration took is already spent.
+      timeoutMs: Math.max(1_000, Math.round(ctx.config.copy.timeoutMs - ctx.spentMs())),
       minPollDelayMs: ctx.config.copy.minPollDelayMs,
       maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
       staleLockAfterMs: ctx.config.copy.staleLockAfterMs,

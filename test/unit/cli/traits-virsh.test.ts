@@ -103,6 +103,7 @@ function context(flags: Record<string, FlagValue>): CommandContext {
     config: resolveConfig({ flags: {}, env: {}, cwd: process.cwd(), homeDir: '/nonexistent' }),
     progress: { update: () => undefined, log: () => undefined, clear: () => undefined },
     readFile: () => { throw new Error('no file should be read with --virsh'); },
+    spentMs: () => 0,
     connect: () => Promise.reject(new Error('ferry traits must not connect to a cloud')),
   };
 }
