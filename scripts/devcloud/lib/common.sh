@@ -49,6 +49,8 @@ GLANCE_DB_PASSWORD=${FERRY_DEVCLOUD_GLANCE_DB_PASSWORD:-ferry-glance-db-pass}
 # Glance's PostgreSQL cluster lives outside the state dir (postgres.sh says why); its name follows the state dir.
 PG_BIN=$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)
 PG_DIR=/var/tmp/ferry-devcloud-pg.$(printf '%s' "$DEVCLOUD_DIR" | cksum | cut -d' ' -f1)
+# Serialises up runs on one state dir (outside it: a first start deletes the state dir).
+UP_LOCK=/var/tmp/ferry-devcloud-up.$(printf '%s' "$DEVCLOUD_DIR" | cksum | cut -d' ' -f1).lock
 
 # Stop order matters for Ceph: an OSD stopped after its mon waits ~5 s trying to report its shutdown.
 SERVICES=(keystone glance postgres placement ceph-site-a-osd ceph-site-b-osd ceph-site-a-mon ceph-site-b-mon)
@@ -245,7 +247,8 @@ start_daemon() {
   mkdir -p "$PID_DIR"
   rm -f "$PID_DIR/$name.pid"
   # shellcheck disable=SC2016 # $$ and $@ belong to the inner sh
-  setsid sh -c 'echo $$ > "$0"; exec "$@"' "$PID_DIR/$name.pid" "$@" </dev/null >"$out" 2>&1 &
+  # 9>&-: the daemon must not inherit up's lock (UP_LOCK), or it would hold it for its whole life
+  setsid sh -c 'echo $$ > "$0"; exec "$@"' "$PID_DIR/$name.pid" "$@" </dev/null >"$out" 2>&1 9>&- &
   for ((i = 0; i < 100; i++)); do
     [[ -s $PID_DIR/$name.pid ]] && return 0
     sleep 0.02
@@ -329,6 +332,26 @@ ports_line() {
 
 postgres_healthy() { [[ -n $PG_BIN ]] && "$PG_BIN/pg_isready" -q -t 2 -h "$HOST" -p "$POSTGRES_PORT"; }
 
+# restart_unless_recovers NAME SECONDS CMD...: a service that runs but failed its health check (a glance-api whose
+# workers are all busy in a slow librbd call, a keystone on a loaded machine) gets SECONDS to answer again before CMD
+# restarts it, so that a blip does not kill the work in flight. A service that is not running is started at once.
+restart_unless_recovers() {
+  local name=$1 seconds=$2 pid deadline
+  shift 2
+  if pid=$(read_pid "$name") && pid_alive "$pid" && pid_ours "$pid"; then
+    deadline=$((SECONDS + seconds))
+    while ((SECONDS < deadline)); do
+      if service_healthy "$name"; then
+        echo "== $name answers again (pid $pid kept)"
+        return 0
+      fi
+      sleep 1
+    done
+    echo "== $name runs (pid $pid) but still does not answer after $seconds s: restarting it"
+  fi
+  "$@"
+}
+
 # wait_http SERVICE URL SECONDS: bounded wait for a 200, failing early if the daemon died.
 wait_http() {
   local name=$1 url=$2 seconds=$3 pid deadline
@@ -377,9 +400,12 @@ json_str() {
 # Services are never started by this script's install: where no policy-rc.d forbids it, Debian starts its own
 # keystone (port 5000) and glance-api (9292), which do not collide with the devcloud ports.
 ensure_packages() {
-  local p missing=() sudo=()
+  local p missing=() sudo=() installed
+  # one dpkg-query for all packages (one per package cost ≈ 1 s of a no-op up on a loaded machine)
+  installed=" $(dpkg-query -W -f='${Package} ${Status}\n' "${DEVCLOUD_PACKAGES[@]}" 2>/dev/null |
+    awk '$NF == "installed" && $(NF-1) == "ok" {print $1}' | tr '\n' ' ' || true)"
   for p in "${DEVCLOUD_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    [[ $installed == *" $p "* ]] || missing+=("$p")
   done
   ((${#missing[@]} == 0)) && return 0
   if ((EUID != 0)); then

@@ -33,21 +33,26 @@ service_token_roles_required = true
 EOF
 }
 
+placement_start() {
+  placement_write_conf
+  placement_start_daemon
+}
+
 # Placement reads its config only from OS_PLACEMENT_CONFIG_DIR and ignores everything after "--" (the app parses an
 # empty argv). The "-- --config-dir DIR" below is therefore inert: it is there so that the command line names the
 # state dir, which is how down and status recognise the process as ours.
-placement_start() {
+placement_start_daemon() {
   local p=$DEVCLOUD_DIR/placement
-  placement_write_conf
   start_daemon placement "$p/placement.out" env OS_PLACEMENT_CONFIG_DIR="$p" \
     /usr/bin/placement-api --host "$HOST" --port "$PLACEMENT_PORT" -- --config-dir "$p"
 }
 
-# Restart job of up: the sqlite database is kept; the config is written again with the same content.
+# Restart job of up: the sqlite database and the config are kept (a config written now would take today's
+# FERRY_DEVCLOUD_PLACEMENT_PASSWORD, which Keystone may not have).
 placement_restart() {
   stop_service placement 50
   echo "== start placement-api"
-  placement_start
+  placement_start_daemon
   wait_http placement "$PLACEMENT_URL/" 60
   echo "== placement ready"
 }
