@@ -21,13 +21,14 @@ describe('signals during prewarm', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('prewarm: %s → exit 130, running copies named with their tasks; re-run converges, each store once', async (signal) => {
     const group = `${RUN}-${signal}`;
     const originals: OriginalCopy[] = [];
-    for (let i = 0; i < 6; i += 1) {
-      const id = await uploadImage({ name: `${group}-${i}`, store: 'central', sizeBytes: 24 * 1024 * 1024, properties: { ferry_it: group } });
+    for (let i = 0; i < 4; i += 1) {
+      const id = await uploadImage({ name: `${group}-${i}`, store: 'central', sizeBytes: 64 * 1024 * 1024, properties: { ferry_it: group } });
       created.push(id);
       originals.push(await originalCopy(id));
     }
     const args = ['prewarm', '--property', `ferry_it=${group}`, '--store', 'site-a', '--store', 'site-b', '--concurrency', '2', '--json'];
-    // The signal goes once a copy has landed and another one runs inside Glance (an image of the group is locked).
+    // The signal goes once a copy has landed and another one is writing inside Glance (an image lists stores it is
+    // importing to): 64 MiB per store takes a few seconds, so it still runs when ferry looks again after the signal.
     let copiedOne = false;
     let sent = 0;
     let child: ChildProcess | undefined;
@@ -39,7 +40,11 @@ describe('signals during prewarm', () => {
     });
     await until('a first copy, then a lock on another image', async () => {
       if (!copiedOne) return undefined;
-      for (const { id } of originals) if ((await readImage(id)).os_glance_import_task !== undefined) return true;
+      for (const { id } of originals) {
+        const image = await readImage(id);
+        if (image.os_glance_import_task !== undefined && typeof image.os_glance_importing_to_stores === 'string'
+          && image.os_glance_importing_to_stores !== '') return true;
+      }
       return undefined;
     }, 60_000, 50);
     sent = Date.now();
