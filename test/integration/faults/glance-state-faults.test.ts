@@ -1,0 +1,164 @@
+// Faults in Glance's and Ceph's state: a leftover RBD image in the target pool, duplicate store names (refused by
+// ferry; and someone else's duplicate-store import that leaves a lock behind), a rollback caused by another client's
+// failing store, the image deleted mid-copy.
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { devcloud, countingTransport, devCloud, markReached } from '../../helpers/devcloud.js';
+import { errorOf, faults, ferryChild, lockedBy, lostSince, notConverged, originalCopy, rawImport, stuckDiagnosis, successfulCopies, tasksOf, until }
+  from '../../helpers/devcloud-faults.js';
+import { startFaultProxy } from '../../helpers/fault-proxy.js';
+import { deleteImage, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+
+const RUN = `it-faults-state-${randomBytes(3).toString('hex')}`;
+const created = new Set<string>();
+
+async function image(name: string, mib = 2): Promise<string> {
+  const id = await uploadImage({ name: `${RUN}-${name}`, store: 'central', sizeBytes: mib * 1024 * 1024,
+    properties: { ferry_it: `${RUN}-${name}` } });
+  created.add(id);
+  return id;
+}
+
+afterAll(async () => {
+  for (const id of created) {
+    await waitUnlocked(id, 10_000);
+    await deleteImage(id);
+  }
+}, 120_000);
+
+const ensure = (id: string, extra: readonly string[] = []) => ferryChild(['ensure', id, '--store', 'site-b', '--json', ...extra], { killAfterMs: 120_000 });
+
+
+describe('Glance and Ceph state faults', () => {
+  it('leftover RBD image in site-b\'s pool → FERRY_COPY_TARGET_EXISTS (33) naming pool/image with the rbd rm; removed → re-run copies', async () => {
+    const id = await image('leftover');
+    const before = await originalCopy(id);
+    faults.rbdLeftover('site-b', id);
+    // ferry looks for a leftover with rbd info, in the cluster its ceph.conf names
+    const run = await ensure(id, ['--timeout', '60', '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova']);
+    expect(run.code, run.stdout + run.stderr).toBe(33);
+    const error = errorOf(run);
+    expect(error.code).toBe('FERRY_COPY_TARGET_EXISTS');
+    expect(error.message).toContain(`images/${id}`);
+    expect(error.hint).toMatch(/\brbd\b.*\brm\b/);
+    expect(run.wallMs).toBeLessThan(20_000);
+    expect(await lostSince(before)).toEqual([]);
+    // the leftover is still there: ferry never deletes data
+    expect((await readImage(id)).os_glance_import_task).toBeUndefined();
+
+    faults.rbdRemove('site-b', id);
+    const again = await ensure(id);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ image: id, store: 'site-b', copied: true });
+    expect(await notConverged(id, 'site-b')).toEqual([]);
+    expect(await lostSince(before)).toEqual([]);
+  });
+
+  it('duplicate store names: ferry prewarm --store site-b --store site-b is refused before any request to Glance (exit 2)', async () => {
+    const id = await image('dup-cli');
+    const proxy = await startFaultProxy(devcloud().glance.url);
+    const run = await ferryChild(['prewarm', '--property', `ferry_it=${RUN}-dup-cli`, '--store', 'site-b', '--store', 'site-b', '--json'],
+      { env: { FERRY_GLANCE_ENDPOINT: proxy.url } });
+    await proxy.close();
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(errorOf(run).code).toBe('FERRY_INVALID_OPTION');
+    expect(errorOf(run).message).toMatch(/site-b/);
+    expect(proxy.log).toEqual([]);
+    expect(await tasksOf(id)).toEqual([]);
+    markReached('glance');
+  });
+
+  it('duplicate store names: the library\'s requestCopy refuses them without a request', async () => {
+    const id = await image('dup-lib');
+    const transport = countingTransport();
+    const cloud = await devCloud({ transport });
+    await cloud.session.token();
+    const sent = transport.sent.length;
+    await expect(cloud.glance.requestCopy(id, { stores: ['site-b', 'site-b'] })).rejects.toMatchObject({ code: 'FERRY_INVALID_OPTION' });
+    expect(transport.sent.length).toBe(sent);
+    expect(await tasksOf(id)).toEqual([]);
+    await cloud.close();
+  });
+
+  it('a lock left by someone else\'s duplicate-store import → FERRY_COPY_STUCK (32) within ~20 s; aged past 60 min → ferry takes it over, exit 0', async () => {
+    const id = await image('dup-lock');
+    const before = await originalCopy(id);
+    const raw = await rawImport(id, ['site-b', 'site-b']);
+    expect(raw.status, raw.body).toBe(202);
+    const task = await lockedBy(id);
+    // Glance fails that task but keeps the lock (glance-multistore.md §11)
+    await until('the duplicate-store task to end', async () => {
+      const t = (await tasksOf(id)).find((x) => x.id === task);
+      return t && t.status !== 'processing' && t.status !== 'pending' ? t : undefined;
+    }, 20_000);
+    expect((await readImage(id)).os_glance_import_task).toBe(task);
+
+    const stuck = await ensure(id, ['--timeout', '120']);
+    expect(stuck.code, stuck.stdout + stuck.stderr).toBe(32);
+    const error = errorOf(stuck);
+    expect(error.code).toBe('FERRY_COPY_STUCK');
+    const diagnosis = stuckDiagnosis(error);
+    expect(diagnosis.text).toContain(task);
+    expect(diagnosis.releaseAt).toBeGreaterThan(Date.now());
+    // Glance's task ended but its lock stays: ferry gives such a lock about 20 s before it calls it stuck
+    expect(stuck.wallMs).toBeLessThan(25_000);
+
+    faults.ageTask(task, 61);
+    const again = await ensure(id, ['--timeout', '120']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ image: id, store: 'site-b', copied: true, took_over: task });
+    expect(await notConverged(id, 'site-b')).toEqual([]);
+    expect(await successfulCopies(id)).toEqual({ 'site-b': 1 });
+    expect(await lostSince(before)).toEqual([]);
+  });
+
+  it('a rollback: someone else\'s import to [site-b, broken] (must succeed) while ferry ensure --store site-b runs → ferry joins, sees site-b rolled back, copies it itself, exit 0', async () => {
+    const id = await image('rollback', 160);
+    const before = await originalCopy(id);
+    // ferry goes through a (fault-free) proxy: its log says when ferry first read the image
+    const proxy = await startFaultProxy(devcloud().glance.url);
+    const raw = await rawImport(id, ['site-b', 'broken'], true);
+    expect(raw.status, raw.body).toBe(202);
+    const other = await lockedBy(id);
+    const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'], { env: { FERRY_GLANCE_ENDPOINT: proxy.url } });
+    const releasedAt = await until('the other import to release the lock', async () => {
+      const lock = (await readImage(id)).os_glance_import_task;
+      return lock === other ? undefined : Date.now();
+    }, 60_000, 50);
+    const run = await running;
+    await proxy.close();
+    const firstRead = proxy.log.find((e) => e.method === 'GET' && /^\/v2\/images\/[0-9a-f-]{36}$/.test(e.path));
+    expect(firstRead, 'ferry read the image while the other import held the lock').toBeDefined();
+    expect(proxy.startedAt + (firstRead?.atMs ?? Infinity)).toBeLessThan(releasedAt);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.json).toMatchObject({ image: id, store: 'site-b', copied: true });
+    expect(run.json.task).not.toBe(other);
+    const tasks = await tasksOf(id);
+    expect(tasks.find((t) => t.id === other)).toMatchObject({ status: 'failure' });
+    expect(tasks.find((t) => t.id === run.json.task)).toMatchObject({ status: 'success', backend: ['site-b'] });
+    expect(await notConverged(id, 'site-b')).toEqual([]);
+    expect(await lostSince(before)).toEqual([]);
+  });
+
+  it('the image deleted mid-copy → FERRY_IMAGE_NOT_FOUND (20) within seconds', async () => {
+    const id = await image('deleted', 128);
+    let deletedAt = 0;
+    const running = ensure(id, ['--timeout', '120']);
+    await lockedBy(id);
+    await deleteImage(id);
+    deletedAt = Date.now();
+    created.delete(id);
+    const run = await running;
+    expect(run.code, run.stdout + run.stderr).toBe(20);
+    expect(errorOf(run).code).toBe('FERRY_IMAGE_NOT_FOUND');
+    expect(errorOf(run).message).toContain(id);
+    expect(Date.now() - deletedAt).toBeLessThan(10_000);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    // Glance leaves what it wrote to site-b as an orphan (glance-multistore.md §11): remove it, best effort
+    try {
+      faults.rbdRemove('site-b', id);
+    } catch {
+      // nothing was written yet
+    }
+  });
+});

@@ -1,0 +1,78 @@
+// SIGINT and SIGTERM during `ferry prewarm`: exit 130, the report names the copies Glance goes on with, and a
+// re-run converges with every store copied exactly once.
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { prewarmJsonSchema } from '../../../src/cli/render/prewarm-json.js';
+import type { ChildProcess } from 'node:child_process';
+import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf, until, type OriginalCopy } from '../../helpers/devcloud-faults.js';
+import { deleteImage, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+
+const RUN = `it-faults-sig-${randomBytes(3).toString('hex')}`;
+const created: string[] = [];
+
+afterAll(async () => {
+  for (const id of created) {
+    await waitUnlocked(id, 30_000);
+    await deleteImage(id);
+  }
+}, 120_000);
+
+describe('signals during prewarm', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('prewarm: %s → exit 130, running copies named with their tasks; re-run converges, each store once', async (signal) => {
+    const group = `${RUN}-${signal}`;
+    const originals: OriginalCopy[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const id = await uploadImage({ name: `${group}-${i}`, store: 'central', sizeBytes: 64 * 1024 * 1024, properties: { ferry_it: group } });
+      created.push(id);
+      originals.push(await originalCopy(id));
+    }
+    const args = ['prewarm', '--property', `ferry_it=${group}`, '--store', 'site-a', '--store', 'site-b', '--concurrency', '2', '--json'];
+    // The signal goes once a copy has landed and another one is writing inside Glance (an image lists stores it is
+    // importing to): 64 MiB per store takes a few seconds, so it still runs when ferry looks again after the signal.
+    let copiedOne = false;
+    let sent = 0;
+    let child: ChildProcess | undefined;
+    const running = ferryChild(args, {
+      onStderr: (stderr, process) => {
+        child = process;
+        copiedOne ||= /^copied /m.test(stderr);
+      },
+    });
+    await until('a first copy, then a lock on another image', async () => {
+      if (!copiedOne) return undefined;
+      for (const { id } of originals) {
+        const image = await readImage(id);
+        if (image.os_glance_import_task !== undefined && typeof image.os_glance_importing_to_stores === 'string'
+          && image.os_glance_importing_to_stores !== '') return true;
+      }
+      return undefined;
+    }, 60_000, 50);
+    sent = Date.now();
+    child?.kill(signal);
+    const stopped = await running;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(Date.now() - sent).toBeLessThan(5_000);
+    const report = prewarmJsonSchema.parse(stopped.json);
+    expect(report.aborted).toBe(true);
+    expect(report.counts.interrupted).toBeGreaterThan(0);
+    expect(report.running_in_glance.length).toBeGreaterThan(0);
+    for (const copy of report.running_in_glance) {
+      expect(originals.map((o) => o.id)).toContain(copy.image);
+      // the named task is a real import task of that image, for those stores
+      const task = (await tasksOf(copy.image)).find((t) => t.id === copy.task);
+      expect(task, `task ${copy.task}`).toBeDefined();
+      expect([...(task?.backend ?? [])].sort()).toEqual([...copy.stores].sort());
+    }
+
+    const again = await ferryChild(args);
+    expect(again.code, again.stderr).toBe(0);
+    const second = prewarmJsonSchema.parse(again.json);
+    expect(second.counts.failed + second.counts.interrupted).toBe(0);
+    for (const original of originals) {
+      expect(await successfulCopies(original.id)).toEqual({ 'site-a': 1, 'site-b': 1 });
+      expect(await notConverged(original.id, 'site-a')).toEqual([]);
+      expect(await notConverged(original.id, 'site-b')).toEqual([]);
+      expect(await lostSince(original)).toEqual([]);
+    }
+  }, 240_000);
+});
