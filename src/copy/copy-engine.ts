@@ -191,8 +191,11 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
   try {
     progress('checking', remaining);
     for (let round = 0; ; round += 1) {
+      const placements = new Map(remaining.map((store) => [store, options.classify(image, store)] as const));
+      const unnamed = remaining.filter((store) => placements.get(store)?.kind === 'present' && touchedGlance && !broughtBy.has(store));
+      if (unnamed.length > 0) await nameBringers(unnamed);
       for (const store of remaining) {
-        const placement = options.classify(image, store);
+        const placement = placements.get(store)!;
         if (placement.kind === 'present') {
           const taskId = broughtBy.get(store);
           settle([store], () => (touchedGlance
@@ -301,6 +304,20 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
   if (options.signal?.aborted === true && touchedGlance) await markRunningInGlance(results, () => read(undefined), pending);
   return Object.freeze({ image, results, joinedOther, tookOver, counters, elapsedMs: elapsed() });
 
+  /**
+   * Which task brought stores that showed up while this job waited (a 409, a 400, a join that saw no store being
+   * written): the newest successful import task naming each. One task read; best effort (a refusal leaves them unnamed).
+   */
+  async function nameBringers(stores: readonly string[]): Promise<void> {
+    counters.taskReads += 1;
+    const tasks = await glance.listImageTasks(image.id, { signal: deadline.signal }).catch(() => [] as readonly GlanceTask[]);
+    for (const store of stores) {
+      const brought = tasks.filter((task) => task.status === 'success' && (task.stores.length === 0 || task.stores.includes(store)))
+        .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0];
+      if (brought !== undefined) broughtBy.set(store, brought.id);
+    }
+  }
+
   /** After a lost answer: read until Glance answers (through an outage), within the deadline. */
   async function readThrough(stores: readonly string[], cause: FerryError): Promise<GlanceImage> {
     progress('requesting', stores, 'the answer to the copy request was lost: looking at the image');
@@ -360,7 +377,15 @@ async function markRunningInGlance<Skip extends string>(results: Map<string, Sto
   const interrupted = [...results].filter(([, result]) => result.outcome === 'interrupted');
   if (interrupted.length === 0) return;
   const image = await read().catch(() => undefined);
-  if (image === undefined) return;
+  if (image === undefined) {
+    // Glance did not answer: keep what the job believed, with the task of its own pending import when it knew it.
+    for (const [store, result] of interrupted) {
+      if (result.runningInGlance === true && result.taskId === undefined && pending?.taskId !== undefined && pending.stores.includes(store)) {
+        results.set(store, Object.freeze({ ...result, taskId: pending.taskId }));
+      }
+    }
+    return;
+  }
   for (const [store, result] of interrupted) {
     const lock = image.importTask;
     // Until its flow starts, an accepted import holds the lock but lists no store as importing yet.

@@ -96,8 +96,16 @@ const schema = z.object({
 
 /** Fill defaults once and validate, so nothing below checks for undefined again. */
 export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Record<string, string>> = {}): ResolvedPrewarmOptions {
+  // A store named twice is a typo to point out, not to guess about (Glance itself would lock the image for 60 min
+  // on such an import; ferry never sends one).
+  const twice = input.stores.find((store, index) => input.stores.indexOf(store) !== index);
+  if (twice !== undefined) {
+    const from = origin.stores === undefined ? '' : ` (from ${origin.stores})`;
+    throw new FerryError('FERRY_INVALID_OPTION', `stores names '${twice}' twice: ${input.stores.join(', ')}${from}`,
+      `Name each store once (--store ${[...new Set(input.stores)].join(' --store ')}).`, { option: 'stores', store: twice });
+  }
   const merged = {
-    stores: [...new Set(input.stores)],
+    stores: [...input.stores],
     concurrency: input.concurrency ?? PREWARM_DEFAULTS.concurrency,
     perStoreConcurrency: input.perStoreConcurrency ?? input.concurrency ?? PREWARM_DEFAULTS.concurrency,
     requestMode: input.requestMode ?? PREWARM_DEFAULTS.requestMode,

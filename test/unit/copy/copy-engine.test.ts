@@ -65,6 +65,20 @@ describe('copy engine: our own task, told by its request id', () => {
   });
 });
 
+describe('copy engine: naming the task that brought a store', () => {
+  it('copy engine: a 409 (someone else copies) and the store present at the next read → joined, named by the newest successful task', async () => {
+    const glance = scriptedGlance({
+      images: [{ stores: ['site-a'] }, { stores: ['site-a', 'site-b'], importing: [], failed: [] }],
+      answers: [{ kind: 'busy', message: 'Image has active task' }],
+      tasks: [task(T1, { status: 'success', request_id: 'req-old', updated: WALL0 - 3_600_000 }), task(T2, { status: 'success', request_id: 'req-other' }),
+        task(T9, { status: 'success', stores: ['central'] })],
+    });
+    const result = await ensure(copyContext(glance, undefined, FSID_B), IMAGE_ID, options);
+    expect(result).toMatchObject({ copied: false, joined: true, taskId: T2, importRequests: 1 });
+    expect(glance.calls.listImageTasks).toBe(1);
+  });
+});
+
 describe('copy engine: locks that will never be released by their task', () => {
   it('copy engine: an expired lock (task not moved for 2 h) is taken over: the import is sent and our own copy followed', async () => {
     const glance = beforeAndAfterRequest({ stores: ['site-a'], lock: T9, importing: ['site-b'] },

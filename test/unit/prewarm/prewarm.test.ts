@@ -270,6 +270,7 @@ describe('prewarm request modes, dry run, events', () => {
     { options: { perStoreConcurrency: 65 }, message: /perStoreConcurrency must be/ },
     { options: { stores: [] }, message: /stores must be/ },
     { options: { stores: ['site a'] }, message: /letters, digits/ },
+    { options: { stores: ['site-b', 'site-a', 'site-b'] }, message: /stores names 'site-b' twice/ },
   ])('prewarm: invalid options are refused before any request ($message)', async ({ options, message }) => {
     const { glance } = run({ [A]: copiedBoth }, ['site-a']);
     await expect(prewarm(copyContext(glance), { images: [A] }, { stores: ['site-a'], ...options }))
