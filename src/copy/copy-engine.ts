@@ -135,9 +135,10 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
   const settleError = (stores: readonly string[], error: FerryError): void => {
     settle(stores, () => errorResult(error, image.id) ?? { outcome: 'failed', failure: 'error', code: error.code, reason: error.message, error });
   };
-  const read = async (signal: AbortSignal | undefined = deadline.signal): Promise<GlanceImage> => {
+  /** One image read; `afterStop` reads without the job's (aborted) signal, to say what goes on after an interruption. */
+  const read = async (mode: 'within-deadline' | 'afterStop' = 'within-deadline'): Promise<GlanceImage> => {
     counters.imageReads += 1;
-    return glance.getImage(image.id, signal ? { signal } : {});
+    return glance.getImage(image.id, mode === 'afterStop' ? {} : { signal: deadline.signal });
   };
   const env: FollowEnvironment = {
     ctx, imageId: first.id, deadline, counters, rule, outage, random: options.random,
@@ -301,18 +302,20 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
   } finally {
     if (ownDeadline) deadline.dispose();
   }
-  if (options.signal?.aborted === true && touchedGlance) await markRunningInGlance(results, () => read(undefined), pending);
+  if (options.signal?.aborted === true && touchedGlance) await markRunningInGlance(results, () => read('afterStop'), pending);
   return Object.freeze({ image, results, joinedOther, tookOver, counters, elapsedMs: elapsed() });
 
   /**
    * Which task brought stores that showed up while this job waited (a 409, a 400, a join that saw no store being
-   * written): the newest successful import task naming each. One task read; best effort (a refusal leaves them unnamed).
+   * written): the lock holder, or else the newest successful import task, naming each. One task read; best effort (a refusal leaves them unnamed).
    */
   async function nameBringers(stores: readonly string[]): Promise<void> {
     counters.taskReads += 1;
     const tasks = await glance.listImageTasks(image.id, { signal: deadline.signal }).catch(() => [] as readonly GlanceTask[]);
     for (const store of stores) {
-      const brought = tasks.filter((task) => task.status === 'success' && (task.stores.length === 0 || task.stores.includes(store)))
+      // The lock holder counts too: an import writing several stores shows the first ones before it ends.
+      const brought = tasks.filter((task) => (task.status === 'success' || task.id === image.importTask)
+        && (task.stores.length === 0 || task.stores.includes(store)))
         .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0];
       if (brought !== undefined) broughtBy.set(store, brought.id);
     }

@@ -36,6 +36,8 @@ export function scriptedGlance(script: { images: readonly ImageShape[]; answers?
   const read = (signal?: AbortSignal) => {
     const call = calls.getImage;
     calls.getImage += 1;
+    // Like fetch: a read on an aborted signal fails at once.
+    if (signal?.aborted === true) return Promise.reject(new FerryError('FERRY_ABORTED', 'GET /v2/images/x was aborted', 'Nothing to do.'));
     const fault = script.readFaults?.[call];
     if (fault === 'hang') {
       return new Promise<never>((_resolve, reject) => {

@@ -79,6 +79,18 @@ describe('copy engine: naming the task that brought a store', () => {
   });
 });
 
+describe('copy engine: naming the task that is still writing', () => {
+  it('copy engine (prewarm): a 409, then one store already written by the import still running → joined, named by the lock holder', async () => {
+    const glance = scriptedGlance({
+      images: [{ stores: ['site-a'] }, { stores: ['site-a', 'site-b'], lock: T2, importing: ['central'], failed: [] }],
+      answers: [{ kind: 'busy', message: 'Image has active task' }],
+      tasks: [task(T1, { status: 'success', updated: WALL0 - 3_600_000 }), task(T2, { status: 'processing', stores: ['site-b', 'central'] })],
+    });
+    const result = await ensure(copyContext(glance, undefined, FSID_B), IMAGE_ID, options);
+    expect(result).toMatchObject({ joined: true, taskId: T2 });
+  });
+});
+
 describe('copy engine: locks that will never be released by their task', () => {
   it('copy engine: an expired lock (task not moved for 2 h) is taken over: the import is sent and our own copy followed', async () => {
     const glance = beforeAndAfterRequest({ stores: ['site-a'], lock: T9, importing: ['site-b'] },

@@ -279,6 +279,20 @@ describe('prewarm request modes, dry run, events', () => {
 });
 
 describe('prewarm interruption', () => {
+  it('prewarm: an abort before the first read after the request still names the task Glance goes on with (read without the aborted signal)', async () => {
+    const controller = new AbortController();
+    const glance = scriptedImages({ [A]: { reads: [{ stores: ['central'] }, { stores: ['central'], lock: T1, importing: ['site-a'] }] } });
+    const request = glance.requestCopy.bind(glance);
+    glance.requestCopy = async (...args) => {
+      const answer = await request(...args);
+      controller.abort(new Error('interrupted by SIGTERM'));
+      return answer;
+    };
+    const report = await prewarm(copyContext(glance), { images: [A] }, { stores: ['site-a'], signal: controller.signal, random: () => 0.5 });
+    expect(report.items[0]).toMatchObject({ outcome: 'interrupted', runningInGlance: true, taskId: T1 });
+    expect(report.runningInGlance).toEqual([{ imageId: A, imageName: expect.any(String) as unknown, stores: ['site-a'], taskId: T1 }]);
+  });
+
   it('prewarm: an abort stops new work, names the copy going on inside Glance, and returns the report', async () => {
     const controller = new AbortController();
     const glance = scriptedImages({

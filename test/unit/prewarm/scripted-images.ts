@@ -74,7 +74,10 @@ export function scriptedImages(scripts: Readonly<Record<string, ImageScript>>, o
 
   const client: ScriptedImages = {
     reads, copyRequests, listQueries,
-    getImage: (id) => Promise.resolve().then(() => snapshot(id, true)),
+    // Like fetch: a read on an aborted signal fails at once.
+    getImage: (id, call) => (call?.signal?.aborted === true
+      ? Promise.reject(new FerryError('FERRY_ABORTED', `GET /v2/images/${id} was aborted`, 'Nothing to do.'))
+      : Promise.resolve().then(() => snapshot(id, true))),
     findImage: (ref) => Promise.resolve().then(() => {
       parseImageRef(ref);
       const id = Object.keys(scripts).find((candidate) => candidate === ref || scripts[candidate]?.name === ref);
