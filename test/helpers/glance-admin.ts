@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { afterAll } from 'vitest';
 import { devcloud, markReached } from './devcloud.js';
 
 /**
@@ -86,4 +87,19 @@ export async function waitUnlocked(id: string, timeoutMs = 60_000): Promise<Reco
     if (image.os_glance_import_task === undefined || Date.now() > deadline) return image;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * The images a test file creates: push their ids; after the file each is deleted once no import holds its lock.
+ * Call at the top level of a test file.
+ */
+export function imagesDeletedAfterAll(timeoutMs = 180_000): string[] {
+  const created: string[] = [];
+  afterAll(async () => {
+    for (const id of created) {
+      await waitUnlocked(id, 30_000);
+      await deleteImage(id);
+    }
+  }, timeoutMs);
+  return created;
 }

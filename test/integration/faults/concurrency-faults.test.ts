@@ -2,19 +2,12 @@
 // both get 202, one task aborts): per (image, store) exactly one process reports `copied`, Glance ran exactly one
 // successful copy task per store, every process exits 0.
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf } from '../../helpers/devcloud-faults.js';
-import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { imagesDeletedAfterAll, uploadImage } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-conc-${randomBytes(3).toString('hex')}`;
-const created: string[] = [];
-
-afterAll(async () => {
-  for (const id of created) {
-    await waitUnlocked(id, 30_000);
-    await deleteImage(id);
-  }
-}, 120_000);
+const created = imagesDeletedAfterAll();
 
 describe('processes racing on the same work', () => {
   it('ensure ×10 of one image: every process exits 0, exactly one reports copied, Glance copied once', async () => {

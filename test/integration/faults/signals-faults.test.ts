@@ -1,21 +1,14 @@
 // SIGINT and SIGTERM during `ferry prewarm`: exit 130, the report names the copies Glance goes on with, and a
 // re-run converges with every store copied exactly once.
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prewarmJsonSchema } from '../../../src/cli/render/prewarm-json.js';
 import type { ChildProcess } from 'node:child_process';
 import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf, until, type OriginalCopy } from '../../helpers/devcloud-faults.js';
-import { deleteImage, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { imagesDeletedAfterAll, readImage, uploadImage } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-sig-${randomBytes(3).toString('hex')}`;
-const created: string[] = [];
-
-afterAll(async () => {
-  for (const id of created) {
-    await waitUnlocked(id, 30_000);
-    await deleteImage(id);
-  }
-}, 120_000);
+const created = imagesDeletedAfterAll();
 
 describe('signals during prewarm', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('prewarm: %s → exit 130, running copies named with their tasks; re-run converges, each store once', async (signal) => {

@@ -2,20 +2,13 @@
 // whatever task held the lock after its 202). Per (image, store) exactly one process reports `copied`, Glance ran
 // exactly one successful copy task per store, both exit 0. Run it 20 times in a row: see the report of issue 11.
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prewarmJsonSchema, type PrewarmJson } from '../../../src/cli/render/prewarm-json.js';
 import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, type OriginalCopy } from '../../helpers/devcloud-faults.js';
-import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { imagesDeletedAfterAll, uploadImage } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-2pw-${randomBytes(3).toString('hex')}`;
-const created: string[] = [];
-
-afterAll(async () => {
-  for (const id of created) {
-    await waitUnlocked(id, 30_000);
-    await deleteImage(id);
-  }
-}, 180_000);
+const created = imagesDeletedAfterAll();
 
 // the reports of the first test, for the second
 let reports: PrewarmJson[] = [];
