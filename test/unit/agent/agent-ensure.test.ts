@@ -1,16 +1,11 @@
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAgentMetrics } from '../../../src/agent/agent-metrics.js';
-import { resolveAgentOptions } from '../../../src/agent/agent-options.js';
-import { createAgentServer, type AgentServer } from '../../../src/agent/agent-server.js';
-import { createCloudAgentService } from '../../../src/cli/commands/agent.js';
+import { describe, expect, it } from 'vitest';
 import { ensureCommand, ensureJsonSchema } from '../../../src/cli/commands/ensure.js';
 import type { Cloud } from '../../../src/cloud/cloud.js';
 import { ensure } from '../../../src/copy/ensure.js';
-import { silentLogger } from '../../../src/logging/logger.js';
 import { FSID_B, IMAGE_ID } from '../../helpers/image-body.js';
 import { scriptedGlance, type ScriptedGlance } from '../../helpers/scripted-glance.js';
-import { send, tempSocketDir } from './agent-http.js';
+import { send } from './agent-http.js';
+import { cloudAgentHarness } from './cloud-agent-harness.js';
 import { fakeCloud } from './fake-cloud.js';
 
 const T1 = 'a8860fd2-0000-4000-8000-000000000001';
@@ -47,34 +42,15 @@ function gatedGlance(): { glance: ScriptedGlance; release: () => void; waitingRe
   return { glance, release: open, waitingReads };
 }
 
-let socketDir: ReturnType<typeof tempSocketDir>;
-let server: AgentServer | undefined;
-
-async function startAgent(cloud: Cloud) {
-  const metrics = createAgentMetrics({ processMetrics: false });
-  server = createAgentServer({ metrics, logger: silentLogger, options: resolveAgentOptions({ socketPath: socketDir.socket }),
-    service: createCloudAgentService({ acquire: () => ({ cloud, config: cloud.config, release: () => undefined }) }) });
-  await server.listen();
-  return metrics;
-}
+const agent = cloudAgentHarness();
+const startAgent = (cloud: Cloud) => agent.start(cloud);
 
 const ensureBody = JSON.stringify({ image: IMAGE_ID });
-
-beforeAll(() => nock.enableNetConnect('localhost'));
-afterAll(() => nock.disableNetConnect());
-beforeEach(() => {
-  socketDir = tempSocketDir();
-});
-afterEach(async () => {
-  await server?.shutdown();
-  server = undefined;
-  socketDir.cleanup();
-});
 
 describe('agent over the copy engine', () => {
   it('agent: the document is exactly ensureCommand.toJson of the same ensure() (what ferry ensure --json prints)', async () => {
     await startAgent(fakeCloud(scriptedGlance({ images: COPY_TIMELINE })));
-    const answer = await send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody });
+    const answer = await send(agent.socket(), 'POST', '/v1/ensure', { body: ensureBody });
     const direct = ensureJsonSchema.parse(ensureCommand.toJson(await ensure(fakeCloud(scriptedGlance({ images: COPY_TIMELINE })), IMAGE_ID, { store: 'site-b' })));
     expect(answer.status).toBe(200);
     const document = ensureJsonSchema.parse(answer.json());
@@ -85,7 +61,7 @@ describe('agent over the copy engine', () => {
   it('agent: 8 concurrent requests for one image → one copy request, one wait, every caller the same target', async () => {
     const { glance, release } = gatedGlance();
     const metrics = await startAgent(fakeCloud(glance));
-    const answers = Array.from({ length: 8 }, () => send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody }));
+    const answers = Array.from({ length: 8 }, () => send(agent.socket(), 'POST', '/v1/ensure', { body: ensureBody }));
     await until(async () => (await metrics.requestsJoined.get()).values[0]?.value === 7);
     expect(glance.calls.requestCopy).toBe(1);
     release();
@@ -99,8 +75,8 @@ describe('agent over the copy engine', () => {
     const { glance, release, waitingReads } = gatedGlance();
     await startAgent(fakeCloud(glance));
     const leaving = new AbortController();
-    const gone = send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody, signal: leaving.signal });
-    const staying = send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody });
+    const gone = send(agent.socket(), 'POST', '/v1/ensure', { body: ensureBody, signal: leaving.signal });
+    const staying = send(agent.socket(), 'POST', '/v1/ensure', { body: ensureBody });
     await until(() => waitingReads.length > 0);
     leaving.abort();
     await expect(gone).rejects.toThrow();
@@ -114,13 +90,13 @@ describe('agent over the copy engine', () => {
     const { glance, release, waitingReads } = gatedGlance();
     await startAgent(fakeCloud(glance));
     const callers = [new AbortController(), new AbortController()];
-    const pending = callers.map((c) => send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody, signal: c.signal }));
+    const pending = callers.map((c) => send(agent.socket(), 'POST', '/v1/ensure', { body: ensureBody, signal: c.signal }));
     await until(() => waitingReads.length > 0);
     for (const caller of callers) caller.abort();
     await Promise.allSettled(pending);
     await until(() => waitingReads.every((signal) => signal.aborted));
     release();
-    const again = await send(socketDir.socket, 'POST', '/v1/ensure', { body: ensureBody });
+    const again = await send(agent.socket(), 'POST', '/v1/ensure', { body: ensureBody });
     expect(again.status).toBe(200);
     expect(again.json()).toMatchObject({ target: { fsid: FSID_B } });
   });
