@@ -133,7 +133,7 @@ export function gaveUpError(stores: readonly string[], imageId: string, importRe
     { imageId, store: stores.join(','), importRequests, outcome: 'gave-up' });
 }
 
-export function describeLists(image: GlanceImage | undefined): string {
+function describeLists(image: GlanceImage | undefined): string {
   if (image === undefined) return 'no answer';
   const show = (value: readonly string[] | string | undefined): string =>
     (typeof value === 'string' ? value : value && value.length > 0 ? value.join(',') : '-');
