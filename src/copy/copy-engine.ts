@@ -1,4 +1,4 @@
-import { FerryError, isFerryError } from '../errors/ferry-error.js';
+import { isFerryError, type FerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { hasStore } from '../glance/image.js';
 import type { GlanceTask } from '../glance/image-task.js';
@@ -183,9 +183,8 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
       settleError(remaining, stuckError(stuck, remaining, last, options.takeOverExpired, outcome));
       return false;
     }
-    settleError(remaining, new FerryError('FERRY_COPY_FAILED', `${outcome.reason} (image ${image.id})`, 'Check glance-api\'s log, then run ferry again.',
-      { imageId: image.id, store: stores.join(','), outcome: 'failed' }));
-    return false;
+    // storesSettledAcceptors fails a wait only on a stuck lock: anything else is a defect here, not Glance's doing.
+    throw new Error(`copy engine: a wait failed without a stuck lock (${outcome.reason})`);
   };
 
   const maxRounds = options.stores.length + ENSURE_DEFAULTS.maxRequestRounds * 2;
