@@ -51,10 +51,12 @@ describe('signals during prewarm', () => {
     expect(report.running_in_glance.length).toBeGreaterThan(0);
     for (const copy of report.running_in_glance) {
       expect(originals.map((o) => o.id)).toContain(copy.image);
-      // the named task is a real import task of that image, for those stores
+      // the named task is a real import task of that image, and targets the stores named; a store it had already
+      // written before the signal is not among them (that part is over)
       const task = (await tasksOf(copy.image)).find((t) => t.id === copy.task);
       expect(task, `task ${copy.task}`).toBeDefined();
-      expect([...(task?.backend ?? [])].sort()).toEqual([...copy.stores].sort());
+      expect(copy.stores.length).toBeGreaterThan(0);
+      for (const store of copy.stores) expect(task?.backend ?? []).toContain(store);
     }
 
     const again = await ferryChild(args);
