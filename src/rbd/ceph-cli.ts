@@ -189,3 +189,7 @@ function lastLineSuffix(stderr: string): string {
   const line = lastLine(stderr);
   return line === '' ? '' : `: ${line}`;
 }
+
+// For the other CLI edges in rbd/ (probe-rbd-pool.ts): the same option checks, connection arguments, whole-second
+// timeouts and "the CLI's own message" as the calls above.
+export { resolve as resolveCephCliOptions, common as cephConnectionArgs, seconds as cephTimeoutSeconds, lastLine as cephMessage };

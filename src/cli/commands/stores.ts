@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { readStoreOverview, type StoreOverview } from '../../glance/store-overview.js';
-import type { CommandSpec } from '../command-spec.js';
+import { FerryError } from '../../errors/ferry-error.js';
+import { planStoreProbes, type CephAccess } from '../../glance/plan-store-probes.js';
+import { probeStores } from '../../glance/probe-stores.js';
+import { readStoreOverview } from '../../glance/store-overview.js';
+import { POOL_PROBE_DEFAULTS } from '../../rbd/probe-rbd-pool.js';
+import { parseDuration } from '../../sync/parse-duration.js';
+import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
-import { renderStores } from '../render/stores.js';
+import { renderStores, type StoresReport } from '../render/stores.js';
 
 export const storesJsonSchema = z.object({
   stores: z.array(z.object({
@@ -15,6 +20,8 @@ export const storesJsonSchema = z.object({
     pool: z.string().nullable(),
     fsid: z.string().nullable(),
     local: z.boolean(),
+    answers: z.boolean().nullable(),
+    answers_why: z.string(),
   }).strict()),
   local: z.string().nullable(),
   local_why: z.string().nullable(),
@@ -23,32 +30,81 @@ export const storesJsonSchema = z.object({
 
 export type StoresJson = z.infer<typeof storesJsonSchema>;
 
-export function storesToJson(overview: StoreOverview): StoresJson {
+export function storesToJson({ overview, answers }: StoresReport): StoresJson {
   return {
-    stores: overview.stores.map((s) => ({ id: s.id, description: s.description ?? null, default: s.isDefault, read_only: s.readOnly,
-      copy_target: !s.readOnly, type: s.type ?? null, pool: s.pool ?? null, fsid: s.fsid ?? null, local: s.local })),
+    stores: overview.stores.map((s) => {
+      const answer = answers.find((a) => a.store === s.id);
+      return { id: s.id, description: s.description ?? null, default: s.isDefault, read_only: s.readOnly,
+        copy_target: !s.readOnly, type: s.type ?? null, pool: s.pool ?? null, fsid: s.fsid ?? null, local: s.local,
+        answers: answer?.answers ?? null, answers_why: answer?.why ?? 'not checked' };
+    }),
     local: overview.local ?? null,
     local_why: overview.stores.find((s) => s.local)?.localWhy ?? null,
     source: overview.source,
   };
 }
 
-export const storesCommand: CommandSpec<StoreOverview> = {
+const PROBE_TIMEOUT_RANGE_MS = { min: 2_000, max: 600_000 } as const;
+
+/** `--probe-ceph-conf STORE=FILE` (repeatable) → store → its cluster, reached as --rbd-user. */
+function probeConfsFromFlags(ctx: CommandContext): ReadonlyMap<string, CephAccess> {
+  const raw = ctx.flags['probe-ceph-conf'];
+  const values = Array.isArray(raw) ? (raw as readonly string[]) : typeof raw === 'string' ? [raw] : [];
+  const user = ctx.config.ceph.user;
+  const byStore = new Map<string, CephAccess>();
+  for (const value of values) {
+    const at = value.indexOf('=');
+    const store = value.slice(0, Math.max(at, 0)).trim();
+    const confFile = value.slice(at + 1).trim();
+    if (at < 1 || store === '' || confFile === '') {
+      throw new FerryError('FERRY_INVALID_OPTION', `--probe-ceph-conf must be STORE=FILE, got '${value}'`,
+        'Pass e.g. --probe-ceph-conf site-a=/etc/ceph/site-a.conf (the ceph.conf of that store\'s cluster).', { option: 'probe-ceph-conf', value });
+    }
+    if (byStore.has(store)) {
+      throw new FerryError('FERRY_INVALID_OPTION', `--probe-ceph-conf names store '${store}' twice`,
+        'Give each store one ceph.conf.', { option: 'probe-ceph-conf', store });
+    }
+    byStore.set(store, { confFile, ...(user ? { user } : {}) });
+  }
+  return byStore;
+}
+
+function probeTimeoutFromFlags(ctx: CommandContext): number {
+  const raw = ctx.flags['probe-timeout'];
+  if (typeof raw !== 'string') return POOL_PROBE_DEFAULTS.timeoutMs;
+  const ms = parseDuration(raw, '--probe-timeout');
+  if (ms < PROBE_TIMEOUT_RANGE_MS.min || ms > PROBE_TIMEOUT_RANGE_MS.max) {
+    throw new FerryError('FERRY_INVALID_OPTION', `--probe-timeout must be from 2s to 10m, got '${raw}'`,
+      'Pass e.g. --probe-timeout 10s (Ceph\'s own timeouts are half of it).', { option: 'probe-timeout', value: raw });
+  }
+  return ms;
+}
+
+export const storesCommand: CommandSpec<StoresReport> = {
   name: 'stores',
-  summary: 'The stores Glance offers (GET /v2/info/stores[/detail]) and which one is this host\'s',
+  summary: 'The stores Glance offers (GET /v2/info/stores[/detail]), which one is this host\'s, and whether each answers',
   description: 'Local = the configured store (--store, FERRY_STORE, nova.conf images_rbd_glance_store_name) by exact id, else '
     + 'the rbd store whose fsid Glance reports (Glance >= 30) equal to --fsid. Types and pools need the admin-only /detail; '
-    + 'without it ferry falls back to the plain list. Glance reports no per-store health: a store whose backend is down is '
-    + 'still listed, and shows only as a failed copy (ferry status).',
-  examples: ['ferry stores', 'ferry stores --store site-b --json', 'ferry stores -f value -c local'],
+    + 'without it ferry falls back to the plain list. Glance reports no per-store health, so ferry checks what it can reach '
+    + 'itself: the local rbd store with --ceph-conf (nova.conf images_rbd_ceph_conf) and any rbd store given with '
+    + '--probe-ceph-conf STORE=FILE, by `rbd ls` on its pool within --probe-timeout. Other stores: answers null, with the reason.',
+  examples: ['ferry stores --store site-b --ceph-conf /etc/ceph/ceph.conf --rbd-user nova', 'ferry stores --json',
+    'ferry stores --probe-ceph-conf site-a=/etc/ceph/site-a.conf', 'ferry stores -f value -c local'],
   arguments: [],
-  options: [configFlag('store'), configFlag('fsid')],
+  options: [configFlag('store'), configFlag('fsid'), configFlag('ceph-conf'), configFlag('rbd-user'),
+    { name: 'probe-ceph-conf', value: 'STORE=FILE', repeatable: true, description: 'probe rbd store STORE with this ceph.conf of its cluster (as --rbd-user)' },
+    { name: 'probe-timeout', value: 'DURATION', description: `bound of each store probe, e.g. 10s (default ${POOL_PROBE_DEFAULTS.timeoutMs / 1000}s)` }],
   jsonSchema: storesJsonSchema,
   async run(ctx) {
+    const byStore = probeConfsFromFlags(ctx);
+    const timeoutMs = probeTimeoutFromFlags(ctx);
     const cloud = await ctx.connect();
     const { store } = ctx.config.copy;
-    const { fsid } = ctx.config.ceph;
-    return readStoreOverview(cloud.glance, { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) }, ctx.signal);
+    const { fsid, confFile, user } = ctx.config.ceph;
+    const overview = await readStoreOverview(cloud.glance, { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) }, ctx.signal);
+    const plans = planStoreProbes(overview, { byStore, ...(confFile ? { local: { confFile, ...(user ? { user } : {}) } } : {}) });
+    const answers = await probeStores(plans, { timeoutMs, signal: ctx.signal });
+    return { overview, answers };
   },
   toJson: storesToJson,
   render: renderStores,

@@ -1,13 +1,25 @@
+import type { StoreAnswer } from '../../glance/probe-stores.js';
 import type { StoreOverview } from '../../glance/store-overview.js';
 import type { TextStyle } from '../output/text-style.js';
 
-export function renderStores(overview: StoreOverview, style: TextStyle): string {
+/** What `ferry stores` reports: Glance's list and, per store, whether it answers (probes ferry could make itself). */
+export interface StoresReport {
+  readonly overview: StoreOverview;
+  readonly answers: readonly StoreAnswer[];
+}
+
+export function renderStores({ overview, answers }: StoresReport, style: TextStyle): string {
   const width = Math.max(...overview.stores.map((s) => s.id.length), 5);
-  const lines = overview.stores.map((s) => {
+  const lines = overview.stores.flatMap((s) => {
     const marks = [s.local ? style.good('local') : '', s.isDefault ? 'default' : '', s.readOnly ? style.warn('read-only') : '']
       .filter((m) => m !== '').join(', ');
     const backend = [s.type, s.pool ? `pool ${s.pool}` : '', s.fsid ? `fsid ${s.fsid}` : ''].filter((p) => p).join(', ');
-    return `  ${s.id.padEnd(width)}  ${backend || style.dim('type not shown')}${marks ? `  [${marks}]` : ''}${s.description ? style.dim(`  ${s.description}`) : ''}`;
+    const answer = answers.find((a) => a.store === s.id);
+    const verdict = answer?.answers === true ? style.good('answers') : answer?.answers === false ? style.bad('does not answer') : style.dim('not checked');
+    return [
+      `  ${s.id.padEnd(width)}  ${backend || style.dim('type not shown')}${marks ? `  [${marks}]` : ''}${s.description ? style.dim(`  ${s.description}`) : ''}`,
+      `  ${' '.repeat(width)}  ${verdict}${answer ? style.dim(`: ${answer.why}`) : ''}`,
+    ];
   });
   const local = overview.local === undefined
     ? style.dim('no local store: pass --store (or --fsid, matched against the fsid Glance ≥ 30 reports)')

@@ -23,6 +23,38 @@ describe('ferry stores', () => {
     expect(json.stores.map((s) => [s.id, s.type, s.local])).toEqual([['central', 'file', false], ['site-a', 'rbd', false],
       ['site-b', 'rbd', true], ['broken', 'file', false]]);
     expect(json).toMatchObject({ local: 'site-b', local_why: 'the configured store', source: 'GET /v2/info/stores/detail' });
+    // No ceph.conf given: nothing is probed (no rbd runs), and each store says why and what to pass.
+    expect(json.stores.map((s) => [s.id, s.answers])).toEqual([['central', null], ['site-a', null], ['site-b', null], ['broken', null]]);
+    expect(json.stores.find((s) => s.id === 'site-b')?.answers_why).toBe(
+      'no ceph.conf for the local cluster: pass --ceph-conf FILE (or nova.conf [libvirt] images_rbd_ceph_conf) to probe it');
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('ferry stores (text): each store has an answers line with its reason', async () => {
+    const scope = replay(nock(GLANCE_ROOT), loadExchange('glance', 'info-stores-detail'));
+    const run = await runFerry(['stores', '--store', 'site-b', ...CLOUD]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("not checked: no ceph.conf for this store's cluster here: pass --probe-ceph-conf site-a=FILE to probe it");
+    expect(run.stdout.match(/not checked: /g)).toHaveLength(4);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each([
+    { flags: ['--probe-ceph-conf', 'site-a'], message: "--probe-ceph-conf must be STORE=FILE, got 'site-a'" },
+    { flags: ['--probe-ceph-conf', '=/etc/ceph/a.conf'], message: "--probe-ceph-conf must be STORE=FILE, got '=/etc/ceph/a.conf'" },
+    { flags: ['--probe-ceph-conf', 'a=x', '--probe-ceph-conf', 'a=y'], message: "--probe-ceph-conf names store 'a' twice" },
+    { flags: ['--probe-timeout', '1s'], message: "--probe-timeout must be from 2s to 10m, got '1s'" },
+    { flags: ['--probe-timeout', 'soon'], message: "--probe-timeout must be a duration such as 30s, 5m, 1h30m or a number of seconds, got 'soon'" },
+  ])('ferry stores $flags: refused before any request (FERRY_INVALID_OPTION, exit 2)', async ({ flags, message }) => {
+    const run = await runFerry(['stores', ...flags, ...CLOUD, '--json']);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'FERRY_INVALID_OPTION', message } });
+  });
+
+  it('ferry stores --probe-ceph-conf site-c=FILE: a store Glance does not offer is FERRY_STORE_NOT_FOUND', async () => {
+    const scope = replay(nock(GLANCE_ROOT), loadExchange('glance', 'info-stores-detail'));
+    const run = await runFerry(['stores', '--probe-ceph-conf', 'site-c=/etc/ceph/c.conf', ...CLOUD, '--json']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'FERRY_STORE_NOT_FOUND', message: "--probe-ceph-conf names store 'site-c', which Glance does not offer" } });
     expect(scope.isDone()).toBe(true);
   });
 
