@@ -15,9 +15,13 @@ export interface StoreProbeSources {
   readonly byStore?: ReadonlyMap<string, CephAccess>;
 }
 
-/** How one store's health is found out: an `rbd ls` on its pool, or not at all (and why not). */
+/**
+ * How one store's health is found out: an `rbd ls` on its pool; only its cluster's mons when Glance did not name the
+ * pool (`unchecked` says what that leaves open); or not at all (and why not).
+ */
 export type StoreProbePlan =
   | { readonly store: string; readonly probe: 'rbd'; readonly access: CephAccess; readonly pool: string }
+  | { readonly store: string; readonly probe: 'mons'; readonly access: CephAccess; readonly unchecked: string }
   | { readonly store: string; readonly probe: 'none'; readonly why: string };
 
 /**
@@ -61,7 +65,9 @@ function planOne(entry: StoreOverviewEntry, overview: StoreOverview, sources: St
       : `no ceph.conf for this store's cluster here: pass --probe-ceph-conf ${store}=FILE to probe it`);
   }
   if (entry.pool === undefined) {
-    return none(`not probed: Glance names the store's pool only in GET /v2/info/stores/detail (admin)${overview.source === 'GET /v2/info/stores' ? ', which this account may not read' : ''}`);
+    const unchecked = `the pool was not checked (Glance names it only in GET /v2/info/stores/detail${overview.sourceWhy === undefined ? '' : `; ${overview.sourceWhy}`})`;
+    return { store, probe: 'mons', access, unchecked };
   }
   return { store, probe: 'rbd', access, pool: entry.pool };
 }
+

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock/clock.js';
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import type { GlanceClient } from './glance-client.js';
 import type { GlanceStoresInfo } from './image-store-info.js';
@@ -23,6 +24,8 @@ export interface StoreOverview {
   readonly stores: readonly StoreOverviewEntry[];
   /** Which endpoint answered: /detail (types, pools) or the plain list everyone may read. */
   readonly source: 'GET /v2/info/stores/detail' | 'GET /v2/info/stores';
+  /** Why /detail did not answer, when the plain list was used instead. */
+  readonly sourceWhy?: string | undefined;
   /** The local store's id, when one was found. */
   readonly local: string | undefined;
 }
@@ -56,13 +59,43 @@ export function storeOverview(info: GlanceStoresInfo, source: StoreOverview['sou
   return Object.freeze({ stores: Object.freeze(stores), source, local: stores.find((s) => s.local)?.id });
 }
 
-/** /v2/info/stores/detail when the caller may read it (admin, Glance ≥ 24), else the plain list (403/404 fall back). */
-export async function readStoreOverview(glance: GlanceClient, local: LocalIdentity, signal?: AbortSignal): Promise<StoreOverview> {
+export interface ReadStoreOverviewOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * How long /detail may take before the plain list is used instead. Glance answers /detail by re-configuring every
+   * rbd store (glance_store's rbd driver is not reusable), which connects to its cluster: a cluster whose mons do not
+   * answer holds the answer for Glance's client_mount_timeout (Ceph's default 300 s), and it still ends in 200 with
+   * the same body. Default: no limit other than the HTTP request timeout.
+   */
+  readonly detailTimeoutMs?: number;
+  readonly clock?: Clock;
+}
+
+/**
+ * /v2/info/stores/detail when the caller may read it (admin, Glance ≥ 24) and it answers in time, else the plain list
+ * (403/404 or the detail deadline fall back; `sourceWhy` says which).
+ */
+export async function readStoreOverview(glance: GlanceClient, local: LocalIdentity, options: ReadStoreOverviewOptions = {}): Promise<StoreOverview> {
+  const { signal, detailTimeoutMs } = options;
+  const timer = detailTimeoutMs === undefined ? undefined : (options.clock ?? systemClock).timer(detailTimeoutMs);
+  const detailSignal = timer === undefined ? signal : signal === undefined ? timer.signal : AbortSignal.any([signal, timer.signal]);
+  let sourceWhy: string;
   try {
-    return storeOverview(await glance.getStoresDetail({ signal }), 'GET /v2/info/stores/detail', local);
+    return storeOverview(await glance.getStoresDetail({ signal: detailSignal }), 'GET /v2/info/stores/detail', local);
   } catch (error) {
     const status = isFerryError(error) ? error.details.status : undefined;
-    if (!(isFerryError(error, 'FERRY_FORBIDDEN') || status === 403 || status === 404)) throw error;
+    if (timer?.signal.aborted === true && signal?.aborted !== true) {
+      sourceWhy = `GET /v2/info/stores/detail did not answer within ${Math.round((detailTimeoutMs ?? 0) / 100) / 10} s (Glance connects to `
+        + "every rbd store's cluster to answer it, and waits out its client_mount_timeout for one whose mons do not answer)";
+    } else if (isFerryError(error, 'FERRY_FORBIDDEN') || status === 403) {
+      sourceWhy = 'GET /v2/info/stores/detail is admin-only (403)';
+    } else if (status === 404) {
+      sourceWhy = 'GET /v2/info/stores/detail is not there (404: Glance < 24)';
+    } else {
+      throw error;
+    }
+  } finally {
+    timer?.clear();
   }
-  return storeOverview(await glance.getStoresInfo({ signal }), 'GET /v2/info/stores', local);
+  return Object.freeze({ ...storeOverview(await glance.getStoresInfo({ signal }), 'GET /v2/info/stores', local), sourceWhy });
 }

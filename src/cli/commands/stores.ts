@@ -26,6 +26,7 @@ export const storesJsonSchema = z.object({
   local: z.string().nullable(),
   local_why: z.string().nullable(),
   source: z.enum(['GET /v2/info/stores/detail', 'GET /v2/info/stores']),
+  source_why: z.string().nullable(),
 }).strict();
 
 export type StoresJson = z.infer<typeof storesJsonSchema>;
@@ -41,6 +42,7 @@ export function storesToJson({ overview, answers }: StoresReport): StoresJson {
     local: overview.local ?? null,
     local_why: overview.stores.find((s) => s.local)?.localWhy ?? null,
     source: overview.source,
+    source_why: overview.sourceWhy ?? null,
   };
 }
 
@@ -101,7 +103,9 @@ export const storesCommand: CommandSpec<StoresReport> = {
     const cloud = await ctx.connect();
     const { store } = ctx.config.copy;
     const { fsid, confFile, user } = ctx.config.ceph;
-    const overview = await readStoreOverview(cloud.glance, { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) }, ctx.signal);
+    // /detail gets the probe's bound too: Glance answers it only after reconnecting to every rbd store's cluster.
+    const overview = await readStoreOverview(cloud.glance, { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) },
+      { signal: ctx.signal, detailTimeoutMs: timeoutMs, clock: cloud.clock });
     const plans = planStoreProbes(overview, { byStore, ...(confFile ? { local: { confFile, ...(user ? { user } : {}) } } : {}) });
     const answers = await probeStores(plans, { timeoutMs, signal: ctx.signal });
     return { overview, answers };

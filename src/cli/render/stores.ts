@@ -24,6 +24,7 @@ export function renderStores({ overview, answers }: StoresReport, style: TextSty
   const local = overview.local === undefined
     ? style.dim('no local store: pass --store (or --fsid, matched against the fsid Glance ≥ 30 reports)')
     : `local store: ${overview.local} (${overview.stores.find((s) => s.id === overview.local)?.localWhy ?? ''})`;
-  const typesNote = overview.source === 'GET /v2/info/stores' ? [style.dim('types and pools need GET /v2/info/stores/detail (admin)')] : [];
+  const typesNote = overview.source === 'GET /v2/info/stores'
+    ? [style.dim(`types and pools need GET /v2/info/stores/detail: ${overview.sourceWhy ?? 'it was not read'}`)] : [];
   return [`${style.bold('Glance stores')} ${style.dim(`(${overview.source})`)}`, ...lines, local, ...typesNote].join('\n');
 }

@@ -63,7 +63,7 @@ describe('ferry stores', () => {
     const run = await runFerry(['stores', ...CLOUD, '--json']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const json = storesJsonSchema.parse(JSON.parse(run.stdout));
-    expect(json).toMatchObject({ source: 'GET /v2/info/stores', local: null });
+    expect(json).toMatchObject({ source: 'GET /v2/info/stores', source_why: 'GET /v2/info/stores/detail is admin-only (403)', local: null });
     expect(json.stores.every((s) => s.type === null)).toBe(true);
     expect(scope.isDone()).toBe(true);
   });

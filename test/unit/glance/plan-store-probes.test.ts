@@ -31,11 +31,11 @@ describe('planStoreProbes', () => {
       why: 'no ceph.conf for the local cluster: pass --ceph-conf FILE (or nova.conf [libvirt] images_rbd_ceph_conf) to probe it' });
   });
 
-  it('planStoreProbes: a member sees no pools (the plain list), so even the local store cannot be probed, and it says why', () => {
-    const plans = planStoreProbes(memberView, { local: LOCAL });
-    expect(plans.every((p) => p.probe === 'none')).toBe(true);
-    expect(plans.find((p) => p.store === 'site-b')).toMatchObject({
-      why: "not probed: Glance names the store's pool only in GET /v2/info/stores/detail (admin), which this account may not read" });
+  it('planStoreProbes: a member sees no pools (the plain list): the local store gets a mon-only probe saying what it leaves open', () => {
+    const plans = planStoreProbes({ ...memberView, sourceWhy: 'GET /v2/info/stores/detail is admin-only (403)' }, { local: LOCAL });
+    expect(plans.find((p) => p.store === 'site-b')).toEqual({ store: 'site-b', probe: 'mons', access: LOCAL,
+      unchecked: 'the pool was not checked (Glance names it only in GET /v2/info/stores/detail; GET /v2/info/stores/detail is admin-only (403))' });
+    expect(plans.filter((p) => p.store !== 'site-b').every((p) => p.probe === 'none')).toBe(true);
     expect(plans.find((p) => p.store === 'site-a')).toMatchObject({ why: expect.stringMatching(/names store types and pools only in GET \/v2\/info\/stores\/detail/) as unknown });
   });
 
@@ -71,5 +71,19 @@ describe('probeStores', () => {
     expect(answers.map((a) => [a.store, a.answers])).toEqual([['central', null], ['site-a', true], ['site-b', false], ['broken', null]]);
     expect(answers.find((a) => a.store === 'site-b')?.why).toMatch(/^the mons answer, but pool images's OSDs did not within 2 s/);
     expect(calls.map((c) => [c.args[1], c.options.timeoutMs])).toEqual([[SITE_A.confFile, 4_000], [LOCAL.confFile, 4_000]]);
+  });
+
+  it('probeStores: a mon-only probe is false when the mons do not answer, never true when they do (the pool is unchecked)', async () => {
+    const plans = planStoreProbes({ ...memberView, sourceWhy: 'GET /v2/info/stores/detail is admin-only (403)' }, { local: LOCAL });
+    const args: (readonly string[])[] = [];
+    const monDown: CommandRunner = { run: (_file, a) => { args.push(a); return Promise.resolve({ outcome: 'exited', exitCode: 1, signal: null, stdout: '', stderr: 'timed out\n' }); } };
+    const down = await probeStores(plans, { runner: monDown, timeoutMs: 6_000 });
+    expect(down.find((a) => a.store === 'site-b')).toEqual({ store: 'site-b', answers: false,
+      why: `the mons named in ${LOCAL.confFile} did not answer within 3 s (ceph fsid (-c ${LOCAL.confFile} --id nova): timed out)` });
+    expect(args).toEqual([['-c', LOCAL.confFile, '--id', 'nova', '--connect-timeout', '3', 'fsid']]);
+    const monUp: CommandRunner = { run: () => Promise.resolve({ outcome: 'exited', exitCode: 0, signal: null, stdout: '4d4936c7-d595-442b-8191-dec8d7a3ca15\n', stderr: '' }) };
+    const up = await probeStores(plans, { runner: monUp });
+    expect(up.find((a) => a.store === 'site-b')).toMatchObject({ answers: null,
+      why: expect.stringMatching(/^the mons answer \(ceph fsid .* answered\), but the pool was not checked/) as unknown });
   });
 });
