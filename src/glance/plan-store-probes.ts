@@ -20,7 +20,9 @@ export interface StoreProbeSources {
  * pool (`unchecked` says what that leaves open); or not at all (and why not).
  */
 export type StoreProbePlan =
-  | { readonly store: string; readonly probe: 'rbd'; readonly access: CephAccess; readonly pool: string }
+  | { readonly store: string; readonly probe: 'rbd'; readonly access: CephAccess; readonly pool: string;
+      /** The store's cluster as Glance (≥ 30) reports it: the probed cluster must be that one. */
+      readonly fsid?: string }
   | { readonly store: string; readonly probe: 'mons'; readonly access: CephAccess; readonly unchecked: string }
   | { readonly store: string; readonly probe: 'none'; readonly why: string };
 
@@ -68,6 +70,6 @@ function planOne(entry: StoreOverviewEntry, overview: StoreOverview, sources: St
     const unchecked = `the pool was not checked (Glance names it only in GET /v2/info/stores/detail${overview.sourceWhy === undefined ? '' : `; ${overview.sourceWhy}`})`;
     return { store, probe: 'mons', access, unchecked };
   }
-  return { store, probe: 'rbd', access, pool: entry.pool };
+  return { store, probe: 'rbd', access, pool: entry.pool, ...(entry.fsid === undefined ? {} : { fsid: entry.fsid.toLowerCase() }) };
 }
 

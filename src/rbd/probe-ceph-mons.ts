@@ -1,5 +1,6 @@
 import { FerryError } from '../errors/ferry-error.js';
 import { cephConnectionArgs, cephMessage, cephTimeoutSeconds, resolveCephCliOptions } from './ceph-cli.js';
+import { FSID_PATTERN } from './ceph-conf-fsid.js';
 import type { CephCliOptions } from './ceph-cli.js';
 import { POOL_PROBE_DEFAULTS } from './probe-rbd-pool.js';
 
@@ -7,6 +8,8 @@ import { POOL_PROBE_DEFAULTS } from './probe-rbd-pool.js';
 export interface MonProbe {
   readonly monsAnswer: boolean | null;
   readonly why: string;
+  /** The cluster's fsid as its mons report it, when they answered. */
+  readonly fsid?: string;
 }
 
 /**
@@ -30,7 +33,8 @@ export async function probeCephMons(options: Omit<CephCliOptions, 'connectTimeou
     case 'exited': {
       // Ceph 16 with the mon down: exit 1, `timed out` (after --connect-timeout); no keyring: exit 1, `… no keyring …`.
       const message = cephMessage(out.stderr);
-      if (out.exitCode === 0) return { monsAnswer: true, why: `${shown} answered` };
+      const fsid = out.stdout.trim().toLowerCase();
+      if (out.exitCode === 0) return { monsAnswer: true, why: `${shown} answered`, ...(FSID_PATTERN.test(fsid) ? { fsid } : {}) };
       if (out.exitCode === 110 || /timed out/i.test(message)) {
         return { monsAnswer: false, why: `the mons named in ${o.confFile} did not answer within ${seconds} s (${shown}: ${message})` };
       }

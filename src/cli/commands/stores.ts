@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FerryError } from '../../errors/ferry-error.js';
 import { planStoreProbes, type CephAccess } from '../../glance/plan-store-probes.js';
-import { probeStores } from '../../glance/probe-stores.js';
+import { createClusterProbes, probeStores } from '../../glance/probe-stores.js';
 import { readStoreOverview } from '../../glance/store-overview.js';
 import { POOL_PROBE_DEFAULTS } from '../../rbd/probe-rbd-pool.js';
 import { parseDuration } from '../../sync/parse-duration.js';
@@ -100,14 +100,19 @@ export const storesCommand: CommandSpec<StoresReport> = {
   async run(ctx) {
     const byStore = probeConfsFromFlags(ctx);
     const timeoutMs = probeTimeoutFromFlags(ctx);
-    const cloud = await ctx.connect();
     const { store } = ctx.config.copy;
     const { fsid, confFile, user } = ctx.config.ceph;
+    const local = confFile ? { confFile, ...(user ? { user } : {}) } : undefined;
+    // The mons of every cluster ferry can reach are asked at once, while Glance answers: a dead mon is known by the
+    // time the list is there, even when /detail waits out its deadline.
+    const probes = createClusterProbes({ timeoutMs, signal: ctx.signal });
+    for (const access of [...(local ? [local] : []), ...byStore.values()]) probes.mons(access).catch(() => undefined);
+    const cloud = await ctx.connect();
     // /detail gets the probe's bound too: Glance answers it only after reconnecting to every rbd store's cluster.
     const overview = await readStoreOverview(cloud.glance, { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) },
       { signal: ctx.signal, detailTimeoutMs: timeoutMs, clock: cloud.clock });
-    const plans = planStoreProbes(overview, { byStore, ...(confFile ? { local: { confFile, ...(user ? { user } : {}) } } : {}) });
-    const answers = await probeStores(plans, { timeoutMs, signal: ctx.signal });
+    const plans = planStoreProbes(overview, { byStore, ...(local ? { local } : {}) });
+    const answers = await probeStores(plans, probes);
     return { overview, answers };
   },
   toJson: storesToJson,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseStoresInfo } from '../../../src/glance/image-store-info.js';
 import { planStoreProbes } from '../../../src/glance/plan-store-probes.js';
-import { probeStores } from '../../../src/glance/probe-stores.js';
+import { createClusterProbes, probeStores } from '../../../src/glance/probe-stores.js';
 import { storeOverview } from '../../../src/glance/store-overview.js';
 import type { CommandOptions, CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
 import { loadExchange } from '../../helpers/fixtures.js';
@@ -53,37 +53,71 @@ describe('planStoreProbes', () => {
   });
 });
 
+const FSID_A = 'b315eaa0-289e-48cf-b811-52be40ac5581';
+const FSID_B = '4d4936c7-d595-442b-8191-dec8d7a3ca15';
+const answered = (stdout: string): CommandOutcome => ({ outcome: 'exited', exitCode: 0, signal: null, stdout, stderr: '' });
+const failed = (exitCode: number, stderr: string): CommandOutcome => ({ outcome: 'exited', exitCode, signal: null, stdout: '', stderr });
+
+/** A runner for both CLIs: `answer(file, confFile)` decides; every call is recorded as `file confFile`. */
+function clusterRunner(answer: (file: string, confFile: string) => CommandOutcome) {
+  const calls: { file: string; args: readonly string[]; options: CommandOptions }[] = [];
+  const runner: CommandRunner = {
+    run: (file, args, options) => {
+      calls.push({ file, args, options });
+      return Promise.resolve(answer(file, args[1] ?? ''));
+    },
+  };
+  return { runner, calls, shown: () => calls.map((c) => `${c.file} ${c.args[1] ?? ''}`) };
+}
+
 describe('probeStores', () => {
-  it('probeStores: runs one rbd ls per planned store, side by side, each with its own ceph.conf; the others keep their reason', async () => {
-    const calls: { args: readonly string[]; options: CommandOptions }[] = [];
-    // site-a answers, site-b's OSD is gone (as recorded from Ceph 16.2.15 with the OSD killed).
-    const runner: CommandRunner = {
-      run: (_file, args, options) => {
-        calls.push({ args, options });
-        const outcome: CommandOutcome = args.includes(SITE_A.confFile)
-          ? { outcome: 'exited', exitCode: 0, signal: null, stdout: 'f00d\n', stderr: '' }
-          : { outcome: 'exited', exitCode: 110, signal: null, stdout: '', stderr: 'rbd: listing images failed: (110) Connection timed out\n' };
-        return Promise.resolve(outcome);
-      },
-    };
+  it('probeStores: asks each cluster\'s mons once, then rbd ls on each planned pool; the others keep their reason', async () => {
+    // site-a answers; site-b's OSD is gone (as Ceph 16.2.15 printed it with the OSD killed): mons fine, rbd ls times out.
+    const { runner, calls, shown } = clusterRunner((file, conf) => (file === 'ceph' ? answered(`${conf === SITE_A.confFile ? FSID_A : FSID_B}\n`)
+      : conf === SITE_A.confFile ? answered('f00d\n') : failed(110, 'rbd: listing images failed: (110) Connection timed out\n')));
     const plans = planStoreProbes(adminView, { local: LOCAL, byStore: new Map([['site-a', SITE_A]]) });
-    const answers = await probeStores(plans, { runner, timeoutMs: 4_000 });
+    const answers = await probeStores(plans, createClusterProbes({ runner, timeoutMs: 4_000 }));
     expect(answers.map((a) => [a.store, a.answers])).toEqual([['central', null], ['site-a', true], ['site-b', false], ['broken', null]]);
     expect(answers.find((a) => a.store === 'site-b')?.why).toMatch(/^the mons answer, but pool images's OSDs did not within 2 s/);
-    expect(calls.map((c) => [c.args[1], c.options.timeoutMs])).toEqual([[SITE_A.confFile, 4_000], [LOCAL.confFile, 4_000]]);
+    expect(shown().sort()).toEqual([`ceph ${LOCAL.confFile}`, `ceph ${SITE_A.confFile}`, `rbd ${LOCAL.confFile}`, `rbd ${SITE_A.confFile}`]);
+    expect(calls.every((c) => c.options.timeoutMs === 4_000)).toBe(true);
   });
 
-  it('probeStores: a mon-only probe is false when the mons do not answer, never true when they do (the pool is unchecked)', async () => {
-    const plans = planStoreProbes({ ...memberView, sourceWhy: 'GET /v2/info/stores/detail is admin-only (403)' }, { local: LOCAL });
-    const args: (readonly string[])[] = [];
-    const monDown: CommandRunner = { run: (_file, a) => { args.push(a); return Promise.resolve({ outcome: 'exited', exitCode: 1, signal: null, stdout: '', stderr: 'timed out\n' }); } };
-    const down = await probeStores(plans, { runner: monDown, timeoutMs: 6_000 });
-    expect(down.find((a) => a.store === 'site-b')).toEqual({ store: 'site-b', answers: false,
+  it('probeStores: mons that do not answer settle it (false) without an rbd ls; one cluster probed for two stores is asked once', async () => {
+    const { runner, shown } = clusterRunner(() => failed(1, 'timed out\n'));
+    const plans = planStoreProbes(adminView, { local: LOCAL, byStore: new Map([['site-a', LOCAL]]) });
+    const probes = createClusterProbes({ runner, timeoutMs: 6_000 });
+    const early = probes.mons(LOCAL); // started before Glance answered, as `ferry stores` does
+    const answers = await probeStores(plans, probes);
+    await expect(early).resolves.toMatchObject({ monsAnswer: false });
+    expect(answers.find((a) => a.store === 'site-b')).toEqual({ store: 'site-b', answers: false,
       why: `the mons named in ${LOCAL.confFile} did not answer within 3 s (ceph fsid (-c ${LOCAL.confFile} --id nova): timed out)` });
-    expect(args).toEqual([['-c', LOCAL.confFile, '--id', 'nova', '--connect-timeout', '3', 'fsid']]);
-    const monUp: CommandRunner = { run: () => Promise.resolve({ outcome: 'exited', exitCode: 0, signal: null, stdout: '4d4936c7-d595-442b-8191-dec8d7a3ca15\n', stderr: '' }) };
-    const up = await probeStores(plans, { runner: monUp });
-    expect(up.find((a) => a.store === 'site-b')).toMatchObject({ answers: null,
-      why: expect.stringMatching(/^the mons answer \(ceph fsid .* answered\), but the pool was not checked/) as unknown });
+    expect(answers.find((a) => a.store === 'site-a')?.answers).toBe(false);
+    expect(shown()).toEqual([`ceph ${LOCAL.confFile}`]);
+  });
+
+  it('probeStores: a ceph.conf that reaches another cluster than the one Glance (≥ 30) names for the store → null, no rbd ls', async () => {
+    const info = parseStoresInfo({ stores: [{ id: 'site-b', type: 'rbd', properties: { pool: 'images', fsid: FSID_B.toUpperCase() } }] },
+      'GET /v2/info/stores/detail');
+    const { runner, shown } = clusterRunner(() => answered(`${FSID_A}\n`));
+    const plans = planStoreProbes(storeOverview(info, 'GET /v2/info/stores/detail', { store: 'site-b' }), { local: SITE_A });
+    const answers = await probeStores(plans, createClusterProbes({ runner }));
+    expect(answers).toEqual([{ store: 'site-b', answers: null, why: `not this store's cluster: ${SITE_A.confFile} reaches cluster ${FSID_A}, `
+      + `but Glance reports the store on cluster ${FSID_B}; give the ceph.conf of that cluster` }]);
+    expect(shown()).toEqual([`ceph ${SITE_A.confFile}`]);
+  });
+
+  it('probeStores: a mon-only probe (pool unknown) is false when the mons do not answer, never true when they do', async () => {
+    const plans = planStoreProbes({ ...memberView, sourceWhy: 'GET /v2/info/stores/detail is admin-only (403)' }, { local: LOCAL });
+    const down = clusterRunner(() => failed(1, 'timed out\n'));
+    const downAnswers = await probeStores(plans, createClusterProbes({ runner: down.runner, timeoutMs: 6_000 }));
+    expect(downAnswers.find((a) => a.store === 'site-b')).toEqual({ store: 'site-b', answers: false,
+      why: `the mons named in ${LOCAL.confFile} did not answer within 3 s (ceph fsid (-c ${LOCAL.confFile} --id nova): timed out)` });
+    expect(down.calls.map((c) => c.args)).toEqual([['-c', LOCAL.confFile, '--id', 'nova', '--connect-timeout', '3', 'fsid']]);
+    const up = clusterRunner(() => answered(`${FSID_B}\n`));
+    const upAnswers = await probeStores(plans, createClusterProbes({ runner: up.runner }));
+    expect(upAnswers.find((a) => a.store === 'site-b')).toMatchObject({ answers: null,
+      why: expect.stringMatching(/^the mons answer \(ceph fsid .* answered\), but the pool was not checked \(Glance names it only in/) as unknown });
+    expect(up.shown()).toEqual([`ceph ${LOCAL.confFile}`]);
   });
 });
