@@ -56,15 +56,16 @@ export function createClusterProbes(options: ProbeStoresOptions = {}): ClusterPr
 export async function probeStores(plans: readonly StoreProbePlan[], probes: ClusterProbes): Promise<readonly StoreAnswer[]> {
   return Promise.all(plans.map(async (plan): Promise<StoreAnswer> => {
     if (plan.probe === 'none') return { store: plan.store, answers: null, why: plan.why };
-    const mons = await probes.mons(plan.access);
+    // rbd ls does not wait for the mon probe (the `ceph` CLI is slow to start); the mons' answer is weighed first.
+    const [mons, pool] = await Promise.all([probes.mons(plan.access), plan.probe === 'rbd' ? probes.pool(plan.access, plan.pool) : undefined]);
     if (mons.monsAnswer === false) return { store: plan.store, answers: false, why: mons.why };
-    if (plan.probe === 'mons') {
-      return { store: plan.store, answers: null, why: mons.monsAnswer === true ? `the mons answer (${mons.why}), but ${plan.unchecked}` : mons.why };
+    if (plan.probe === 'mons' || pool === undefined) {
+      return { store: plan.store, answers: null, why: mons.monsAnswer === true && plan.probe === 'mons' ? `the mons answer (${mons.why}), but ${plan.unchecked}` : mons.why };
     }
     if (plan.fsid !== undefined && mons.fsid !== undefined && mons.fsid !== plan.fsid) {
       return { store: plan.store, answers: null, why: `not this store's cluster: ${plan.access.confFile} reaches cluster ${mons.fsid}, `
         + `but Glance reports the store on cluster ${plan.fsid}; give the ceph.conf of that cluster` };
     }
-    return { store: plan.store, ...(await probes.pool(plan.access, plan.pool)) };
+    return { store: plan.store, ...pool };
   }));
 }

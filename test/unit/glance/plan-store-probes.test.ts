@@ -83,7 +83,7 @@ describe('probeStores', () => {
     expect(calls.every((c) => c.options.timeoutMs === 4_000)).toBe(true);
   });
 
-  it('probeStores: mons that do not answer settle it (false) without an rbd ls; one cluster probed for two stores is asked once', async () => {
+  it('probeStores: mons that do not answer settle it (false, their message); one cluster probed for two stores is asked once', async () => {
     const { runner, shown } = clusterRunner(() => failed(1, 'timed out\n'));
     const plans = planStoreProbes(adminView, { local: LOCAL, byStore: new Map([['site-a', LOCAL]]) });
     const probes = createClusterProbes({ runner, timeoutMs: 6_000 });
@@ -93,10 +93,11 @@ describe('probeStores', () => {
     expect(answers.find((a) => a.store === 'site-b')).toEqual({ store: 'site-b', answers: false,
       why: `the mons named in ${LOCAL.confFile} did not answer within 3 s (ceph fsid (-c ${LOCAL.confFile} --id nova): timed out)` });
     expect(answers.find((a) => a.store === 'site-a')?.answers).toBe(false);
-    expect(shown()).toEqual([`ceph ${LOCAL.confFile}`]);
+    // rbd ls runs alongside (it does not wait for the slow-starting `ceph`), but the mons' verdict is the one given.
+    expect(shown()).toEqual([`ceph ${LOCAL.confFile}`, `rbd ${LOCAL.confFile}`, `rbd ${LOCAL.confFile}`]);
   });
 
-  it('probeStores: a ceph.conf that reaches another cluster than the one Glance (≥ 30) names for the store → null, no rbd ls', async () => {
+  it('probeStores: a ceph.conf that reaches another cluster than the one Glance (≥ 30) names for the store → null, whatever rbd ls says', async () => {
     const info = parseStoresInfo({ stores: [{ id: 'site-b', type: 'rbd', properties: { pool: 'images', fsid: FSID_B.toUpperCase() } }] },
       'GET /v2/info/stores/detail');
     const { runner, shown } = clusterRunner(() => answered(`${FSID_A}\n`));
@@ -104,7 +105,7 @@ describe('probeStores', () => {
     const answers = await probeStores(plans, createClusterProbes({ runner }));
     expect(answers).toEqual([{ store: 'site-b', answers: null, why: `not this store's cluster: ${SITE_A.confFile} reaches cluster ${FSID_A}, `
       + `but Glance reports the store on cluster ${FSID_B}; give the ceph.conf of that cluster` }]);
-    expect(shown()).toEqual([`ceph ${SITE_A.confFile}`]);
+    expect(shown()).toEqual([`ceph ${SITE_A.confFile}`, `rbd ${SITE_A.confFile}`]);
   });
 
   it('probeStores: a mon-only probe (pool unknown) is false when the mons do not answer, never true when they do', async () => {
