@@ -104,16 +104,21 @@ export const storesCommand: CommandSpec<StoresReport> = {
     const { fsid, confFile, user } = ctx.config.ceph;
     const local = confFile ? { confFile, ...(user ? { user } : {}) } : undefined;
     // The mons of every cluster ferry can reach are asked at once, while Glance answers: a dead mon is known by the
-    // time the list is there, even when /detail waits out its deadline.
-    const probes = createClusterProbes({ timeoutMs, signal: ctx.signal });
+    // time the list is there, even when /detail waits out its deadline. If the command fails first, they are stopped.
+    const stop = new AbortController();
+    const probes = createClusterProbes({ timeoutMs, signal: AbortSignal.any([ctx.signal, stop.signal]) });
     for (const access of [...(local ? [local] : []), ...byStore.values()]) probes.mons(access).catch(() => undefined);
-    const cloud = await ctx.connect();
-    // /detail gets the probe's bound too: Glance answers it only after reconnecting to every rbd store's cluster.
-    const overview = await readStoreOverview(cloud.glance, { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) },
-      { signal: ctx.signal, detailTimeoutMs: timeoutMs, clock: cloud.clock });
-    const plans = planStoreProbes(overview, { byStore, ...(local ? { local } : {}) });
-    const answers = await probeStores(plans, probes);
-    return { overview, answers };
+    try {
+      const cloud = await ctx.connect();
+      // /detail gets the probe's bound too: Glance answers it only after reconnecting to every rbd store's cluster.
+      const overview = await readStoreOverview(cloud.glance, { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) },
+        { signal: ctx.signal, detailTimeoutMs: timeoutMs, clock: cloud.clock });
+      const plans = planStoreProbes(overview, { byStore, ...(local ? { local } : {}) });
+      return { overview, answers: await probeStores(plans, probes) };
+    } catch (error) {
+      stop.abort();
+      throw error;
+    }
   },
   toJson: storesToJson,
   render: renderStores,
