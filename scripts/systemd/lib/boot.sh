@@ -70,4 +70,4 @@ mount -t tmpfs -o mode=0755 tmpfs /etc/systemd/system
 # otherwise bring up the host's loopback itself), no clock, no kernel modules, no raw I/O, no syslog/MAC control.
 exec setpriv --bounding-set -net_admin,-sys_module,-sys_time,-sys_rawio,-wake_alarm,-block_suspend,-syslog,-mac_admin,-mac_override \
   env -i container=ferry-devcloud PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-  /lib/systemd/systemd --unit=ferry-devcloud.target --log-target=console --log-level=info --show-status=no
+  /lib/systemd/systemd --unit=ferry-devcloud.target --log-target=journal --log-level=info --show-status=no

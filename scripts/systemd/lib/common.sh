@@ -18,6 +18,7 @@ STATE_DIR=$DEVCLOUD_DIR/systemd
 UNSHARE_PID_FILE=$STATE_DIR/unshare.pid
 INIT_PID_FILE=$STATE_DIR/init.pid
 CGROUP_FILE=$STATE_DIR/cgroup
+# Output of boot.sh (errors before systemd runs). systemd itself logs to its journal: scripts/systemd/ctl journalctl.
 LOG_FILE=$STATE_DIR/systemd.log
 
 SYSTEMD_BIN=/lib/systemd/systemd
