@@ -3,10 +3,7 @@
 # host's, so the agent reaches the dev cloud on 127.0.0.1). Prepares what a container manager would, then execs the
 # real /lib/systemd/systemd as PID 1. Every mount below is private to this mount namespace (unshare --propagation
 # private): the host sees none of them.
-#
-#   boot.sh STATE_DIR
 set -euo pipefail
-state=$1
 
 # Units the minimal system needs, copied verbatim from the systemd package (without their .wants/ directories, which
 # would pull in udev, tmpfiles, sysctl, getty, ... and the host's enabled services such as the system Ceph, Glance,
