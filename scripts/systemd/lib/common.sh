@@ -71,5 +71,6 @@ init_pid() {
 in_ns() {
   local pid
   pid=$(init_pid) || die "the private systemd is not running (scripts/systemd/up)"
-  nsenter --target "$pid" --mount --uts --ipc --pid --cgroup -- "$@"
+  # --wd: keep the caller's directory (the namespace shares the host's /work, /tmp, ...), so relative paths work.
+  nsenter --target "$pid" --mount --uts --ipc --pid --cgroup --wd="$PWD" -- "$@"
 }

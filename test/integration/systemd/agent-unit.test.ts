@@ -22,10 +22,12 @@ const created: string[] = [];
 let startedSystemd = false;
 let probeFile = '';
 let probeDropIn = '';
+let journalCursor = '';
 
 const socket = (): string => insidePath(SOCKET);
 const systemctl = (...args: string[]) => ctl(['systemctl', ...args]);
-const journal = (): string => ctl(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT]).stdout;
+/** The unit's journal since this file started (a systemd kept running from an earlier run has older lines). */
+const journal = (): string => ctl(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT, `--after-cursor=${journalCursor}`]).stdout;
 const mainPid = (): number => Number(show(UNIT, ['MainPID']).MainPID);
 
 /** Until /healthz answers 200 on the unit's socket (bounded); returns its body. */
@@ -79,6 +81,9 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
       + `echo "$$SERVICE_RESULT $$EXIT_CODE $$EXIT_STATUS" >${probeFile}; ls -A /run/ferry >>${probeFile} 2>&1'\n`);
     expect(ctl(['install', '-m', '0644', probeDropIn, '/etc/systemd/system/ferry-agent.service.d/zz-test-stop-probe.conf']).code).toBe(0);
     expect(systemctl('daemon-reload').code).toBe(0);
+    const cursor = /^-- cursor: (.+)$/m.exec(ctl(['journalctl', '--no-pager', '-n', '0', '--show-cursor']).stdout)?.[1];
+    if (cursor === undefined) throw new Error('journalctl --show-cursor printed no cursor');
+    journalCursor = cursor;
   });
 
   afterAll(async () => {
@@ -142,6 +147,10 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(m.has('/tmp')).toBe(true); // PrivateTmp=yes
     expect(m.get('/proc/sys')?.options).toContain('ro'); // ProtectKernelTunables=yes
     expect(show(UNIT, ['Environment']).Environment).toContain('NODE_OPTIONS=--max-semi-space-size=2 --max-old-space-size=64');
+    // The keyring is root:ceph 0640: only through SupplementaryGroups=ceph does `ceph fsid` reach the cluster. Without
+    // it /healthz still says ok (the agent falls back to ceph.conf's fsid), but it logs this warning.
+    expect(journal()).toContain('agent warm: token and fsid ready');
+    expect(journal()).not.toContain('could not ask the cluster for its fsid');
   });
 
   it('POST /v1/ensure over the unit\'s socket: a site-a image is copied into site-b and the clone target exists there', async () => {
