@@ -146,7 +146,10 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(m.get('/dev')?.fstype).toBe('tmpfs'); // PrivateDevices=yes
     expect(m.has('/tmp')).toBe(true); // PrivateTmp=yes
     expect(m.get('/proc/sys')?.options).toContain('ro'); // ProtectKernelTunables=yes
-    expect(show(UNIT, ['Environment']).Environment).toContain('NODE_OPTIONS=--max-semi-space-size=2 --max-old-space-size=64');
+    // The unit's NODE_OPTIONS (its V8 heap limits) reach the process.
+    const nodeOptions = /^Environment="(NODE_OPTIONS=[^"]+)"$/m.exec(readFileSync(join(import.meta.dirname, '../../../packaging/systemd/ferry-agent.service'), 'utf8'))?.[1];
+    expect(nodeOptions).toMatch(/^NODE_OPTIONS=--max-semi-space-size=\d+ --max-old-space-size=\d+$/);
+    expect(ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0')).toContain(nodeOptions);
     // The keyring is root:ceph 0640: only through SupplementaryGroups=ceph does `ceph fsid` reach the cluster. Without
     // it /healthz still says ok (the agent falls back to ceph.conf's fsid), but it logs this warning.
     expect(journal()).toContain('agent warm: token and fsid ready');
