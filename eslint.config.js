@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.devcloud/', 'coverage/', 'fixtures/', '**/*.mjs', 'eslint.config.js'] },
+  { ignores: ['dist/', 'node_modules/', '.devcloud/', '.nova-newer/', '.scratch/', 'coverage/', 'fixtures/', '**/*.mjs', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

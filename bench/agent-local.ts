@@ -29,7 +29,7 @@ print(json.dumps(xs))`;
 
 let result: Record<string, unknown> = {};
 // As the systemd unit runs it (packaging/systemd/ferry-agent.service sets this NODE_OPTIONS).
-const nodeOptions = process.env.BENCH_AGENT_NODE_OPTIONS ?? '--max-semi-space-size=2 --max-old-space-size=64';
+const nodeOptions = process.env.BENCH_AGENT_NODE_OPTIONS ?? '--max-semi-space-size=1 --max-old-space-size=64';
 const agent = await startBenchAgent(devcloud, [], nodeOptions);
 try {
   const id = await admin.uploadImage({ name: 'bench-agent-local', store: 'site-b', sizeBytes: 4 * 1024 * 1024 });

@@ -3,11 +3,13 @@
 // Reports: clone ready time (clone() call → return) and Glance requests per boot (a counting proxy sits in front of
 // Glance for nova and for the agent). The unpatched failure case (a copy Glance fails) is not run: nova waits for
 // its 600 s timeout there (reference: nova-behaviour.md §15).
-// Run: npx tsx bench/agent-nova.ts [--sizes 16,64,128]
+// Run: npx tsx bench/agent-nova.ts [--sizes 16,64,128] [--nova-dir DIR]
+//   --nova-dir: a newer nova prepared by `scripts/nova-newer-check --fetch` (its nova-tree.json: nova 34 and its patch)
+//   instead of Debian 12's nova 26.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBenchAgent } from './lib/bench-agent.js';
 import { startCountingProxy } from './lib/counting-proxy.js';
@@ -16,16 +18,20 @@ import { formatTable } from './lib/format-table.js';
 import { createGlanceAdmin } from './lib/glance-admin.js';
 import { writeBenchResult } from './lib/write-bench-result.js';
 
-const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '16,64,128' } } });
+const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '16,64,128' }, 'nova-dir': { type: 'string' } } });
 const sizes = args.sizes.split(',').map(Number);
 const devcloud = readBenchDevcloud();
 const admin = createGlanceAdmin(devcloud);
-const SYSTEM = '/usr/lib/python3/dist-packages';
+// The nova to measure: Debian 12's (26.2.2), or the newer one of --nova-dir (test/integration/agent/nova-tree.ts shape).
+const tree = args['nova-dir']
+  ? JSON.parse(readFileSync(join(args['nova-dir'], 'nova-tree.json'), 'utf8')) as { version: string; source: string; patch: string; libs: string[] }
+  : { version: '26.2.2', source: '/usr/lib/python3/dist-packages/nova', patch: 'integrations/nova/nova-26-imagebackend.patch', libs: [] };
+const SYSTEM = dirname(tree.source);
 
 const work = mkdtempSync(join(tmpdir(), 'ferry-bench-nova-'));
-cpSync(join(SYSTEM, 'nova'), join(work, 'patched', 'nova'), { recursive: true });
-const patch = spawnSync('patch', ['-p1', '--batch', '-d', join(work, 'patched'), '-i', join(REPO_ROOT, 'integrations/nova/nova-26-imagebackend.patch')]);
-if (patch.status !== 0) throw new Error('the nova 26 patch does not apply');
+cpSync(tree.source, join(work, 'patched', 'nova'), { recursive: true });
+const patch = spawnSync('patch', ['-p1', '--batch', '-d', join(work, 'patched'), '-i', join(REPO_ROOT, tree.patch)]);
+if (patch.status !== 0) throw new Error(`${tree.patch} does not apply to nova ${tree.version}`);
 
 const proxy = await startCountingProxy(devcloud.glance.url);
 const conf = join(work, 'nova.conf');
@@ -36,7 +42,7 @@ writeFileSync(conf, ['[DEFAULT]', `state_path = ${work}/state`, '[libvirt]', 'im
 function clone(root: string, image: string, name: string, token: string, socket: string): Promise<{ ok: boolean; seconds: number; message?: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('timeout', ['900', '/usr/bin/python3', join(REPO_ROOT, 'test/integration/agent/nova_clone.py'), root, conf, image, name], {
-      env: { ...process.env, OS_TOKEN: token, FERRY_AGENT_SOCKET: socket, PYTHONPATH: join(REPO_ROOT, 'integrations/nova') }, stdio: ['ignore', 'pipe', 'ignore'] });
+      env: { ...process.env, OS_TOKEN: token, FERRY_AGENT_SOCKET: socket, PYTHONPATH: [join(REPO_ROOT, 'integrations/nova'), ...tree.libs].join(':') }, stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { ok: boolean; seconds: number })
@@ -67,10 +73,10 @@ try {
   await admin.deleteAll();
   rmSync(work, { recursive: true, force: true });
 }
-console.log('\nagent-nova: nova 26 Rbd.clone() of an image only in site-a, at site-b; default poll interval 15 s\n');
+console.log(`\nagent-nova: nova ${tree.version} Rbd.clone() of an image only in site-a, at site-b; default poll interval 15 s\n`);
 console.log(formatTable(['nova', 'MiB', 'ok', 'clone ready s', 'Glance requests', 'by kind'],
   rows.map((r) => [r.nova, r.sizeMiB, String(r.ok), r.cloneSeconds, r.glanceRequests, Object.entries(r.detail).map(([k, v]) => `${v}× ${k}`).join(', ')])));
 const met = rows.every((r) => r.ok);
-console.log(`\nresult: ${writeBenchResult('agent-nova', { goal: 'side by side: clone ready time and Glance requests per boot', options: { sizes },
+console.log(`\nresult: ${writeBenchResult(args['nova-dir'] ? `agent-nova-${tree.version}` : 'agent-nova', { goal: 'side by side: clone ready time and Glance requests per boot', options: { sizes, nova: tree.version },
   verdict: met ? 'measured' : 'A BOOT FAILED', rows })}`);
 process.exitCode = met ? 0 : 1;

@@ -7,6 +7,10 @@
 //   .ci/run), then exit 1.
 // - After the tests, every service must have been reached (test/helpers/reach-marker.ts writes one marker file per
 //   service into $FERRY_DEVCLOUD_DIR/reached/): Keystone, Glance, Placement and both Ceph clusters. Otherwise fail.
+// - test/integration/systemd runs packaging/systemd/ferry-agent.service under a real systemd (scripts/systemd). On a
+//   machine that can run it (`scripts/systemd/up --check`: root, namespaces, cgroup2, the systemd package) its marker
+//   `systemd` is required too, in a full run and in a run that names that directory. Where systemd cannot run at all
+//   the test skips itself and this script prints why — and fails under FERRY_REQUIRE_INTEGRATION=1 (CI).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -51,16 +55,37 @@ const reached = join(dir, 'reached');
 rmSync(reached, { recursive: true, force: true });
 mkdirSync(reached, { recursive: true });
 
+const fullRun = process.argv.length <= 2;
+const systemdSelected = fullRun || process.argv.slice(2).some((arg) => arg.includes('integration/systemd'));
+let systemdRequired = false;
+if (systemdSelected) {
+  const check = spawnSync('bash', [join(root, 'scripts/systemd/up'), '--check'], { encoding: 'utf8', cwd: root });
+  systemdRequired = check.status === 0;
+  if (!systemdRequired) {
+    banner(`SYSTEMD UNIT TEST SKIPPED: ${(check.stdout + check.stderr).trim()}\n`
+      + 'ferry-agent.service was not run under systemd (test/integration/systemd).');
+    if (required) {
+      console.error('integration: FERRY_REQUIRE_INTEGRATION=1 and the systemd unit test cannot run here: failing');
+    }
+  }
+}
+
 const tests = run(join(root, 'node_modules/.bin/vitest'), ['run', '--project', 'integration', ...process.argv.slice(2)]);
 let code = tests.status ?? 1;
+if (systemdSelected && !systemdRequired && required) code = code || 1;
 
 const seen = existsSync(reached) ? readdirSync(reached) : [];
 const missing = REQUIRED_SERVICES.filter((service) => !seen.includes(service));
-if (process.argv.length <= 2 && missing.length > 0) {
+if (fullRun && missing.length > 0) {
   banner(`INTEGRATION TESTS DID NOT REACH: ${missing.join(', ')} — the suite must talk to every real service.`);
   code = code || 1;
-} else if (process.argv.length <= 2) {
+} else if (fullRun) {
   console.error(`integration: reached ${seen.sort().join(', ')}`);
+}
+if (systemdRequired && !seen.includes('systemd')) {
+  banner('SYSTEMD UNIT TEST DID NOT RUN: this machine can run systemd (scripts/systemd/up --check), but\n'
+    + 'test/integration/systemd never reached it — ferry-agent.service must be tested under its unit here.');
+  code = code || 1;
 }
 
 if (startedHere && process.env.FERRY_KEEP_DEVCLOUD !== '1') {

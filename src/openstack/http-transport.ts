@@ -1,8 +1,9 @@
-import { Agent } from 'undici';
+import type { Agent as AgentType } from 'undici';
 import { FerryError } from '../errors/ferry-error.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { networkError } from './network-error.js';
 import { createTlsConnector } from './tls-connector.js';
+import { Agent } from './undici-parts.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -69,7 +70,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
     connectTimeoutMs: options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs,
     caFile: options.caFile, certFile: options.certFile, keyFile: options.keyFile,
   });
-  const agentOptions: Agent.Options = {
+  const agentOptions: AgentType.Options = {
     headersTimeout: options.responseTimeoutMs ?? HTTP_DEFAULTS.responseTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs ?? HTTP_DEFAULTS.bodyTimeoutMs,
     keepAliveTimeout: 30_000,
@@ -78,7 +79,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
   };
   const agent = new Agent(agentOptions);
   // Its own agent, so a fresh request never rides an idle pooled socket; `connection: close` ends each socket after use.
-  let freshAgent: Agent | undefined;
+  let freshAgent: AgentType | undefined;
   const userAgent = options.userAgent ?? HTTP_DEFAULTS.userAgent;
 
   return {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import { buildConnector } from 'undici';
+import type { buildConnector as BuildConnector } from 'undici';
 import { FerryError } from '../errors/ferry-error.js';
+import { buildConnector } from './undici-parts.js';
 
 export interface TlsFiles {
   readonly caFile?: string | undefined;
@@ -22,7 +23,7 @@ export const CLOSED_AFTER_HANDSHAKE = 'closed-after-handshake';
 
 /** What a TLS connector offers the transport: undici's `connect` function, and what a failed socket's TLS saw. */
 export interface TlsConnector {
-  readonly connect: buildConnector.connector;
+  readonly connect: BuildConnector.connector;
   /**
    * For the error of a failed request: the TLS alert (`ERR_SSL_…`) its socket received, found by the socket's local
    * address; CLOSED_AFTER_HANDSHAKE (above); or undefined.

@@ -31,7 +31,8 @@ export function devcloud(): DevcloudFacts {
   return facts;
 }
 
-export type Service = 'keystone' | 'glance' | 'placement' | 'ceph-site-a' | 'ceph-site-b';
+// 'systemd': test/integration/systemd ran ferry-agent.service under a real systemd (scripts/systemd).
+export type Service = 'keystone' | 'glance' | 'placement' | 'ceph-site-a' | 'ceph-site-b' | 'systemd';
 
 /** Record that a test really talked to a service; scripts/run-integration.mjs checks every one was reached. */
 export function markReached(service: Service): void {

@@ -9,12 +9,11 @@ import { statusJsonSchema } from '../../../src/cli/commands/status.js';
 import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
-import { novaClone, novaConf, patchedNova, python } from './nova-tree.js';
+import { DEBIAN_NOVA, newerNova, novaClone, novaConf, patchedNova, python, type NovaTree } from './nova-tree.js';
 
 const created: string[] = [];
 const clones: string[] = [];
 let agent: AgentProcess;
-let nova: ReturnType<typeof patchedNova>;
 let work: string;
 let token: string;
 
@@ -35,7 +34,6 @@ const post = (body: unknown) => callAgent(agent.socket, { method: 'POST', path: 
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ferry-agent-work-'));
-  nova = patchedNova();
   token = await tokenFor('admin');
   agent = await startAgent();
 });
@@ -47,7 +45,6 @@ afterAll(async () => {
     await waitUnlocked(id);
     await deleteImage(id);
   }
-  nova.cleanup();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -113,12 +110,23 @@ except ferry_agent.FerryAgentError as e:
   });
 });
 
-describe("nova's real Rbd.clone() with the ferry patch (nova 26, Debian's python3-nova)", () => {
+// Debian 12's nova always; a newer nova (Debian sid's) when scripts/nova-newer-check prepared one (docs/nova-patch.md).
+const newer = newerNova();
+const novaTrees: NovaTree[] = newer ? [DEBIAN_NOVA, newer] : [DEBIAN_NOVA];
+
+for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry patch (nova ${tree.version}, ${tree.patch})`, () => {
+  let nova: ReturnType<typeof patchedNova>;
+  const clone = (image: string, name: string, store: string, env?: Record<string, string>) =>
+    novaClone({ root: nova.root, conf: novaConf(work, store), image, name, token, socket: agent.socket, libs: tree.libs, env });
+
+  beforeAll(() => { nova = patchedNova(tree); });
+  afterAll(() => { nova.cleanup(); });
+
   it('nova: an image only in site-a → nova clones at site-b from the site-b copy', async () => {
     const id = await image('nova-one', 'site-a');
     const name = `it-agent-nova-${id.slice(0, 8)}`;
-    const result = await novaClone({ root: nova.root, conf: novaConf(work, 'site-b'), image: id, name, token, socket: agent.socket });
-    expect(result).toMatchObject({ ok: true, patched: true });
+    const result = await clone(id, name, 'site-b');
+    expect(result).toMatchObject({ ok: true, patched: true, version: tree.version });
     expect(result.module.startsWith(nova.root)).toBe(true);
     clones.push(`vms/${name}`);
     const info = ceph('site-b', 'rbd', ['info', `vms/${name}`]);
@@ -129,8 +137,7 @@ describe("nova's real Rbd.clone() with the ferry patch (nova 26, Debian's python
   it('nova: two nova processes booting the same image at once → one Glance copy task, both clones made, no download', async () => {
     const id = await image('nova-two', 'site-a');
     const names = [1, 2].map((n) => `it-agent-nova${n}-${id.slice(0, 8)}`);
-    const results = await Promise.all(names.map((name) =>
-      novaClone({ root: nova.root, conf: novaConf(work, 'site-b'), image: id, name, token, socket: agent.socket })));
+    const results = await Promise.all(names.map((name) => clone(id, name, 'site-b')));
     expect(results.map((r) => r.ok)).toEqual([true, true]);
     clones.push(...names.map((n) => `vms/${n}`));
     for (const name of names) {
@@ -142,11 +149,24 @@ describe("nova's real Rbd.clone() with the ferry patch (nova 26, Debian's python
 
   it('nova: a copy Glance fails → ImageUnacceptable naming ferry\'s error code within 2 s', async () => {
     const id = await image('nova-fail', 'site-a');
-    const result = await novaClone({ root: nova.root, conf: novaConf(work, 'broken'), image: id, name: `it-agent-novafail-${id.slice(0, 8)}`,
-      token, socket: agent.socket });
+    const result = await clone(id, `it-agent-novafail-${id.slice(0, 8)}`, 'broken');
     expect(result).toMatchObject({ ok: false, error: 'ImageUnacceptable' });
     expect(result.message).toContain('FERRY_COPY_FAILED');
     expect(result.seconds).toBeLessThanOrEqual(2);
+  });
+
+  // nova 26's compute always runs under eventlet; newer nova-compute runs in native threading by default and under
+  // eventlet when configured so ([DEFAULT] concurrency_backend / OS_NOVA_DISABLE_EVENTLET_PATCHING=0): both work.
+  if (tree !== DEBIAN_NOVA) it('nova: the same clone with nova-compute in each concurrency mode (native threads, eventlet)', async () => {
+    const id = await image('nova-modes', 'site-a');
+    const modes = [{ mode: 'threading', env: { OS_NOVA_DISABLE_EVENTLET_PATCHING: '1' } }, { mode: 'eventlet', env: { OS_NOVA_DISABLE_EVENTLET_PATCHING: '0' } }];
+    for (const { mode, env } of modes) {
+      const name = `it-agent-nova-${mode}-${id.slice(0, 8)}`;
+      const result = await clone(id, name, 'site-b', env);
+      expect(result).toMatchObject({ ok: true, patched: true, concurrency: mode });
+      clones.push(`vms/${name}`);
+      expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).stdout).toContain(`parent: images/${id}@snap`);
+    }
   });
 });
 

@@ -1,23 +1,57 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { devcloud } from '../../helpers/devcloud.js';
 
 export const SYSTEM_NOVA = '/usr/lib/python3/dist-packages/nova';
 const PYTHON = '/usr/bin/python3';
 
+/** One nova to drive: where its `nova` package is, which patch of integrations/nova/ belongs to it. */
+export interface NovaTree {
+  /** nova's version as its package says it (e.g. `26.2.2`). */
+  readonly version: string;
+  /** The `nova` package directory to copy. */
+  readonly source: string;
+  /** The patch in integrations/nova/ for this version. */
+  readonly patch: string;
+  /** Directories of newer Python libraries this nova needs, put ahead of the system's (empty for Debian 12's nova). */
+  readonly libs: readonly string[];
+}
+
+/** Debian 12's python3-nova (26.2.2), installed by the dev cloud. */
+export const DEBIAN_NOVA: NovaTree = { version: '26.2.2', source: SYSTEM_NOVA, patch: 'integrations/nova/nova-26-imagebackend.patch', libs: [] };
+
 /**
- * A copy of Debian's nova package with integrations/nova's patch applied by `patch -p1`: the system's nova is never
- * touched, and the test proves the patch applies to it.
+ * A newer nova prepared by scripts/nova-newer-check (Debian sid's python3-nova and the newer libraries it needs,
+ * unpacked under FERRY_NOVA_NEWER_DIR, described by its nova-tree.json); undefined when that variable is unset.
  */
-export function patchedNova(): { root: string; cleanup(): void } {
-  if (!existsSync(SYSTEM_NOVA)) throw new Error(`${SYSTEM_NOVA} missing: python3-nova is in the dev cloud's package list (scripts/devcloud/up installs it)`);
+export function newerNova(): NovaTree | undefined {
+  const dir = process.env.FERRY_NOVA_NEWER_DIR;
+  if (!dir) return undefined;
+  const manifest = join(dir, 'nova-tree.json');
+  if (!existsSync(manifest)) throw new Error(`FERRY_NOVA_NEWER_DIR=${dir} has no nova-tree.json: run scripts/nova-newer-check`);
+  return JSON.parse(readFileSync(manifest, 'utf8')) as NovaTree;
+}
+
+/**
+ * A copy of the tree's nova package (and its package metadata) with its integrations/nova patch applied by `patch -p1`: the system's nova is
+ * never touched, and the test proves the patch applies to it.
+ */
+export function patchedNova(tree: NovaTree = DEBIAN_NOVA): { root: string; tree: NovaTree; cleanup(): void } {
+  if (!existsSync(tree.source)) {
+    throw new Error(`${tree.source} missing: ${tree.source === SYSTEM_NOVA
+      ? 'python3-nova is in the dev cloud\'s package list (scripts/devcloud/up installs it)' : 'run scripts/nova-newer-check'}`);
+  }
   const root = mkdtempSync(join(tmpdir(), 'ferry-nova-'));
-  cpSync(SYSTEM_NOVA, join(root, 'nova'), { recursive: true });
-  const patch = spawnSync('patch', ['-p1', '--forward', '--batch', '-d', root, '-i', `${process.cwd()}/integrations/nova/nova-26-imagebackend.patch`], { encoding: 'utf8' });
-  if (patch.status !== 0) throw new Error(`the nova 26 patch does not apply: ${patch.stdout}${patch.stderr}`);
-  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  cpSync(tree.source, join(root, 'nova'), { recursive: true });
+  // Its package metadata too, so that nova's version (pbr) is this tree's, not the system's.
+  for (const entry of readdirSync(dirname(tree.source))) {
+    if (/^nova-[0-9][^/]*\.(egg|dist)-info$/.test(entry)) cpSync(join(dirname(tree.source), entry), join(root, entry), { recursive: true });
+  }
+  const patch = spawnSync('patch', ['-p1', '--forward', '--batch', '-d', root, '-i', `${process.cwd()}/${tree.patch}`], { encoding: 'utf8' });
+  if (patch.status !== 0) throw new Error(`${tree.patch} does not apply to nova ${tree.version}: ${patch.stdout}${patch.stderr}`);
+  return { root, tree, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** A nova.conf for nova's own config parsing: rbd images in site-b's vms pool, Glance of the dev cloud. */
@@ -37,16 +71,23 @@ export interface CloneResult {
   readonly ok: boolean;
   readonly patched: boolean;
   readonly module: string;
+  readonly version: string;
+  /** nova's concurrency mode in that process: `eventlet` (monkey patched) or `threading`. */
+  readonly concurrency: string;
   readonly error?: string;
   readonly message?: string;
   readonly seconds: number;
 }
 
 /** nova's real Rbd(path='vms/NAME').clone(context, image) in its own Python process. */
-export function novaClone(options: { root: string; conf: string; image: string; name: string; token: string; socket: string }): Promise<CloneResult> {
+export function novaClone(options: {
+  root: string; conf: string; image: string; name: string; token: string; socket: string;
+  libs?: readonly string[]; env?: Record<string, string>;
+}): Promise<CloneResult> {
   return new Promise((resolve, reject) => {
+    const pythonPath = [`${process.cwd()}/integrations/nova`, ...(options.libs ?? [])].join(':');
     const child = spawn('timeout', ['120', PYTHON, `${process.cwd()}/test/integration/agent/nova_clone.py`, options.root, options.conf, options.image, options.name], {
-      env: { ...process.env, OS_TOKEN: options.token, FERRY_AGENT_SOCKET: options.socket, PYTHONPATH: `${process.cwd()}/integrations/nova` },
+      env: { ...process.env, OS_TOKEN: options.token, FERRY_AGENT_SOCKET: options.socket, PYTHONPATH: pythonPath, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,6 +1,8 @@
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import nock from 'nock';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createHttpTransport, stripQuery } from '../../../src/openstack/http-transport.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isFerryError, type FerryError } from '../../../src/errors/ferry-error.js';
+import { createHttpTransport, stripQuery, type HttpTransportOptions } from '../../../src/openstack/http-transport.js';
 import { GLANCE_ROOT, loadExchange, replay } from '../../helpers/fixtures.js';
 
 const transport = createHttpTransport();
@@ -125,11 +127,63 @@ describe('createHttpTransport: errors', () => {
       expect.objectContaining({ code: 'FERRY_INVALID_OPTION', details: { caFile: '/nonexistent/ca.pem' } }) as Error);
   });
 
-  // Not testable through nock: it answers inside its own fetch wrapper, so undici's connect/headers/body timers never
-  // run (measured: .delay(300) against responseTimeoutMs 50 still resolves 200). The mapping of undici's timeout
-  // errors to these codes is tested in network-error.test.ts.
-  it.todo('createHttpTransport: no answer within responseTimeoutMs → FERRY_TIMEOUT_RESPONSE (needs a real socket)');
-  it.todo('createHttpTransport: a body stalled past bodyTimeoutMs → FERRY_TIMEOUT_BODY (needs a real socket)');
+});
+
+// undici's headers and body timers never run under nock (it answers inside its own fetch wrapper: .delay(300) against
+// responseTimeoutMs 50 still resolves 200), so these two talk to real loopback servers that misbehave on purpose.
+describe('createHttpTransport: its timers, against real loopback servers', () => {
+  const sockets = new Set<Socket>();
+  let silent: { server: NetServer; url: string };
+  let stalling: { server: NetServer; url: string };
+
+  async function listen(onSocket: (socket: Socket) => void): Promise<{ server: NetServer; url: string }> {
+    const server = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.once('data', () => onSocket(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  beforeAll(async () => {
+    nock.enableNetConnect('127.0.0.1');
+    silent = await listen(() => undefined); // reads the request, never answers
+    stalling = await listen((socket) => socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n'
+      + 'content-length: 1000\r\n\r\n{"images": [')); // headers and 12 of 1000 bytes, then silence
+  });
+
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await Promise.all([silent, stalling].map(({ server }) => new Promise((resolve) => server.close(resolve))));
+    nock.disableNetConnect();
+  });
+
+  async function failureOf(url: string, options: HttpTransportOptions): Promise<FerryError> {
+    const timed = createHttpTransport(options);
+    try {
+      const error = await timed.send({ method: 'GET', url: `${url}/v2/images` }).then(() => undefined, (e: unknown) => e);
+      if (!isFerryError(error)) throw new Error(`expected a FerryError, got ${String(error)}`);
+      return error;
+    } finally {
+      await timed.close();
+    }
+  }
+
+  it('createHttpTransport: no answer within responseTimeoutMs → FERRY_TIMEOUT_RESPONSE naming the request', async () => {
+    const started = performance.now();
+    const error = await failureOf(silent.url, { responseTimeoutMs: 300, bodyTimeoutMs: 10_000 });
+    expect(error.code).toBe('FERRY_TIMEOUT_RESPONSE');
+    expect(error.message).toContain('GET');
+    expect(error.message).toContain('/v2/images');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250); // the timer fired, not an immediate refusal
+  });
+
+  it('createHttpTransport: a body stalled past bodyTimeoutMs → FERRY_TIMEOUT_BODY', async () => {
+    const error = await failureOf(stalling.url, { responseTimeoutMs: 10_000, bodyTimeoutMs: 300 });
+    expect(error.code).toBe('FERRY_TIMEOUT_BODY');
+    expect(error.message).toContain('stalled');
+  });
 });
 
 describe('stripQuery', () => {

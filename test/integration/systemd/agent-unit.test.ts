@@ -1,0 +1,211 @@
+import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callAgent } from '../../../src/agent/agent-client.js';
+import { ensureJsonSchema } from '../../../src/cli/commands/ensure.js';
+import { ceph, devcloud, markReached } from '../../helpers/devcloud.js';
+import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { cannotRunSystemd, ctl, idOf, initPid, insidePath, show, systemdDown, systemdUp } from './private-systemd.js';
+
+// packaging/systemd/ferry-agent.service, unchanged, under the real systemd of scripts/systemd/up: its User, Group,
+// SupplementaryGroups, RuntimeDirectory and hardening, start/reload/stop, the socket nova uses. The only differences
+// from a packaged install are in the drop-in scripts/systemd/up writes (the checkout's bin/ferry, the dev cloud's
+// nova.conf and credentials). Skipped only when the machine cannot run systemd at all (the reason is in the name);
+// scripts/run-integration.mjs fails a full run in which this file did not reach systemd on a machine that can.
+
+const UNIT = 'ferry-agent.service';
+const SOCKET = '/run/ferry/agent.sock';
+const reason = cannotRunSystemd();
+if (reason !== '') console.warn(`SYSTEMD UNIT TEST SKIPPED: ${reason}`);
+
+const created: string[] = [];
+let startedSystemd = false;
+let probeFile = '';
+let probeDropIn = '';
+let journalCursor = '';
+
+const socket = (): string => insidePath(SOCKET);
+const systemctl = (...args: string[]) => ctl(['systemctl', ...args]);
+/** The unit's journal since this file started (a systemd kept running from an earlier run has older lines). */
+const journal = (): string => ctl(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT, `--after-cursor=${journalCursor}`]).stdout;
+const mainPid = (): number => Number(show(UNIT, ['MainPID']).MainPID);
+
+/** Until /healthz answers 200 on the unit's socket (bounded); returns its body. */
+async function healthy(timeoutMs = 30_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown = 'no answer';
+  while (Date.now() < deadline) {
+    const answer = await callAgent(socket(), { method: 'GET', path: '/healthz' }).catch((error: Error) => ({ status: 0, body: error.message }));
+    if (answer.status === 200) return answer.body;
+    last = answer.body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the agent under systemd did not become healthy within ${timeoutMs} ms: ${JSON.stringify(last)}\n${journal()}`);
+}
+
+/** A field of /proc/PID/status of a process in the private PID namespace. */
+function procStatus(pid: number): Record<string, string> {
+  const out = ctl(['cat', `/proc/${pid}/status`]);
+  return Object.fromEntries(out.stdout.split('\n').filter((l) => l.includes(':')).map((l) => {
+    const at = l.indexOf(':');
+    return [l.slice(0, at), l.slice(at + 1).trim()];
+  }));
+}
+
+/** Mount point → options of the process's mount namespace (the last mount on a point wins, as the kernel shows it). */
+function mounts(pid: number): Map<string, { options: string[]; fstype: string }> {
+  const out = ctl(['cat', `/proc/${pid}/mountinfo`]);
+  const map = new Map<string, { options: string[]; fstype: string }>();
+  for (const line of out.stdout.trim().split('\n')) {
+    const [left, right] = line.split(' - ');
+    const fields = (left ?? '').split(' ');
+    map.set(fields[4] ?? '', { options: (fields[5] ?? '').split(','), fstype: (right ?? '').split(' ')[0] ?? '' });
+  }
+  return map;
+}
+
+describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason === '' ? '' : ` (SKIPPED: ${reason})`}`, () => {
+  beforeAll(() => {
+    startedSystemd = initPid() === undefined;
+    systemdUp();
+    // A probe the test adds (not part of the shipped unit or the dev-cloud drop-in): after the agent exits, before
+    // systemd removes RuntimeDirectory, record what is left in /run/ferry. Empty means the agent removed its socket.
+    const dir = join(devcloud().dir, 'systemd');
+    probeFile = join(dir, 'stop-probe');
+    probeDropIn = join(dir, 'zz-test-stop-probe.conf');
+    mkdirSync(dir, { recursive: true });
+    rmSync(probeFile, { force: true });
+    // systemd hands ExecStopPost how the main process ended ($EXIT_CODE exited|killed, $EXIT_STATUS): the unit's own
+    // ExecMain* properties are gone once systemd unloads the stopped unit.
+    writeFileSync(probeDropIn, '[Service]\nExecStopPost=+/bin/sh -c \''
+      + `echo "$$SERVICE_RESULT $$EXIT_CODE $$EXIT_STATUS" >${probeFile}; ls -A /run/ferry >>${probeFile} 2>&1'\n`);
+    expect(ctl(['install', '-m', '0644', probeDropIn, '/etc/systemd/system/ferry-agent.service.d/zz-test-stop-probe.conf']).code).toBe(0);
+    expect(systemctl('daemon-reload').code).toBe(0);
+    const cursor = /^-- cursor: (.+)$/m.exec(ctl(['journalctl', '--no-pager', '-n', '0', '--show-cursor']).stdout)?.[1];
+    if (cursor === undefined) throw new Error('journalctl --show-cursor printed no cursor');
+    journalCursor = cursor;
+  });
+
+  afterAll(async () => {
+    if (initPid() !== undefined) {
+      if (systemctl('is-active', '--quiet', UNIT).code === 0) systemctl('stop', UNIT);
+      systemctl('disable', UNIT);
+      ctl(['rm', '-f', '/etc/systemd/system/ferry-agent.service.d/zz-test-stop-probe.conf']);
+      systemctl('daemon-reload');
+    }
+    rmSync(probeDropIn, { force: true });
+    if (startedSystemd) {
+      const down = systemdDown();
+      if (down.code !== 0) console.error(`scripts/systemd/down exited ${down.code}: ${down.stdout}${down.stderr}`);
+    }
+    for (const id of created) {
+      await waitUnlocked(id);
+      await deleteImage(id);
+    }
+  }, 180_000);
+
+  it('systemd-analyze verify accepts the unit as installed (shipped file + drop-in)', () => {
+    const verify = ctl(['systemd-analyze', 'verify', `/etc/systemd/system/${UNIT}`]);
+    expect(verify.stdout + verify.stderr).toBe('');
+    expect(verify.code).toBe(0);
+  });
+
+  it('systemctl enable --now: enabled, active, /healthz 200 on /run/ferry/agent.sock (mode 0660, group nova), /run/ferry made by RuntimeDirectory', async () => {
+    const enable = systemctl('enable', '--now', UNIT);
+    expect(enable.code, enable.stderr).toBe(0);
+    expect(systemctl('is-enabled', UNIT).stdout.trim()).toBe('enabled');
+    expect(systemctl('is-active', UNIT).stdout.trim()).toBe('active');
+    markReached('systemd');
+    const health = await healthy();
+    expect(health).toMatchObject({ ok: true, checks: { fsid: { ok: true, fsid: devcloud().ceph['site-b'].fsid } } });
+    const sock = lstatSync(socket());
+    expect(sock.isSocket()).toBe(true);
+    expect(sock.mode & 0o777).toBe(0o660);
+    expect(sock.gid).toBe(idOf('group', 'nova'));
+    expect(sock.uid).toBe(idOf('passwd', 'ferry'));
+    const runDir = statSync(insidePath('/run/ferry'));
+    expect(runDir.mode & 0o777).toBe(0o755);
+    expect(runDir.uid).toBe(idOf('passwd', 'ferry'));
+  });
+
+  it('the agent runs as ferry with groups nova and ceph, no capabilities, no new privileges, in the sandbox the unit asks for', () => {
+    const pid = mainPid();
+    expect(pid).toBeGreaterThan(1);
+    const status = procStatus(pid);
+    const ferry = String(idOf('passwd', 'ferry'));
+    expect(status.Uid?.split(/\s+/)).toEqual([ferry, ferry, ferry, ferry]);
+    expect(status.Gid?.split(/\s+/)).toEqual(Array(4).fill(String(idOf('group', 'ferry'))));
+    expect(status.Groups?.split(/\s+/).sort()).toEqual([idOf('group', 'ferry'), idOf('group', 'nova'), idOf('group', 'ceph')].map(String).sort());
+    expect(status.CapEff).toBe('0000000000000000');
+    expect(status.NoNewPrivs).toBe('1');
+    const m = mounts(pid);
+    expect(m.get('/')?.options).toContain('ro'); // ProtectSystem=strict
+    expect(m.get('/run/ferry')?.options).toContain('rw'); // ... except RuntimeDirectory
+    expect(m.get('/home')?.options).toContain('ro'); // ProtectHome=yes
+    expect(m.get('/root')?.options).toContain('ro');
+    expect(m.get('/dev')?.fstype).toBe('tmpfs'); // PrivateDevices=yes
+    expect(m.has('/tmp')).toBe(true); // PrivateTmp=yes
+    expect(m.get('/proc/sys')?.options).toContain('ro'); // ProtectKernelTunables=yes
+    // The unit's NODE_OPTIONS (its V8 heap limits) reach the process.
+    const nodeOptions = /^Environment="(NODE_OPTIONS=[^"]+)"$/m.exec(readFileSync(join(import.meta.dirname, '../../../packaging/systemd/ferry-agent.service'), 'utf8'))?.[1];
+    expect(nodeOptions).toMatch(/^NODE_OPTIONS=--max-semi-space-size=\d+ --max-old-space-size=\d+$/);
+    expect(ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0')).toContain(nodeOptions);
+    // The keyring is root:ceph 0640: only through SupplementaryGroups=ceph does `ceph fsid` reach the cluster. Without
+    // it /healthz still says ok (the agent falls back to ceph.conf's fsid), but it logs this warning.
+    expect(journal()).toContain('agent warm: token and fsid ready');
+    expect(journal()).not.toContain('could not ask the cluster for its fsid');
+  });
+
+  it('POST /v1/ensure over the unit\'s socket: a site-a image is copied into site-b and the clone target exists there', async () => {
+    const id = await uploadImage({ name: 'it-systemd-agent', store: 'site-a', sizeBytes: 8 * 1024 * 1024 });
+    created.push(id);
+    const answer = await callAgent(socket(), { method: 'POST', path: '/v1/ensure', body: { image: id } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const doc = ensureJsonSchema.parse(answer.body);
+    expect(doc).toMatchObject({ image: id, store: 'site-b', copied: true, import_requests: 1 });
+    expect(doc.target?.fsid).toBe(devcloud().ceph['site-b'].fsid);
+    const info = ceph('site-b', 'rbd', ['info', '--pool', doc.target?.pool ?? '', '--image', id, '--snap', doc.target?.snapshot ?? '']);
+    expect(info.code, info.stderr).toBe(0);
+  });
+
+  it('Restart=on-failure: after SIGKILL of the agent systemd starts a new one (RestartSec=2) that answers on the socket', async () => {
+    const before = mainPid();
+    expect(systemctl('kill', '--signal=SIGKILL', '--kill-who=main', UNIT).code).toBe(0);
+    const deadline = Date.now() + 20_000;
+    let after = before;
+    while ((after === before || after === 0) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = mainPid();
+    }
+    expect(after).not.toBe(before);
+    expect(after).toBeGreaterThan(1);
+    expect(Number(show(UNIT, ['NRestarts']).NRestarts)).toBe(1);
+    await healthy();
+    expect(lstatSync(socket()).mode & 0o777).toBe(0o660);
+  });
+
+  it('systemctl reload (SIGHUP): same process, configuration re-read, still answering', async () => {
+    const before = mainPid();
+    expect(systemctl('reload', UNIT).code).toBe(0);
+    const deadline = Date.now() + 15_000;
+    while (!journal().includes('configuration re-read (SIGHUP)') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(journal()).toContain('configuration re-read (SIGHUP)');
+    expect(mainPid()).toBe(before);
+    expect(systemctl('is-active', UNIT).stdout.trim()).toBe('active');
+    await healthy();
+    const again = await callAgent(socket(), { method: 'POST', path: '/v1/ensure', body: { image: created[0] } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(ensureJsonSchema.parse(again.body)).toMatchObject({ image: created[0], copied: false, import_requests: 0 });
+  });
+
+  it('systemctl stop: the agent exits 0 on SIGTERM (not killed by it), having removed its socket; the unit is inactive', () => {
+    expect(systemctl('stop', UNIT).code).toBe(0);
+    expect(systemctl('is-active', UNIT).stdout.trim()).toBe('inactive');
+    // "exited 0", not "killed TERM" (which systemd would also count as success), and nothing left in /run/ferry.
+    expect(readFileSync(probeFile, 'utf8')).toBe('success exited 0\n');
+    expect(() => lstatSync(socket())).toThrow(/ENOENT/);
+    expect(journal()).toMatch(/stopped after \d+ requests \(1 reloads\)/);
+  });
+});
