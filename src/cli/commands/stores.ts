@@ -89,13 +89,14 @@ export const storesCommand: CommandSpec<StoresReport> = {
     + 'the rbd store whose fsid Glance reports (Glance >= 30) equal to --fsid. Types and pools need the admin-only /detail; '
     + 'without it ferry falls back to the plain list. Glance reports no per-store health, so ferry checks what it can reach '
     + 'itself: the local rbd store with --ceph-conf (nova.conf images_rbd_ceph_conf) and any rbd store given with '
-    + '--probe-ceph-conf STORE=FILE, by `rbd ls` on its pool within --probe-timeout. Other stores: answers null, with the reason.',
+    + '--probe-ceph-conf STORE=FILE: its mons (`ceph fsid`) and `rbd ls` on its pool, each within --probe-timeout, which also '
+    + 'bounds /detail (Glance reconnects to every rbd cluster to answer it). Other stores: answers null, with the reason.',
   examples: ['ferry stores --store site-b --ceph-conf /etc/ceph/ceph.conf --rbd-user nova', 'ferry stores --json',
     'ferry stores --probe-ceph-conf site-a=/etc/ceph/site-a.conf', 'ferry stores -f value -c local'],
   arguments: [],
   options: [configFlag('store'), configFlag('fsid'), configFlag('ceph-conf'), configFlag('rbd-user'),
     { name: 'probe-ceph-conf', value: 'STORE=FILE', repeatable: true, description: 'probe rbd store STORE with this ceph.conf of its cluster (as --rbd-user)' },
-    { name: 'probe-timeout', value: 'DURATION', description: `bound of each store probe, e.g. 10s (default ${POOL_PROBE_DEFAULTS.timeoutMs / 1000}s)` }],
+    { name: 'probe-timeout', value: 'DURATION', description: `bound of each probe command and of /detail, e.g. 10s (default ${POOL_PROBE_DEFAULTS.timeoutMs / 1000}s)` }],
   jsonSchema: storesJsonSchema,
   async run(ctx) {
     const byStore = probeConfsFromFlags(ctx);
