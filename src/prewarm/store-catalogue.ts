@@ -1,5 +1,7 @@
-import { FerryError, isFerryError } from '../errors/ferry-error.js';
+import type { Clock } from '../clock/clock.js';
+import { FerryError } from '../errors/ferry-error.js';
 import type { GlanceClient } from '../glance/glance-client.js';
+import { readStoreOverview } from '../glance/store-overview.js';
 
 /** What the planner needs to know about one Glance store. */
 export interface StoreFacts {
@@ -18,24 +20,29 @@ export interface StoreCatalogue {
 }
 
 /**
- * The stores Glance offers, with their types when the caller may read `/v2/info/stores/detail` (admin; Glance ≥ 24).
- * A refusal (403) or an older Glance (404) falls back to `/v2/info/stores`, which everyone may read.
+ * How long `/v2/info/stores/detail` may take. Glance answers it by connecting to every rbd store's cluster; with one
+ * cluster's mons down it holds the answer for its client_mount_timeout (Ceph's default: 300 s) and then still answers
+ * 200 with the same body. Past this the plain list is used and store types are unknown.
  */
-export async function readStoreCatalogue(glance: GlanceClient, signal?: AbortSignal): Promise<StoreCatalogue> {
-  try {
-    const detail = await glance.getStoresDetail({ signal });
-    return catalogue(detail.stores, true);
-  } catch (error) {
-    const status = isFerryError(error) ? error.details.status : undefined;
-    if (!(isFerryError(error, 'FERRY_FORBIDDEN') || status === 403 || status === 404)) throw error;
-  }
-  const info = await glance.getStoresInfo({ signal });
-  return catalogue(info.stores, false);
+export const STORE_DETAIL_TIMEOUT_MS = 10_000;
+
+export interface ReadStoreCatalogueOptions {
+  readonly detailTimeoutMs?: number;
+  readonly clock?: Clock;
 }
 
-function catalogue(stores: readonly { id: string; type: string | undefined; readOnly: boolean; isDefault: boolean }[], typesKnown: boolean): StoreCatalogue {
+/**
+ * The stores Glance offers, with their types when the caller may read `/v2/info/stores/detail` (admin; Glance ≥ 24)
+ * and it answers in time. A refusal (403), an older Glance (404) or the deadline fall back to `/v2/info/stores`, which
+ * everyone may read (readStoreOverview, the one reader of both, as `ferry stores` uses it).
+ */
+export async function readStoreCatalogue(glance: GlanceClient, signal?: AbortSignal, options: ReadStoreCatalogueOptions = {}): Promise<StoreCatalogue> {
+  const overview = await readStoreOverview(glance, {}, { ...(signal ? { signal } : {}),
+    detailTimeoutMs: options.detailTimeoutMs ?? STORE_DETAIL_TIMEOUT_MS, ...(options.clock ? { clock: options.clock } : {}) });
+  const typesKnown = overview.source === 'GET /v2/info/stores/detail';
   return Object.freeze({
-    stores: Object.freeze(stores.map((s) => Object.freeze({ id: s.id, type: typesKnown ? s.type : undefined, readOnly: s.readOnly, isDefault: s.isDefault }))),
+    stores: Object.freeze(overview.stores.map((s) => Object.freeze({ id: s.id, type: typesKnown ? s.type : undefined, readOnly: s.readOnly,
+      isDefault: s.isDefault }))),
     typesKnown,
   });
 }

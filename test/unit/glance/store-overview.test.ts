@@ -2,6 +2,7 @@ import nock from 'nock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGlanceClient, glanceEndpointRoot } from '../../../src/glance/glance-client.js';
 import { readStoreOverview } from '../../../src/glance/store-overview.js';
+import { readStoreCatalogue, STORE_DETAIL_TIMEOUT_MS } from '../../../src/prewarm/store-catalogue.js';
 import { createHttpTransport } from '../../../src/openstack/http-transport.js';
 import { createSession } from '../../../src/openstack/keystone-session.js';
 import { createServiceClient } from '../../../src/openstack/service-client.js';
@@ -56,5 +57,23 @@ describe('readStoreOverview', () => {
     expect(overview.source).toBe('GET /v2/info/stores/detail');
     expect(overview.sourceWhy).toBeUndefined();
     expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('readStoreCatalogue (prewarm, sync): the same /detail deadline', () => {
+  it('readStoreCatalogue: /detail held past STORE_DETAIL_TIMEOUT_MS → the plain list, types unknown (was: waited out Glance)', async () => {
+    const detail = loadExchange('glance', 'info-stores-detail');
+    const slow = nock(GLANCE_ROOT).get(detail.request.path).delay(300_000).reply(detail.status, detail.body as nock.Body);
+    const plain = replay(nock(GLANCE_ROOT), loadExchange('glance', 'info-stores'));
+    const clock = fakeClock();
+    const sent = new Promise<void>((resolve) => slow.on('request', () => resolve()));
+    const reading = readStoreCatalogue(glance(), undefined, { clock });
+    await sent;
+    clock.advance(STORE_DETAIL_TIMEOUT_MS);
+    const catalogue = await reading;
+    expect(catalogue.typesKnown).toBe(false);
+    expect(catalogue.stores.map((s) => s.id)).toEqual(['central', 'site-a', 'site-b', 'broken']);
+    expect(catalogue.stores.every((s) => s.type === undefined)).toBe(true);
+    expect(plain.isDone()).toBe(true);
   });
 });
