@@ -1,27 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readClusterFsid, snapshotExists } from '../../../src/rbd/ceph-cli.js';
-import type { CommandOptions, CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
+import type { CommandOutcome } from '../../../src/rbd/command-runner.js';
+import { scriptedRunner } from '../../helpers/scripted-runner.js';
 
 const CONF = '/etc/ceph/site-a.conf';
 const FSID = '852e9454-1cdd-4bad-8b89-5238cc7df315';
-
-interface Call {
-  readonly file: string;
-  readonly args: readonly string[];
-  readonly options: CommandOptions;
-}
-
-/** A runner that answers from a script and records what it was asked. */
-function scriptedRunner(outcome: CommandOutcome): CommandRunner & { calls: Call[] } {
-  const calls: Call[] = [];
-  return {
-    calls,
-    run: (file, args, options) => {
-      calls.push({ file, args, options });
-      return Promise.resolve(outcome);
-    },
-  };
-}
 
 const exited = (exitCode: number, stdout: string, stderr = ''): CommandOutcome => ({
   outcome: 'exited',

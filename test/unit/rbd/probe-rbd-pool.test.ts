@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { probeRbdPool } from '../../../src/rbd/probe-rbd-pool.js';
-import type { CommandOptions, CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
+import type { CommandOutcome } from '../../../src/rbd/command-runner.js';
+import { scriptedRunner } from '../../helpers/scripted-runner.js';
 
 const CONF = '/etc/ceph/site-b.conf';
-
-interface Call {
-  readonly file: string;
-  readonly args: readonly string[];
-  readonly options: CommandOptions;
-}
-
-function scriptedRunner(outcome: CommandOutcome): CommandRunner & { calls: Call[] } {
-  const calls: Call[] = [];
-  return {
-    calls,
-    run: (file, args, options) => {
-      calls.push({ file, args, options });
-      return Promise.resolve(outcome);
-    },
-  };
-}
 
 const exited = (exitCode: number, stderr: string, stdout = ''): CommandOutcome => ({ outcome: 'exited', exitCode, signal: null, stdout, stderr });
 
