@@ -1,3 +1,4 @@
+import type { FsidSource } from '../rbd/resolve-local-cluster.js';
 import type { CopyProgressEvent } from '../copy/copy-progress.js';
 
 /**
@@ -33,7 +34,11 @@ export interface AgentEnsureAnswer {
 export interface AgentHealth {
   readonly token: HealthCheck;
   readonly glance: HealthCheck;
-  readonly fsid: HealthCheck & { readonly fsid?: string };
+  /**
+   * `source`: where the fsid came from — `option` (--fsid), `cluster` (`ceph fsid` answered), or `ceph-conf` (the
+   * cluster could not be asked: ceph.conf's value, unconfirmed; `warnings` says why). Still ok: clones can work.
+   */
+  readonly fsid: HealthCheck & { readonly fsid?: string; readonly source?: FsidSource; readonly warnings?: readonly string[] };
 }
 
 export type HealthCheck = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };

@@ -10,7 +10,7 @@ import { createHttpTransport, type HttpTransport } from '../openstack/http-trans
 import { createSession } from '../openstack/keystone-session.js';
 import { RETRY_DEFAULTS } from '../openstack/send-with-retry.js';
 import { createServiceClient } from '../openstack/service-client.js';
-import { resolveLocalCluster } from '../rbd/resolve-local-cluster.js';
+import { resolveLocalCluster, type ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { rbdImageExists } from '../rbd/ceph-cli.js';
 import { parseRbdLocation } from '../rbd/parse-rbd-location.js';
 import type { Cloud } from './cloud.js';
@@ -51,26 +51,30 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
   const glanceHttp = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, logger,
     normalizeEndpoint: glanceEndpointRoot });
   const placementHttp = createServiceClient({ serviceType: 'placement', serviceName: 'Placement', session, transport, retry, logger });
-  let fsid: Promise<string> | undefined;
+  let cluster: Promise<ResolvedLocalCluster> | undefined;
   const cloud: Cloud = {
     config, session, transport, clock, logger, placementHttp,
     glance: createGlanceClient(glanceHttp),
     copyFlights: createSingleFlight<EnsureOutcome>(),
     copyDurations: createCopyDurationEstimator(),
-    localFsid(signal) {
-      fsid ??= resolveLocalCluster({
+    localCluster(signal) {
+      // Resolved once per cloud (the agent: again on SIGHUP, with a new cloud); a failure is not kept.
+      cluster ??= resolveLocalCluster({
         ...(config.ceph.fsid ? { fsid: config.ceph.fsid } : {}),
         ...(config.ceph.confFile ? { confFile: config.ceph.confFile } : {}),
         ...(config.ceph.user ? { user: config.ceph.user } : {}),
         ...(signal ? { cli: { signal } } : {}),
       }).then((resolved) => {
         for (const warning of resolved.warnings) logger.warn({ fsid: resolved.fsid }, warning);
-        return resolved.fsid;
+        return resolved;
       }).catch((error: unknown) => {
-        fsid = undefined;
+        cluster = undefined;
         throw error;
       });
-      return fsid;
+      return cluster;
+    },
+    async localFsid(signal) {
+      return (await cloud.localCluster(signal)).fsid;
     },
     async findLeftover(store, image, signal) {
       // Only the local store's cluster is reachable with our ceph.conf.

@@ -10,6 +10,7 @@ import type { FerryConfig } from '../../config/ferry-config.js';
 import { copyStatus } from '../../copy/copy-status.js';
 import { FerryError, isFerryError } from '../../errors/ferry-error.js';
 import type { Logger } from '../../logging/logger.js';
+import type { ResolvedLocalCluster } from '../../rbd/resolve-local-cluster.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { configFlag, HOST_STORAGE_FLAGS } from '../global-options.js';
 import { ensureCommand, ensureWithConfig } from './ensure.js';
@@ -196,13 +197,14 @@ export function createCloudAgentService(clouds: CloudSource): AgentService {
     status: (imageRef, signal) => withCloud(async ({ cloud }) =>
       statusCommand.toJson({ kind: 'image', status: await copyStatus(cloud, imageRef, { signal }) })),
     health: (signal) => withCloud(async ({ cloud }): Promise<AgentHealth> => {
-      let fsid: string | undefined;
+      let cluster: ResolvedLocalCluster | undefined;
       const [token, glance, fsidCheck] = await Promise.all([
         check(() => cloud.session.token(signal)),
         check(() => cloud.glance.getStoresInfo({ signal })),
-        check(async () => { fsid = await cloud.localFsid(signal); }),
+        check(async () => { cluster = await cloud.localCluster(signal); }),
       ]);
-      return { token, glance, fsid: fsid === undefined ? fsidCheck : { ...fsidCheck, fsid } };
+      return { token, glance, fsid: cluster === undefined ? fsidCheck
+        : { ...fsidCheck, fsid: cluster.fsid, source: cluster.source, ...(cluster.warnings.length > 0 ? { warnings: cluster.warnings } : {}) } };
     }),
   };
 }

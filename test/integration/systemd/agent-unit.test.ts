@@ -117,7 +117,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(systemctl('is-active', UNIT).stdout.trim()).toBe('active');
     markReached('systemd');
     const health = await healthy();
-    expect(health).toMatchObject({ ok: true, checks: { fsid: { ok: true, fsid: devcloud().ceph['site-b'].fsid } } });
+    expect(health).toMatchObject({ ok: true, checks: { fsid: { ok: true, fsid: devcloud().ceph['site-b'].fsid, source: 'cluster' } } });
     const sock = lstatSync(socket());
     expect(sock.isSocket()).toBe(true);
     expect(sock.mode & 0o777).toBe(0o660);
