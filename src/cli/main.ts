@@ -7,10 +7,6 @@ import { runCli } from './run-cli.js';
 // ensure` had printed its answer (strace: the main thread in a futex wait while the compiler thread writes code pages;
 // bench/RESULTS.md, startup). A process that parses a few kB of HTTP gains nothing from the second compile.
 setFlagsFromString('--liftoff-only');
-// The agent is long-lived and I/O-bound (~1 ms of JavaScript per request): without the optimizing compiler its RSS is
-// ~5 MiB lower (V8's TurboFan code and its compiled output stay out of memory) at the same latency (bench/RESULTS.md,
-// agent-local).
-if (process.argv[2] === 'agent') setFlagsFromString('--no-opt');
 
 /** The process edge: signals, broken pipes, exit code. Everything else is in runCli. */
 async function main(): Promise<void> {
