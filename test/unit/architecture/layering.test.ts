@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { findCycles, folderOf, importGraph, sourceFiles, upwardImports } from '../../helpers/import-graph.js';
+
+// The layers of src/, top to bottom (docs/architecture.md). An import goes down, never up, never sideways to a folder
+// of the same rank, never in a circle. Folders on one line are peers in the picture, but still ordered here, so that
+// two of them can never import each other.
+const LAYERS: readonly (readonly string[])[] = [
+  ['(root)'], // src/index.ts: the library API re-exports every layer
+  ['cli'],
+  ['agent'],
+  ['host'],
+  ['contract'],
+  ['sync'],
+  ['prewarm'],
+  ['copy'],
+  ['cloud'],
+  ['stores'],
+  ['prefilter'],
+  ['placement'],
+  ['traits'],
+  ['backend'],
+  ['rbd'],
+  ['glance'],
+  ['config'],
+  ['openstack'],
+  ['wait'],
+  ['logging'],
+  ['clock'],
+  ['errors'],
+];
+const RANKS = new Map(LAYERS.flatMap((folders, index) => folders.map((folder) => [folder, index] as const)));
+const rank = (folder: string): number | undefined => RANKS.get(folder);
+
+const files = sourceFiles('src');
+const graph = importGraph(files);
+
+describe('layering of src/', () => {
+  it('every folder of src/ has its place in the layer order', () => {
+    const folders = [...new Set(files.map(folderOf))].filter((folder) => folder !== 'types');
+    expect(folders.filter((folder) => rank(folder) === undefined)).toEqual([]);
+  });
+
+  it('no module imports one from its own layer\'s peers or from a layer above it', () => {
+    expect(upwardImports(graph, rank)).toEqual([]);
+  });
+
+  it('no import cycle, type-only imports included', () => {
+    expect(findCycles(graph)).toEqual([]);
+  });
+
+  it('no command module imports another command module (shared pieces have their own module)', () => {
+    const commands = files.filter((file) => file.startsWith('src/cli/commands/'));
+    const crossing = commands.flatMap((file) => (graph.get(file) ?? []).filter((target) => target.startsWith('src/cli/commands/'))
+      .map((target) => `${file} → ${target}`));
+    expect(crossing).toEqual([]);
+  });
+
+  it('the agent imports nothing from the CLI', () => {
+    const agentToCli = files.filter((file) => file.startsWith('src/agent/'))
+      .flatMap((file) => (graph.get(file) ?? []).filter((target) => target.startsWith('src/cli/')));
+    expect(agentToCli).toEqual([]);
+  });
+
+  it('the checks see a violation when there is one', () => {
+    const bad = new Map(graph);
+    bad.set('src/config/config-defaults.ts', ['src/copy/copy-engine.ts']);
+    bad.set('src/copy/copy-engine.ts', ['src/config/config-defaults.ts']);
+    expect(upwardImports(bad, rank)).toContain('src/config/config-defaults.ts → src/copy/copy-engine.ts (config → copy)');
+    expect(findCycles(bad).some((cycle) => cycle.includes('src/config/config-defaults.ts'))).toBe(true);
+    expect(upwardImports(new Map([['src/nowhere/x.ts', ['src/errors/ferry-error.ts']]]), rank)).toHaveLength(1);
+  });
+});
