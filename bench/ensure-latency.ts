@@ -9,6 +9,7 @@
 // polls the image every 20 ms and brackets the moment os_glance_import_task disappears. Then the image is deleted
 // (the site-b memstore OSD holds 2 GiB). A simulation of the real delay policy on a fake clock extrapolates to
 // copies the memstore cluster cannot produce (30 s – 5 min). Exits 1 when a goal is missed.
+import { copyShared } from '../src/copy/copy-context.js';
 import { parseArgs } from 'node:util';
 import type { Cloud } from '../src/cloud/cloud.js';
 import { COPY_RATE_DEFAULTS } from '../src/copy/copy-duration-estimator.js';
@@ -72,7 +73,7 @@ async function measureCopy(cloud: Cloud, transport: RecordingTransport, admin: R
   index: number, signal: AbortSignal): Promise<CopySample | string> {
   const id = await admin.uploadImage({ name: `bench-ensure-latency-${index}`, store: 'site-a', sizeBytes: sizeMiB * MIB });
   try {
-    const expectedMs = cloud.copyDurations.expectedMs('site-b', sizeMiB * MIB);
+    const expectedMs = copyShared(cloud).copyDurations.expectedMs('site-b', sizeMiB * MIB);
     const observer = observeImportLock(admin, id, observerMs);
     const started = performance.now();
     const result = await ensure(cloud, id, { store: 'site-b', timeoutMs: 180_000, signal });

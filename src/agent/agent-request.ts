@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { storeNameSchema } from '../config/copy-policy.js';
 import { FerryError } from '../errors/ferry-error.js';
 import { parseImageRef } from '../glance/image-ref.js';
 
 /** `POST /v1/ensure` body. Unknown fields are refused: a typo must not silently fall back to a default. */
 export const ensureRequestSchema = z.strictObject({
   image: z.string().min(1).max(255),
-  store: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').max(255).optional(),
+  store: storeNameSchema().max(255).optional(),
   /** Seconds, like `ferry ensure --timeout`. */
   timeout: z.number().positive().max(86_400).optional(),
 });

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { errorJson } from '../cli/output/error-json.js';
+import { errorJson } from '../contract/error-document.js';
 import { systemClock, type Clock } from '../clock/clock.js';
 import type { CopyProgressEvent } from '../copy/copy-progress.js';
 import { FerryError, isFerryError } from '../errors/ferry-error.js';

@@ -1,4 +1,4 @@
-import { parseDuration } from '../sync/parse-duration.js';
+import { parseDuration } from '../clock/parse-duration.js';
 import type { FlagValue, OptionSpec } from './command-spec.js';
 
 /**

@@ -125,7 +125,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const failure = await asFerryError(error, io.signal);
     const [{ renderError }, { textStyle }] = await Promise.all([import('./output/render-error.js'), import('./output/text-style.js')]);
     if (isDocumentFormat(output.format)) {
-      const [{ errorJson }, { renderDocument }] = await Promise.all([import('./output/error-json.js'), import('./output/render-document.js')]);
+      const [{ errorJson }, { renderDocument }] = await Promise.all([import('../contract/error-document.js'), import('./output/render-document.js')]);
       write(io.stdout, renderDocument(errorJson(failure), output.format, []));
     } else write(io.stderr, renderError(failure, textStyle(io.stderrIsTTY && io.env.NO_COLOR === undefined)));
     if (debug && !isFerryError(error) && error instanceof Error && error.stack) write(io.stderr, error.stack);

@@ -1,9 +1,6 @@
 import { systemClock, type Clock } from '../clock/clock.js';
 import { requireAuth } from '../config/require-auth.js';
 import type { FerryConfig } from '../config/ferry-config.js';
-import { createCopyDurationEstimator } from '../copy/copy-duration-estimator.js';
-import type { EnsureOutcome } from '../copy/ensure-result.js';
-import { createSingleFlight } from '../copy/single-flight.js';
 import { createGlanceClient, glanceEndpointRoot } from '../glance/glance-client.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { createHttpTransport, type HttpTransport } from '../openstack/http-transport.js';
@@ -55,8 +52,6 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
   const cloud: Cloud = {
     config, session, transport, clock, logger, placementHttp,
     glance: createGlanceClient(glanceHttp),
-    copyFlights: createSingleFlight<EnsureOutcome>(),
-    copyDurations: createCopyDurationEstimator(),
     localCluster(signal) {
       // Resolved once per cloud (the agent: again on SIGHUP, with a new cloud); a failure is not kept.
       cluster ??= resolveLocalCluster({

@@ -1,7 +1,7 @@
 // Every default of ferry's configuration, in one place. docs/configuration.md and docs/nova-conf.md quote these;
 // where nova has a default for the same setting, ferry's is the same unless docs/nova-conf.md says otherwise.
-// The copy defaults are the library's own (ENSURE_DEFAULTS), so the CLI and library callers behave alike.
-import { ENSURE_DEFAULTS } from '../copy/ensure-options.js';
+// The copy defaults are the CopyPolicy's own (COPY_POLICY_DEFAULTS), so the CLI and library callers behave alike.
+import { COPY_POLICY_DEFAULTS } from './copy-policy.js';
 
 export const CONFIG_DEFAULTS = {
   endpoints: {
@@ -15,20 +15,20 @@ export const CONFIG_DEFAULTS = {
   },
   copy: {
     /** nova `[libvirt] images_rbd_glance_copy_poll_interval` (15 s): the cap of the waiter's delays. */
-    pollIntervalMs: ENSURE_DEFAULTS.maxPollDelayMs,
+    pollIntervalMs: COPY_POLICY_DEFAULTS.maxPollDelayMs,
     /** The waiter's first and smallest delay: the end of a copy is seen within about this long. */
-    minPollDelayMs: ENSURE_DEFAULTS.minPollDelayMs,
+    minPollDelayMs: COPY_POLICY_DEFAULTS.minPollDelayMs,
     /** nova `[libvirt] images_rbd_glance_copy_timeout` (600 s). */
-    timeoutMs: ENSURE_DEFAULTS.timeoutMs,
+    timeoutMs: COPY_POLICY_DEFAULTS.timeoutMs,
     /** What nova's `images_rbd_glance_copy_timeout = 0` ("no timeout") becomes: ferry never waits forever. */
     noTimeoutCapMs: 86_400_000,
     /**
      * A lock whose task has not moved for this long is reported as stuck (10 min). Glance itself breaks such a lock
      * only after 60 min (glance-multistore.md §7); waiting for that would make the check pointless.
      */
-    staleLockAfterMs: ENSURE_DEFAULTS.staleLockAfterMs,
+    staleLockAfterMs: COPY_POLICY_DEFAULTS.staleLockAfterMs,
     /** Take over a lock Glance would release anyway (its own 60/120-min rule): nothing is lost by asking. */
-    takeOverExpired: ENSURE_DEFAULTS.takeOverExpired,
+    takeOverExpired: COPY_POLICY_DEFAULTS.takeOverExpired,
   },
   ceph: {
     /** nova `[libvirt] images_rbd_pool`. */

@@ -1,3 +1,4 @@
+import type { CopyPolicy } from './copy-policy.js';
 // The one validated configuration object, and the shapes inside it. Built by resolveConfig (resolve-config.ts);
 // everything below the CLI reads these and never looks at flags, environment or files again.
 
@@ -88,21 +89,16 @@ export interface TlsConfig {
   readonly verify: boolean;
 }
 
-export interface CopyConfig {
+/** The copy section: the CopyPolicy every copy follows, plus where to copy to and what the operator configured. */
+export interface CopyConfig extends CopyPolicy {
   /** The Glance store id of the local Ceph cluster; undefined = copying is off (as in nova). */
   readonly store?: string;
-  /** The interval the operator configured (nova's fixed poll interval). */
+  /**
+   * The interval the operator configured (nova's fixed poll interval). It becomes the policy's maxPollDelayMs, and
+   * the first delay is min(the default first delay, this); nova's timeout 0 ("no timeout") becomes
+   * CONFIG_DEFAULTS.copy.noTimeoutCapMs.
+   */
   readonly pollIntervalMs: number;
-  /** The waiter's first and smallest delay: min(CONFIG_DEFAULTS.copy.minPollDelayMs, pollIntervalMs). */
-  readonly minPollDelayMs: number;
-  /** The waiter's backoff cap: equal to pollIntervalMs, so ferry never polls less often than nova would. */
-  readonly maxPollDelayMs: number;
-  /** Overall deadline of one copy; nova's 0 ("no timeout") becomes CONFIG_DEFAULTS.copy.noTimeoutCapMs. */
-  readonly timeoutMs: number;
-  /** An import lock whose task has not moved for this long is called stale (Glance's own rule: 60 min). */
-  readonly staleLockAfterMs: number;
-  /** Send the import that makes Glance bust a lock it holds expired by its own rule, then follow our copy. */
-  readonly takeOverExpired: boolean;
 }
 
 export interface CephConfig {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STORE_NAME_RULE, storeNameSchema } from './copy-policy.js';
 import { ENDPOINT_INTERFACES, type EndpointInterface } from './ferry-config.js';
 
 /**
@@ -100,5 +101,5 @@ export const optionTypes = {
     return machines;
   })),
   /** Glance joins store ids with commas in image fields, so a store id never contains one. */
-  storeName: fromSchema('a Glance store id (no commas or spaces)', z.string().regex(/^[^,\s]+$/)),
+  storeName: fromSchema(`a Glance store id (${STORE_NAME_RULE})`, storeNameSchema()),
 } as const;

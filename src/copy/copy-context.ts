@@ -3,23 +3,46 @@ import type { GlanceClient } from '../glance/glance-client.js';
 import type { Logger } from '../logging/logger.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { Leftover } from './copy-errors.js';
-import type { CopyDurationEstimator } from './copy-duration-estimator.js';
+import { createCopyDurationEstimator, type CopyDurationEstimator } from './copy-duration-estimator.js';
 import type { EnsureOutcome } from './ensure-result.js';
-import type { SingleFlight } from './single-flight.js';
+import { createSingleFlight, type SingleFlight } from './single-flight.js';
 
-/** What ensure() needs from a connected cloud. `connectCloud` builds one; tests build their own. */
+/**
+ * What the copy engine needs from a connected cloud. A `Cloud` (cloud/) is one as it is, without knowing the engine;
+ * tests build their own.
+ */
 export interface CopyContext {
   readonly glance: GlanceClient;
   readonly clock: Clock;
   readonly logger: Logger;
   /** The local Ceph cluster's fsid (from --fsid, or asked from the cluster once). */
   localFsid(signal?: AbortSignal): Promise<string>;
-  /** Shared per cloud: concurrent ensure() of one (image, store) make one request and one wait. */
-  readonly copyFlights: SingleFlight<EnsureOutcome>;
-  readonly copyDurations: CopyDurationEstimator;
   /**
    * After Glance failed a copy to `store`: is the target taken by a leftover RBD image of the image's name? Only a
    * context that knows the local cluster's ceph.conf can tell (and only for the local store); others leave it out.
    */
   readonly findLeftover?: (store: string, image: GlanceImage, signal: AbortSignal) => Promise<Leftover | undefined>;
+  /** Given only by tests; otherwise the engine keeps them per Glance client (copyShared). */
+  readonly copyFlights?: SingleFlight<EnsureOutcome>;
+  readonly copyDurations?: CopyDurationEstimator;
+}
+
+/** The engine's state shared by everything that copies through one Glance client (one cloud, one process). */
+export interface CopyShared {
+  /** Concurrent ensure() of one (image, store) make one request and one wait. */
+  readonly copyFlights: SingleFlight<EnsureOutcome>;
+  /** Copy durations learnt per store, for the first read after a request. */
+  readonly copyDurations: CopyDurationEstimator;
+}
+
+// Keyed by the Glance client, so the state lives exactly as long as the cloud that owns it (a SIGHUP makes a new one).
+const sharedByClient = new WeakMap<GlanceClient, CopyShared>();
+
+export function copyShared(ctx: CopyContext): CopyShared {
+  let shared = sharedByClient.get(ctx.glance);
+  if (shared === undefined) {
+    shared = { copyFlights: createSingleFlight<EnsureOutcome>(), copyDurations: createCopyDurationEstimator() };
+    sharedByClient.set(ctx.glance, shared);
+  }
+  return { copyFlights: ctx.copyFlights ?? shared.copyFlights, copyDurations: ctx.copyDurations ?? shared.copyDurations };
 }

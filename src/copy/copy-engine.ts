@@ -3,7 +3,7 @@ import type { GlanceImage } from '../glance/image.js';
 import { hasStore } from '../glance/image.js';
 import type { GlanceTask } from '../glance/image-task.js';
 import { waitFor } from '../wait/wait-for.js';
-import type { CopyContext } from './copy-context.js';
+import { copyShared, type CopyContext } from './copy-context.js';
 import { startDeadline, type CopyDeadline } from './copy-deadline.js';
 import { failedError, failedReason, gaveUpError, stuckError, timeoutError, unconfirmedError, type Leftover, type WaitSeen } from './copy-errors.js';
 import type { CopySnapshot } from './copy-snapshot.js';
@@ -150,7 +150,7 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
     const learnt = options.pace?.expectedMs(stores.length);
     if (learnt !== undefined) return { ms: learnt, learnt: true };
     const guessed = stores.reduce<number | undefined>((sum, store) => {
-      const one = ctx.copyDurations.expectedMs(store, image.size);
+      const one = copyShared(ctx).copyDurations.expectedMs(store, image.size);
       return sum === undefined || one === undefined ? undefined : sum + one;
     }, 0);
     return { ms: guessed, learnt: false };
@@ -334,7 +334,7 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
     perStoreMs: number, elapsedMs: number): Promise<void> {
     switch (verdict.kind) {
       case 'copied':
-        ctx.copyDurations.record(store, image.size, perStoreMs);
+        copyShared(ctx).copyDurations.record(store, image.size, perStoreMs);
         settle([store], () => ({ outcome: 'copied', reason: `copied to ${store}`, elapsedMs, ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
         return;
       case 'joined':

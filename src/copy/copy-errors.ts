@@ -1,3 +1,4 @@
+import type { LeftoverImage } from '../rbd/leftover-image.js';
 import { FerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { GlanceTask } from '../glance/image-task.js';
@@ -74,12 +75,7 @@ export function unconfirmedError(stores: readonly string[], imageId: string, cau
 }
 
 /** Where a leftover RBD image was found in the target store's pool (rbd info said it exists). */
-export interface Leftover {
-  readonly pool: string;
-  readonly image: string;
-  readonly cephConf: string;
-  readonly user: string | undefined;
-}
+export type Leftover = LeftoverImage;
 
 export type FailedKind = 'failed' | 'rolled-back' | 'aborted';
 

@@ -5,7 +5,7 @@ import { isFerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { hasStore } from '../glance/image.js';
 import { classifyLocations } from '../rbd/classify-locations.js';
-import type { CopyContext } from './copy-context.js';
+import { copyShared, type CopyContext } from './copy-context.js';
 import { startDeadline } from './copy-deadline.js';
 import { runCopyJob } from './copy-engine.js';
 import { timeoutError } from './copy-errors.js';
@@ -42,7 +42,7 @@ export function ensureOnHost(ctx: CopyContext, imageRef: string, options: HostEn
 
 function ensureOutcome(ctx: CopyContext, imageRef: string, options: EnsureOptions & { readonly backend?: BackendConfig }): Promise<EnsureOutcome> {
   const resolved = resolveEnsureOptions(options);
-  return ctx.copyFlights.run(`${imageRef}\u0000${resolved.store}\u0000${resolved.backend ? 'host' : 'any'}`, resolved.signal,
+  return copyShared(ctx).copyFlights.run(`${imageRef}\u0000${resolved.store}\u0000${resolved.backend ? 'host' : 'any'}`, resolved.signal,
     (signal) => ensureOnce(ctx, imageRef, { ...resolved, signal }));
 }
 

@@ -2,7 +2,7 @@ import type { FerryErrorCode } from '../errors/error-table.js';
 import { ITEM_OUTCOMES, type FailureKind, type ItemOutcome } from '../copy/store-copy-result.js';
 import type { NotCopyableReason, PlanState } from './classify-placement.js';
 import type { PlanAction } from './plan-prewarm.js';
-import type { RequestMode } from './prewarm-options.js';
+import type { RequestMode } from './request-mode.js';
 
 export { ITEM_OUTCOMES, FAILURE_KINDS, type ItemOutcome, type FailureKind } from '../copy/store-copy-result.js';
 

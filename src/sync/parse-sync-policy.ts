@@ -1,5 +1,6 @@
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
+import { STORE_NAME_RULE, storeNameSchema } from '../config/copy-policy.js';
 import { FerryError } from '../errors/ferry-error.js';
 import { VISIBILITIES, type PrewarmSelection } from '../prewarm/prewarm-selection.js';
 import type { PolicyPosition, SyncPlacement, SyncPolicy } from './sync-policy.js';
@@ -7,7 +8,7 @@ import type { PolicyPosition, SyncPlacement, SyncPolicy } from './sync-policy.js
 // The YAML is read with the failsafe schema: every scalar stays the string written. Glance properties are strings,
 // and YAML's number and boolean guessing would turn `os_version: 22.10` into 22.1 and `name: no` into false.
 const text = z.string().trim().min(1, 'must not be empty');
-const storeName = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a store name is letters, digits, _ . - only');
+const storeName = storeNameSchema(`a store name is ${STORE_NAME_RULE}`);
 const selectorSchema = z.strictObject({
   ids: z.array(text).min(1, 'list at least one image ID').optional(),
   names: z.array(text).min(1, 'list at least one image name').optional(),

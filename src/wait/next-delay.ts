@@ -9,7 +9,8 @@ export interface DelayPolicy {
   readonly deadlineSlackMs: number;
 }
 
-export const DELAY_DEFAULTS: DelayPolicy = { minDelayMs: 100, maxDelayMs: 10_000, factor: 1.6, deadlineSlackMs: 50 };
+// The generic waiter's own fallback; the copy engine always passes its CopyPolicy's delays (the same 100 ms and 15 s).
+export const DELAY_DEFAULTS: DelayPolicy = { minDelayMs: 100, maxDelayMs: 15_000, factor: 1.6, deadlineSlackMs: 50 };
 
 /**
  * The sleep before poll `attempt + 1` (attempt counts polls made, from 1). Pure.

@@ -3,7 +3,7 @@ import { createGlanceClient, glanceEndpointRoot, type CopyRequestResult, type Gl
 import { parseImage } from '../../src/glance/image.js';
 import { parseTask, type GlanceTask } from '../../src/glance/image-task.js';
 import { createCopyDurationEstimator } from '../../src/copy/copy-duration-estimator.js';
-import type { CopyContext } from '../../src/copy/copy-context.js';
+import type { CopyContext, CopyShared } from '../../src/copy/copy-context.js';
 import type { EnsureOutcome } from '../../src/copy/ensure-result.js';
 import { createSingleFlight } from '../../src/copy/single-flight.js';
 import { silentLogger } from '../../src/logging/logger.js';
@@ -70,7 +70,7 @@ export function scriptedGlance(script: { images: readonly ImageShape[]; answers?
   };
 }
 
-export function copyContext(glance: GlanceClient, clock: FakeClock = fakeClock(), fsid = FSID_A): CopyContext & { clock: FakeClock } {
+export function copyContext(glance: GlanceClient, clock: FakeClock = fakeClock(), fsid = FSID_A): CopyContext & CopyShared & { clock: FakeClock } {
   return {
     glance, clock, logger: silentLogger,
     localFsid: () => Promise.resolve(fsid),
@@ -83,7 +83,7 @@ export function copyContext(glance: GlanceClient, clock: FakeClock = fakeClock()
  * A copy context over the whole real stack (Glance client → service client → Keystone session with the recorded admin
  * → `inner`, nock behind it), on a fake clock; `sent` holds every request it put on the wire.
  */
-export function wireCopyContext(inner: HttpTransport, fsid = FSID_A): { ctx: CopyContext & { clock: FakeClock }; sent: HttpRequest[] } {
+export function wireCopyContext(inner: HttpTransport, fsid = FSID_A): { ctx: CopyContext & CopyShared & { clock: FakeClock }; sent: HttpRequest[] } {
   const sent: HttpRequest[] = [];
   const transport: HttpTransport = { send: (request) => { sent.push(request); return inner.send(request); }, close: () => Promise.resolve() };
   const clock = fakeClock();

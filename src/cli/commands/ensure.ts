@@ -1,7 +1,6 @@
-import { z } from 'zod';
-import { ensure, ensureOnHost } from '../../copy/ensure.js';
+import { ensureDocument, ensureJsonSchema, type EnsureJson } from '../../contract/ensure-document.js';
 import type { EnsureOutcome } from '../../copy/ensure-result.js';
-import { resolveBackendConfig } from '../../backend/resolve-backend-config.js';
+import { ensureWithConfig } from '../../host/host-ensure.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { existsSync } from 'node:fs';
 import { agentDocument, callAgent } from '../../agent/agent-client.js';
@@ -12,61 +11,6 @@ import { configFlag, HOST_STORAGE_FLAGS } from '../global-options.js';
 import { renderEnsure, type EnsureView } from '../render/ensure.js';
 import { describeCopyProgress } from '../render/copy-progress-line.js';
 import type { CopyProgressEvent } from '../../copy/copy-progress.js';
-import type { CopyContext } from '../../copy/copy-context.js';
-import type { FerryConfig } from '../../config/ferry-config.js';
-
-export const ensureJsonSchema = z.object({
-  image: z.string(),
-  store: z.string(),
-  /** false: the image's backend on this host is not rbd (images_type_mapping), so no copy is needed and target is null. */
-  needed: z.boolean(),
-  copied: z.boolean(),
-  joined: z.boolean(),
-  seconds: z.number(),
-  target: z.object({ fsid: z.string(), pool: z.string(), image: z.string(), snapshot: z.string(), url: z.string() }).nullable(),
-  why: z.string(),
-  /** The import task that brought the store (ours or the one joined); null when it was there already. */
-  task: z.string().nullable(),
-  /** The task whose expired import lock ferry made Glance bust (--take-over-expired); null otherwise. */
-  took_over: z.string().nullable(),
-  backend: z.object({ backend: z.string(), converted: z.boolean(), reason: z.string() }).optional(),
-  image_reads: z.number().int(),
-  import_requests: z.number().int(),
-});
-
-export type EnsureJson = z.infer<typeof ensureJsonSchema>;
-
-/** Per call: what a caller may set on top of the configuration (the agent's requests; the CLI's flags are in config). */
-export interface EnsureCall {
-  readonly store: string;
-  readonly timeoutMs?: number;
-  readonly signal: AbortSignal;
-  readonly onProgress?: (event: CopyProgressEvent) => void;
-}
-
-/**
- * ensure() as `ferry ensure` runs it from a resolved configuration: the copy options from config, and the host's
- * backend mapping when the host's storage was configured. The agent calls this too, so both answer alike.
- */
-export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, imageRef: string, call: EnsureCall): Promise<EnsureOutcome> {
-  const options = {
-    store: call.store,
-    timeoutMs: call.timeoutMs ?? config.copy.timeoutMs,
-    minPollDelayMs: config.copy.minPollDelayMs,
-    maxPollDelayMs: config.copy.maxPollDelayMs,
-    staleLockAfterMs: config.copy.staleLockAfterMs,
-    takeOverExpired: config.copy.takeOverExpired,
-    signal: call.signal,
-    ...(call.onProgress ? { onProgress: call.onProgress } : {}),
-  };
-  // Only a host whose storage was configured (nova.conf or flags) decides per image; otherwise every image needs rbd.
-  const { host, sources } = config;
-  const configured = sources['host.imagesType'] !== 'default' || host.imagesTypeMapping !== undefined;
-  if (!configured) return ensure(cloud, imageRef, options);
-  const backend = resolveBackendConfig({ imagesType: host.imagesType, imagesTypeMapping: host.imagesTypeMapping ?? '',
-    useCowImages: host.useCowImages, source: sources['host.imagesTypeMapping'] ?? sources['host.imagesType'] });
-  return ensureOnHost(cloud, imageRef, { ...options, backend });
-}
 
 /** `ferry ensure` answered by the agent: its document, exactly as the agent's ensure() mapped it. */
 export interface AgentEnsureReport {
@@ -135,32 +79,9 @@ export const ensureCommand: CommandSpec<EnsureReport> = {
       clearInterval(tick);
     }
   },
-  toJson: (report): EnsureJson => ('via' in report ? report.json : outcomeToJson(report)),
+  toJson: (report): EnsureJson => ('via' in report ? report.json : ensureDocument(report)),
   render: (report, style) => renderEnsure('via' in report ? viewOfJson(report.json) : report, style),
 };
-
-/** The one mapping of an ensure() outcome to `ferry ensure --json` (the agent answers with it too). */
-function outcomeToJson(result: EnsureOutcome): EnsureJson {
-  return !result.needed ? {
-    image: result.imageId, store: result.store, needed: false, copied: false, joined: false,
-    seconds: Math.round(result.elapsedMs) / 1000, target: null, why: result.backend.reason, task: null, took_over: null,
-    backend: { backend: result.backend.backend, converted: result.backend.converted, reason: result.backend.reason },
-    image_reads: result.imageReads, import_requests: 0,
-  } : {
-    image: result.imageId,
-    store: result.store,
-    needed: true,
-    copied: result.copied,
-    joined: result.joined,
-    seconds: Math.round(result.elapsedMs) / 1000,
-    target: { ...result.target },
-    why: result.why,
-    task: result.taskId ?? null,
-    took_over: result.tookOver ?? null,
-    image_reads: result.imageReads,
-    import_requests: result.importRequests,
-  };
-}
 
 /** What the text rendering needs, read back from the agent's document. */
 function viewOfJson(json: EnsureJson): EnsureView {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { statusDocument, statusJsonSchema } from '../../contract/status-document.js';
 import { copyStatus, type CopyStatus } from '../../copy/copy-status.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { assertSelection } from '../../prewarm/prewarm-selection.js';
@@ -8,50 +9,9 @@ import { matrixJsonSchema, matrixToJson, renderMatrix } from '../render/matrix.j
 import { renderStatus } from '../render/status.js';
 import { SELECTION_OPTIONS, selectionFromFlags } from './prewarm.js';
 
-export const statusJsonSchema = z.object({
-  image: z.string(),
-  name: z.string().nullable(),
-  status: z.string(),
-  disk_format: z.string().nullable(),
-  size: z.number().nullable(),
-  stores: z.array(z.string()),
-  importing: z.array(z.string()),
-  failed: z.array(z.string()),
-  lock: z.object({
-    task: z.string(),
-    age_seconds: z.number().nullable(),
-    seconds_since_update: z.number().nullable(),
-    task_status: z.string().nullable(),
-    task_message: z.string().nullable(),
-  }).nullable(),
-  locations: z.array(z.object({ url: z.string(), store: z.string().nullable() })).nullable(),
-});
-
-export type StatusJson = z.infer<typeof statusJsonSchema>;
 
 /** `ferry status IMAGE` reads one image; `ferry status --matrix …` reads a table of images × stores. */
 export type StatusReport = { readonly kind: 'image'; readonly status: CopyStatus } | { readonly kind: 'matrix'; readonly matrix: StoreMatrix };
-
-function imageToJson({ image, lock }: CopyStatus): StatusJson {
-  return {
-    image: image.id,
-    name: image.name,
-    status: image.status,
-    disk_format: image.diskFormat,
-    size: image.size,
-    stores: [...image.stores],
-    importing: [...image.importingTo],
-    failed: [...image.failedImport],
-    lock: lock === undefined ? null : {
-      task: lock.taskId,
-      age_seconds: lock.ageMs === undefined ? null : Math.round(lock.ageMs / 1000),
-      seconds_since_update: lock.sinceUpdateMs === undefined ? null : Math.round(lock.sinceUpdateMs / 1000),
-      task_status: lock.task?.status ?? null,
-      task_message: lock.task?.message ?? null,
-    },
-    locations: image.locations === undefined ? null : image.locations.map((l) => ({ url: l.url, store: l.store ?? null })),
-  };
-}
 
 export const statusCommand: CommandSpec<StatusReport> = {
   name: 'status',
@@ -84,6 +44,6 @@ export const statusCommand: CommandSpec<StatusReport> = {
     const cloud = await ctx.connect();
     return { kind: 'image', status: await copyStatus(cloud, ctx.args[0] ?? '', { signal: ctx.signal }) };
   },
-  toJson: (report) => (report.kind === 'image' ? imageToJson(report.status) : matrixToJson(report.matrix)),
+  toJson: (report) => (report.kind === 'image' ? statusDocument(report.status) : matrixToJson(report.matrix)),
   render: (report, style) => (report.kind === 'image' ? renderStatus(report.status, style) : renderMatrix(report.matrix, style)),
 };

@@ -4,7 +4,7 @@ import { planStoreProbes, type CephAccess } from '../../glance/plan-store-probes
 import { createClusterProbes, probeStores } from '../../glance/probe-stores.js';
 import { readStoreOverview } from '../../glance/store-overview.js';
 import { POOL_PROBE_DEFAULTS } from '../../rbd/probe-rbd-pool.js';
-import { parseDuration } from '../../sync/parse-duration.js';
+import { parseDuration } from '../../clock/parse-duration.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
 import { renderStores, type StoresReport } from '../render/stores.js';

@@ -1,6 +1,6 @@
 import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
-import { parseDuration } from '../../sync/parse-duration.js';
+import { parseDuration } from '../../clock/parse-duration.js';
 import { parseSyncPolicy } from '../../sync/parse-sync-policy.js';
 import { syncOnce } from '../../sync/sync-once.js';
 import type { SyncPolicy } from '../../sync/sync-policy.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { COMMANDS } from '../command-registry.js';
-import { errorJsonSchema } from './error-json.js';
+import { errorJsonSchema } from '../../contract/error-document.js';
 
 /**
  * Every JSON document ferry prints, by name: each command's `jsonSchema` (defined next to its `toJson`, so the two

@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } f
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent } from '../../../src/agent/agent-client.js';
-import { ensureJsonSchema } from '../../../src/cli/commands/ensure.js';
+import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { ceph, devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { cannotRunSystemd, ctl, idOf, initPid, insidePath, show, systemdDown, systemdUp } from './private-systemd.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ensureCommand, ensureJsonSchema } from '../../../src/cli/commands/ensure.js';
+import { ensureCommand } from '../../../src/cli/commands/ensure.js';
+import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import type { Cloud } from '../../../src/cloud/cloud.js';
 import { ensure } from '../../../src/copy/ensure.js';
 import { FSID_B, IMAGE_ID } from '../../helpers/image-body.js';

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createAgentMetrics, type AgentMetrics } from '../../../src/agent/agent-metrics.js';
 import { resolveAgentOptions } from '../../../src/agent/agent-options.js';
 import { createAgentServer, type AgentServer } from '../../../src/agent/agent-server.js';
-import { createCloudAgentService } from '../../../src/cli/commands/agent.js';
+import { createHostService as createCloudAgentService } from '../../../src/host/host-service.js';
 import type { Cloud } from '../../../src/cloud/cloud.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { tempSocketDir } from './agent-http.js';

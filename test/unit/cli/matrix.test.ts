@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matrixJsonSchema } from '../../../src/cli/render/matrix.js';
-import { statusJsonSchema } from '../../../src/cli/commands/status.js';
+import { statusJsonSchema } from '../../../src/contract/status-document.js';
 import { buildStoreMatrix } from '../../../src/prewarm/store-matrix.js';
 import type { StoreFacts } from '../../../src/prewarm/store-catalogue.js';
 import { runWith } from '../prewarm/cli-harness.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseOutputFormat } from '../../../src/cli/output/output-format.js';
 import { renderDocument } from '../../../src/cli/output/render-document.js';
-import { errorJson, errorJsonSchema } from '../../../src/cli/output/error-json.js';
+import { errorJson, errorJsonSchema } from '../../../src/contract/error-document.js';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { DOMCAPS, KVM_HOST, runFerry } from '../../helpers/run-ferry.js';
 

@@ -19,6 +19,6 @@ describe('start-up imports', () => {
 
   it('staticImports: type-only imports are left out, value imports kept', () => {
     expect(staticImports('src/cli/run-cli.ts')).not.toContain('commander');
-    expect(staticImports('src/cli/commands/ensure.ts')).toContain('zod');
+    expect(staticImports('src/contract/ensure-document.ts')).toContain('zod');
   });
 });

@@ -23,7 +23,7 @@ describe('resolveConfig errors', () => {
     { case: 'a bad camelCase flag', input: { flags: { pollInterval: '-3' } }, code: 'FERRY_INVALID_OPTION',
       message: "--poll-interval: expected a number of seconds > 0, got '-3'" },
     { case: 'a value flag given bare', input: { flags: { store: true } }, code: 'FERRY_INVALID_OPTION',
-      message: '--store: expected a Glance store id (no commas or spaces), got true' },
+      message: '--store: expected a Glance store id (letters, digits, _ . - only), got true' },
     { case: 'a bad variable', input: { env: { OS_AUTH_URL: 'keystone:5000' } }, code: 'FERRY_INVALID_OPTION',
       message: "OS_AUTH_URL: expected an http(s) URL, got 'keystone:5000'" },
     { case: 'a bad boolean variable', input: { env: { OS_INSECURE: 'sometimes' } }, code: 'FERRY_INVALID_OPTION',

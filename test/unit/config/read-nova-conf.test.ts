@@ -16,7 +16,7 @@ function confWith(id: NovaOptionId, raw: string): string {
 
 /** One valid and one invalid value for every nova.conf option ferry reads. */
 const OPTION_CASES: readonly { id: NovaOptionId; valid: string; value: unknown; invalid?: string; expected?: string }[] = [
-  { id: 'storeName', valid: 'site-b', value: 'site-b', invalid: 'site-a,site-b', expected: 'a Glance store id (no commas or spaces)' },
+  { id: 'storeName', valid: 'site-b', value: 'site-b', invalid: 'site-a,site-b', expected: 'a Glance store id (letters, digits, _ . - only)' },
   { id: 'pollIntervalMs', valid: '15', value: 15_000, invalid: '0', expected: 'an integer ≥ 1' },
   { id: 'copyTimeoutMs', valid: '600', value: 600_000, invalid: '-1', expected: 'an integer ≥ 0 (0 = no timeout)' },
   { id: 'rbdPool', valid: 'vms', value: 'vms', invalid: '', expected: 'a non-empty string' },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FerryError } from '../../errors/ferry-error.js';
+import type { FerryError } from '../errors/ferry-error.js';
 
 /** The one document on stdout when a command fails with --json / -f json|yaml. */
 export const errorJsonSchema = z.object({

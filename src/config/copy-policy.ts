@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { FerryError } from '../errors/ferry-error.js';
+
+/**
+ * How one copy is followed: the five knobs every caller of the copy engine shares (ensure, prewarm, sync, the agent,
+ * the configuration). One type, one set of defaults, one resolver. It lives in config/ (below the engine) because the
+ * configuration resolves these values from flags, env, clouds.yaml and nova.conf; the engine only reads them.
+ */
+export interface CopyPolicy {
+  /** Overall deadline of one copy job (nova: images_rbd_glance_copy_timeout). */
+  readonly timeoutMs: number;
+  /** The waiter's first and smallest delay between image reads. */
+  readonly minPollDelayMs: number;
+  /** The waiter's largest delay (nova's fixed images_rbd_glance_copy_poll_interval maps here). */
+  readonly maxPollDelayMs: number;
+  /** An import lock whose task has not moved for this long is reported as stuck instead of waited on. */
+  readonly staleLockAfterMs: number;
+  /** Make Glance bust a lock it would release anyway (expired by its own rule), then follow our own copy. */
+  readonly takeOverExpired: boolean;
+}
+
+export const COPY_POLICY_DEFAULTS: CopyPolicy = Object.freeze({
+  /** nova's images_rbd_glance_copy_timeout (600 s). */
+  timeoutMs: 600_000,
+  /** The end of a copy is seen within about this long. */
+  minPollDelayMs: 100,
+  /** nova's images_rbd_glance_copy_poll_interval default: ferry never polls less often than nova. */
+  maxPollDelayMs: 15_000,
+  /** 10 min. Glance itself breaks such a lock only after 60 min (glance-multistore.md §7). */
+  staleLockAfterMs: 600_000,
+  /** Nothing is lost by asking Glance to release a lock it would release on the next import anyway. */
+  takeOverExpired: true,
+});
+
+/** A Glance store id as ferry accepts it everywhere (flags, nova.conf, policies, the agent's requests). */
+export const STORE_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+export const STORE_NAME_RULE = 'letters, digits, _ . - only';
+/** The one store-name rule; `message` only words it for where it is read (a policy file says "a store name is …"). */
+export const storeNameSchema = (message = STORE_NAME_RULE): z.ZodString => z.string().regex(STORE_NAME_PATTERN, message);
+
+const positiveMs = z.number().int().positive();
+const policySchema = z.object({
+  timeoutMs: positiveMs,
+  minPollDelayMs: positiveMs,
+  maxPollDelayMs: positiveMs,
+  staleLockAfterMs: positiveMs,
+  takeOverExpired: z.boolean(),
+});
+
+/**
+ * Fill a policy from what a caller set, over `base` (the defaults, or a caller's own pacing such as prewarm's larger
+ * first delay), and validate it. A cap below the base's first delay lowers the first delay with it. `origin` names
+ * where a field came from (`--timeout`), for the message.
+ */
+export function resolveCopyPolicy(input: Partial<CopyPolicy>, base: CopyPolicy = COPY_POLICY_DEFAULTS,
+  origin: Readonly<Record<string, string>> = {}): CopyPolicy {
+  const maxPollDelayMs = input.maxPollDelayMs ?? base.maxPollDelayMs;
+  const merged = {
+    timeoutMs: input.timeoutMs ?? base.timeoutMs,
+    minPollDelayMs: input.minPollDelayMs ?? Math.min(base.minPollDelayMs, maxPollDelayMs),
+    maxPollDelayMs,
+    staleLockAfterMs: input.staleLockAfterMs ?? base.staleLockAfterMs,
+    takeOverExpired: input.takeOverExpired ?? base.takeOverExpired,
+  };
+  const result = policySchema.safeParse(merged);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = String(issue?.path[0] ?? 'options');
+    const value = (merged as Record<string, unknown>)[field];
+    const from = origin[field] === undefined ? '' : ` (from ${origin[field]})`;
+    throw new FerryError('FERRY_INVALID_OPTION', `${field} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}${from}`,
+      `Fix the ${origin[field] ?? field} option.`, { option: field });
+  }
+  if (merged.minPollDelayMs > merged.maxPollDelayMs) {
+    throw new FerryError('FERRY_INVALID_OPTION', `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
+      'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
+  }
+  return Object.freeze(result.data);
+}
+
+/** The policy fields of a larger object (resolved options, the configuration's copy section). */
+export function copyPolicyOf(source: CopyPolicy): CopyPolicy {
+  const { timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired } = source;
+  return Object.freeze({ timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired });
+}

@@ -1,0 +1,48 @@
+import { resolveBackendConfig, type BackendConfig } from '../backend/resolve-backend-config.js';
+import { copyPolicyOf, type CopyPolicy } from '../config/copy-policy.js';
+import type { FerryConfig } from '../config/ferry-config.js';
+import type { CopyContext } from '../copy/copy-context.js';
+import type { CopyProgressEvent } from '../copy/copy-progress.js';
+import { ensure, ensureOnHost } from '../copy/ensure.js';
+import type { EnsureOutcome } from '../copy/ensure-result.js';
+
+/** Per call: what a caller may set on top of the configuration (the agent's requests; the CLI's flags are in config). */
+export interface EnsureCall {
+  readonly store: string;
+  readonly timeoutMs?: number;
+  readonly signal: AbortSignal;
+  readonly onProgress?: (event: CopyProgressEvent) => void;
+}
+
+/** The copy policy this host's configuration gives every copy. */
+export function hostCopyPolicy(config: FerryConfig): CopyPolicy {
+  return copyPolicyOf(config.copy);
+}
+
+/**
+ * The host's per-image backends, when its storage was configured (nova.conf or flags); otherwise undefined: every
+ * image then needs the rbd store.
+ */
+export function hostBackend(config: FerryConfig): BackendConfig | undefined {
+  const { host, sources } = config;
+  const configured = sources['host.imagesType'] !== 'default' || host.imagesTypeMapping !== undefined;
+  if (!configured) return undefined;
+  return resolveBackendConfig({ imagesType: host.imagesType, imagesTypeMapping: host.imagesTypeMapping ?? '',
+    useCowImages: host.useCowImages, source: sources['host.imagesTypeMapping'] ?? sources['host.imagesType'] });
+}
+
+/**
+ * ensure() on this host, from its resolved configuration: config → a CopyPolicy + the backend mapping → the copy
+ * engine. `ferry ensure` and the agent both call this, so both answer alike.
+ */
+export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, imageRef: string, call: EnsureCall): Promise<EnsureOutcome> {
+  const options = {
+    ...hostCopyPolicy(config),
+    ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+    store: call.store,
+    signal: call.signal,
+    ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+  };
+  const backend = hostBackend(config);
+  return backend === undefined ? ensure(cloud, imageRef, options) : ensureOnHost(cloud, imageRef, { ...options, backend });
+}

@@ -1,0 +1,88 @@
+import { ensureDocument } from '../contract/ensure-document.js';
+import { statusDocument } from '../contract/status-document.js';
+import type { CopyProgressEvent } from '../copy/copy-progress.js';
+import { copyStatus } from '../copy/copy-status.js';
+import { isFerryError } from '../errors/ferry-error.js';
+import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
+import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
+import { ensureWithConfig } from './host-ensure.js';
+
+/**
+ * What this host serves its callers (the agent's routes are an HTTP face of it): ensure and status answered with the
+ * very documents `ferry ensure --json` / `ferry status --json` print, and health.
+ */
+export interface HostService {
+  /** The store a request without `store` gets (--store / nova.conf); undefined when none is configured. */
+  defaultStore(): string | undefined;
+  ensure(request: HostEnsureCall): Promise<HostEnsureAnswer>;
+  /** Exactly what `ferry status IMAGE --json` prints. */
+  status(imageRef: string, signal: AbortSignal): Promise<unknown>;
+  health(signal: AbortSignal): Promise<HostHealth>;
+}
+
+export interface HostEnsureCall {
+  readonly imageRef: string;
+  readonly store: string;
+  readonly timeoutMs?: number | undefined;
+  readonly signal: AbortSignal;
+  readonly onProgress: (event: CopyProgressEvent) => void;
+}
+
+export interface HostEnsureAnswer {
+  /** Exactly what `ferry ensure --json` prints. */
+  readonly document: unknown;
+  /** For the metrics: copy-image requests made, and whether an import someone else started was joined. */
+  readonly importRequests: number;
+  readonly joined: boolean;
+}
+
+/** `GET /healthz`: one entry per check; healthy when all pass. */
+export interface HostHealth {
+  readonly token: HealthCheck;
+  readonly glance: HealthCheck;
+  /**
+   * `source`: where the fsid came from — `option` (--fsid), `cluster` (`ceph fsid` answered), or `ceph-conf` (the
+   * cluster could not be asked: ceph.conf's value, unconfirmed; `warnings` says why). Still ok: clones can work.
+   */
+  readonly fsid: HealthCheck & { readonly fsid?: string; readonly source?: FsidSource; readonly warnings?: readonly string[] };
+}
+
+export type HealthCheck = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** The host's service over its cloud holder: each call on the generation current when it starts. */
+export function createHostService(clouds: CloudSource): HostService {
+  return {
+    defaultStore: () => {
+      const held = clouds.acquire();
+      held.release();
+      return held.config.copy.store;
+    },
+    ensure: (call) => withHeldCloud(clouds, async ({ cloud, config }: HeldCloud) => {
+      const outcome = await ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal: call.signal,
+        onProgress: call.onProgress, ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
+      return { document: ensureDocument(outcome), importRequests: outcome.needed ? outcome.importRequests : 0,
+        joined: outcome.needed && outcome.joined };
+    }),
+    status: (imageRef, signal) => withHeldCloud(clouds, async ({ cloud }) => statusDocument(await copyStatus(cloud, imageRef, { signal }))),
+    health: (signal) => withHeldCloud(clouds, async ({ cloud }): Promise<HostHealth> => {
+      let cluster: ResolvedLocalCluster | undefined;
+      const [token, glance, fsidCheck] = await Promise.all([
+        check(() => cloud.session.token(signal)),
+        check(() => cloud.glance.getStoresInfo({ signal })),
+        check(async () => { cluster = await cloud.localCluster(signal); }),
+      ]);
+      return { token, glance, fsid: cluster === undefined ? fsidCheck
+        : { ...fsidCheck, fsid: cluster.fsid, source: cluster.source, ...(cluster.warnings.length > 0 ? { warnings: cluster.warnings } : {}) } };
+    }),
+  };
+}
+
+async function check(probe: () => Promise<unknown>): Promise<HealthCheck> {
+  try {
+    await probe();
+    return { ok: true };
+  } catch (error) {
+    return isFerryError(error) ? { ok: false, code: error.code, message: error.message }
+      : { ok: false, code: 'FERRY_INTERNAL', message: 'the check failed unexpectedly (see the agent log)' };
+  }
+}

@@ -1,0 +1,7 @@
+/** An RBD image left at a copy's target (a killed writer's partial image): where it is and how to reach it. */
+export interface LeftoverImage {
+  readonly pool: string;
+  readonly image: string;
+  readonly cephConf: string;
+  readonly user: string | undefined;
+}
