@@ -1,373 +1,261 @@
+import type { CopyPolicy } from '../config/copy-policy.js';
 import { isFerryError, type FerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { hasStore } from '../glance/image.js';
 import type { GlanceTask } from '../glance/image-task.js';
-import { waitFor } from '../wait/wait-for.js';
 import { copyShared, type CopyContext } from './copy-context.js';
-import { startDeadline, type CopyDeadline } from './copy-deadline.js';
-import { failedError, failedReason, gaveUpError, stuckError, timeoutError, unconfirmedError, type Leftover, type WaitSeen } from './copy-errors.js';
-import type { CopySnapshot } from './copy-snapshot.js';
-import { copyState, type StaleRule } from './copy-state.js';
-import { ENSURE_DEFAULTS } from './ensure-options.js';
-import { followImport, type CopyCounters, type FollowEnvironment, type GlanceOutage } from './follow-import.js';
-import { judgeOwnImport, type OwnImportVerdict } from './judge-own-import.js';
+import { startDeadline } from './copy-deadline.js';
+import { failedError, failedReason, gaveUpError, stuckError, timeoutError, unconfirmedError } from './copy-errors.js';
+import type { CopyJob, CopyJobOptions, CopyJobPhase, CopyJobResult, FailedWait, JobState, PendingImport, TransferOutcome } from './copy-job.js';
+import { decideRound, judgeWaitFailure, storesToName, type RoundAction } from './copy-round.js';
+import type { StaleRule } from './copy-state.js';
+import { COPY_ENGINE_LIMITS } from './ensure-options.js';
+import { followImport, type CopyCounters } from './follow-import.js';
+import { noOutage } from './glance-outage.js';
+import type { OwnImportVerdict } from './judge-own-import.js';
 import { errorResult, type StoreCopyResult } from './store-copy-result.js';
+import { glanceCopyImage } from './transfer/glance-copy-image.js';
 
-/** Where one store stands before a round: the caller's own rule (clonable for ensure, placement for prewarm). */
-export type StorePlacement<Skip extends string> =
-  | { readonly kind: 'present' }
-  | { readonly kind: 'missing' }
-  /** The caller decides this store now (not copyable: skipped); the engine passes the result on. */
-  | { readonly kind: 'settled'; readonly result: StoreCopyResult<Skip> };
-
-export type CopyJobPhase = 'checking' | 'requesting' | 'copying' | 'joining';
-
-export interface CopyJobProgress {
-  readonly phase: CopyJobPhase;
-  readonly stores: readonly string[];
-  readonly elapsedMs: number;
-  readonly polls: number;
-  readonly taskMessage: string | undefined;
-  readonly note: string | undefined;
-}
-
-/** How long a job's imports take, learnt by the caller across jobs (prewarm's run pace). */
-export interface ImportPace {
-  expectedMs(storeCount: number): number | undefined;
-  record(storeCount: number, durationMs: number): void;
-}
-
-export interface CopyJobOptions<Skip extends string> {
-  /** The stores to bring the image into, in the order Glance should write them. */
-  readonly stores: readonly string[];
-  readonly classify: (image: GlanceImage, store: string) => StorePlacement<Skip>;
-  /** `image`: one import naming every missing store (allow-failure); `store`: one store per import. */
-  readonly requestMode: 'image' | 'store';
-  readonly timeoutMs: number;
-  readonly minPollDelayMs: number;
-  readonly maxPollDelayMs: number;
-  readonly staleLockAfterMs: number;
-  /** Make Glance bust a lock it would release anyway (expired by its own rule), then follow our own import. */
-  readonly takeOverExpired: boolean;
-  /** The caller's signal; the deadline is added to it. */
-  readonly signal?: AbortSignal | undefined;
-  /** A deadline the caller started earlier (to cover its own reads); otherwise the job starts one. */
-  readonly deadline?: CopyDeadline;
-  readonly counters?: CopyCounters;
-  readonly random?: (() => number) | undefined;
-  /** Learnt import durations of the caller's run: for the first read after a request. */
-  readonly pace?: ImportPace;
-  /** First read after an accepted request at this fraction of the expected duration (learnt / only guessed); none when absent. */
-  readonly firstRead?: { readonly learnt: number; readonly guessed: number };
-  readonly onProgress?: (event: CopyJobProgress) => void;
-  /** Is a failed store's target taken by a leftover RBD image? Asked only after Glance failed a copy to that store. */
-  readonly findLeftover?: (store: string, image: GlanceImage, signal: AbortSignal) => Promise<Leftover | undefined>;
-}
-
-export interface CopyJobResult<Skip extends string> {
-  /** The last snapshot of the image the job read. */
-  readonly image: GlanceImage;
-  readonly results: ReadonlyMap<string, StoreCopyResult<Skip>>;
-  /** The job waited on an import someone else ran (or was told the image was busy). */
-  readonly joinedOther: boolean;
-  /** The task whose expired lock this job made Glance bust. */
-  readonly tookOver: string | undefined;
-  readonly counters: CopyCounters;
-  readonly elapsedMs: number;
-}
-
-/** The import this job requested and has not seen settle: what may go on inside Glance if the job stops. */
-interface PendingImport {
-  readonly stores: readonly string[];
-  taskId: string | undefined;
-}
+export type { CopyJobOptions, CopyJobPhase, CopyJobProgress, CopyJobResult, ImportPace } from './copy-job.js';
+export type { StorePlacement } from './copy-round.js';
 
 /**
  * The one copy engine. Bring `image` into `options.stores`, round after round, each from a fresh snapshot:
- * - stores the caller calls present are done (`present` at first, later `joined` or `copied`);
- * - a lock someone else holds is joined: waited out without a request, then looked at again;
- * - otherwise one import is requested (all missing stores at once, or the first) and followed until its task lets go
- *   of the lock; our own task is told by its request id, so a 202 whose task Glance aborted (the lock race between
- *   API workers) is not mistaken for our copy: another task's copy is `joined`, no copy at all is another round;
- * - a lock that proves stuck ends the job, unless Glance's own rule would release it: then (takeOverExpired) the job
- *   sends the import that makes Glance bust it and follows its own copy;
- * - a request whose answer was lost (reset, 502/503/504) is looked up on the image instead of being assumed lost;
+ * - one round's decision is a pure function of what was read (decideRound): settle what is present, join a lock
+ *   someone else holds (wait it out without a request, then look again), or hand the missing stores to the transfer
+ *   (Glance's copy-image by default: request, follow, tell our own task by its request id);
+ * - a wait that does not settle is judged purely too (judgeWaitFailure): a stuck lock ends the job, unless Glance's own
+ *   rule would release it: then (takeOverExpired) the next transfer makes Glance bust it;
+ * - an outage seen in any step (refused connections, a gateway's 502/503/504) followed by answers again counts as a
+ *   glance-api restart: a task that has not moved since is dead (FERRY_COPY_STUCK, cause glance-restarted);
  * - one deadline for the whole job cuts every request in flight.
  * Rounds are bounded. Every store ends with one result; errors are results too (the caller may rethrow them).
  */
 export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: GlanceImage, options: CopyJobOptions<Skip>): Promise<CopyJobResult<Skip>> {
-  const { clock, glance, logger } = ctx;
-  const started = clock.now();
-  const deadline = options.deadline ?? startDeadline(clock, options.timeoutMs, options.signal);
-  const ownDeadline = options.deadline === undefined;
-  const counters: CopyCounters = options.counters ?? { imageReads: 0, importRequests: 0, taskReads: 0 };
-  const rule: StaleRule = { staleAfterMs: options.staleLockAfterMs, finishedGraceMs: ENSURE_DEFAULTS.finishedGraceMs };
-  const results = new Map<string, StoreCopyResult<Skip>>();
-  const outage: GlanceOutage = { refused: false, backAtWallMs: undefined, warned: false };
-  let remaining = [...options.stores];
-  let image = first;
-  let joinedOther = false;
-  let touchedGlance = false;
-  let tookOver: string | undefined;
-  let pending: PendingImport | undefined;
-  let taskMessage: string | undefined;
-  let phase: CopyJobPhase = 'checking';
-  let phaseStores: readonly string[] = remaining;
-  /** A lock we proved expired: the next round asks Glance to bust it instead of joining it. */
-  let expiredLock: string | undefined;
-  /** The last request's answer was lost: what shows up next may be its copy. */
-  let unconfirmed: { readonly stores: readonly string[]; readonly error: FerryError } | undefined;
-  /** Why a store is `joined`: the task seen bringing it. */
-  const broughtBy = new Map<string, string>();
-  let lastWait: WaitSeen = { elapsedMs: 0 };
-
-  const elapsed = (): number => clock.now() - started;
-  const progress = (next: CopyJobPhase, stores: readonly string[], note?: string): void => {
-    phase = next;
-    phaseStores = stores;
-    options.onProgress?.(Object.freeze({ phase: next, stores: Object.freeze([...stores]), elapsedMs: elapsed(), polls: counters.imageReads,
-      taskMessage, note }));
-  };
-  const settle = (stores: readonly string[], make: (store: string) => StoreCopyResult<Skip>): void => {
-    for (const store of stores) if (!results.has(store)) results.set(store, Object.freeze(make(store)));
-    remaining = remaining.filter((store) => !results.has(store));
-  };
-  const settleError = (stores: readonly string[], error: FerryError): void => {
-    settle(stores, () => errorResult(error, image.id) ?? { outcome: 'failed', failure: 'error', code: error.code, reason: error.message, error });
-  };
-  /** One image read; `afterStop` reads without the job's (aborted) signal, to say what goes on after an interruption. */
-  const read = async (mode: 'within-deadline' | 'afterStop' = 'within-deadline'): Promise<GlanceImage> => {
-    counters.imageReads += 1;
-    return glance.getImage(image.id, mode === 'afterStop' ? {} : { signal: deadline.signal });
-  };
-  const env: FollowEnvironment = {
-    ctx, imageId: first.id, deadline, counters, rule, outage, random: options.random,
-    delay: { minDelayMs: options.minPollDelayMs, maxDelayMs: options.maxPollDelayMs },
-    onPoll: (note) => progress(phase, phaseStores, note),
-    onTaskMessage: (message) => { taskMessage = message; },
-  };
-  const expectedMs = (stores: readonly string[]): { ms: number | undefined; learnt: boolean } => {
-    const learnt = options.pace?.expectedMs(stores.length);
-    if (learnt !== undefined) return { ms: learnt, learnt: true };
-    const guessed = stores.reduce<number | undefined>((sum, store) => {
-      const one = copyShared(ctx).copyDurations.expectedMs(store, image.size);
-      return sum === undefined || one === undefined ? undefined : sum + one;
-    }, 0);
-    return { ms: guessed, learnt: false };
-  };
-
-  /** A wait that did not settle: stuck (maybe to take over), timed out, or interrupted. Returns true to go on. */
-  const waitFailed = (outcome: Exclude<Awaited<ReturnType<typeof followImport>>['outcome'], { state: 'success' }>, stores: readonly string[]): boolean => {
-    lastWait = outcome;
-    if (outcome.last !== undefined) image = outcome.last.image;
-    if (outcome.state === 'aborted') {
-      if (deadline.expired()) settleError(remaining, timeoutError(remaining, outcome.last?.image ?? image, deadline.timeoutMs, outcome, taskMessage));
-      else settle(remaining, () => ({ outcome: 'interrupted', runningInGlance: true, reason: 'the run stopped while Glance was copying',
-        ...(outcome.last?.watchedTask ? { taskId: outcome.last.watchedTask } : {}) }));
-      return false;
-    }
-    if (outcome.state === 'timeout') {
-      settleError(remaining, timeoutError(remaining, outcome.last?.image ?? image, deadline.timeoutMs, outcome, taskMessage));
-      return false;
-    }
-    const last = outcome.last;
-    const stuck = last === undefined ? undefined
-      : stores.map((store) => copyState(last, store, rule)).find((state) => state.kind === 'stuck');
-    if (last !== undefined && stuck !== undefined && stuck.kind === 'stuck') {
-      if (stuck.expired && options.takeOverExpired && expiredLock !== stuck.taskId) {
-        logger.warn({ imageId: image.id, taskId: stuck.taskId, cause: stuck.cause }, 'import lock expired by Glance\'s rule: taking it over');
-        expiredLock = stuck.taskId;
-        return true;
-      }
-      // The lock blocks the image's other stores too.
-      settleError(remaining, stuckError(stuck, remaining, last, options.takeOverExpired, outcome));
-      return false;
-    }
-    // storesSettledAcceptors fails a wait only on a stuck lock: anything else is a defect here, not Glance's doing.
-    throw new Error(`copy engine: a wait failed without a stuck lock (${outcome.reason})`);
-  };
-
-  const maxRounds = options.stores.length + ENSURE_DEFAULTS.maxRequestRounds * 2;
+  const job = startJob(ctx, first, options);
+  const transfer = options.transfer ?? glanceCopyImage;
+  const maxRounds = options.stores.length + COPY_ENGINE_LIMITS.maxRequestRounds * 2;
   try {
-    progress('checking', remaining);
+    job.progress('checking', job.state.remaining);
     for (let round = 0; ; round += 1) {
-      const placements = new Map(remaining.map((store) => [store, options.classify(image, store)] as const));
-      const unnamed = remaining.filter((store) => placements.get(store)?.kind === 'present' && touchedGlance && !broughtBy.has(store));
-      if (unnamed.length > 0) await nameBringers(unnamed);
-      for (const store of remaining) {
-        const placement = placements.get(store)!;
-        if (placement.kind === 'present') {
-          const taskId = broughtBy.get(store);
-          settle([store], () => (touchedGlance
-            ? { outcome: 'joined', reason: `brought into ${store} by ${taskId ? `import task ${taskId}` : 'an import'} this job did not start`
-                + (unconfirmed ? ' (the answer to our own request was lost: it may have been ours)' : ''),
-              elapsedMs: elapsed(), ...(taskId ? { taskId } : {}) }
-            : { outcome: 'present', reason: `already in ${store}` }));
-        } else if (placement.kind === 'settled') {
-          settle([store], () => placement.result);
-        }
-      }
-      if (remaining.length === 0) break;
-      if (deadline.signal.aborted) throw deadline.signal.reason;
-      if (round >= maxRounds) {
-        settleError(remaining, gaveUpError(remaining, image.id, counters.importRequests, joinedOther));
+      const next = await decideAndSettle(job, round, maxRounds);
+      if (next.kind === 'done') break;
+      if (job.deadline.signal.aborted) throw job.deadline.signal.reason;
+      if (next.kind === 'give-up') {
+        settleError(job, next.stores, gaveUpError(next.stores, job.state.image.id, job.counters.importRequests, job.state.joinedOther));
         break;
       }
-
-      const lock = image.importTask;
-      if (lock !== undefined && lock !== expiredLock) {
-        // Someone else's import holds the lock: wait for it to let go, without any request, then look again.
-        touchedGlance = true;
-        joinedOther = true;
-        const writes = remaining.filter((store) => hasStore(image.importingTo, store));
-        progress('joining', writes.length > 0 ? writes : remaining, `import task ${lock}`);
-        const { outcome } = await followImport(env, { stores: remaining, watched: lock, taskCheckAfterMs: 0 });
-        if (outcome.state !== 'success') {
-          if (!waitFailed(outcome, remaining)) break;
-          continue;
-        }
-        lastWait = outcome;
-        image = outcome.value.image;
-        for (const store of writes) broughtBy.set(store, lock);
-        continue;
-      }
-
-      const batch = options.requestMode === 'store' ? remaining.slice(0, 1) : [...remaining];
-      progress('requesting', batch, lock !== undefined ? `taking over the expired lock of task ${lock}` : undefined);
-      counters.importRequests += 1;
-      touchedGlance = true;
-      const requested = clock.now();
-      pending = { stores: batch, taskId: undefined };
-      let answer;
-      try {
-        answer = await glance.requestCopy(image.id, { stores: batch, ...(batch.length > 1 ? { allStoresMustSucceed: false } : {}) },
-          { signal: deadline.signal });
-      } catch (error) {
-        if (!isUnconfirmed(error) || deadline.signal.aborted) throw error;
-        // The request may have reached Glance: look at the image before asking again (never two imports on a guess).
-        logger.warn({ imageId: image.id, stores: batch, code: error.code }, 'the answer to the copy request was lost: looking at the image');
-        unconfirmed = { stores: batch, error };
-        image = await readThrough(batch, error);
-        continue;
-      }
-      ctx.logger.info({ imageId: image.id, stores: batch, answer: answer.kind }, 'copy-image requested');
-      if (answer.kind !== 'accepted') {
-        pending = undefined;
-        // 400 "already present" (a copy that just ended) or 409 busy (one that runs, or a lock another client busted
-        // first): read again and decide.
-        if (answer.kind === 'busy') joinedOther = true;
-        image = await read();
-        continue;
-      }
-      if (lock !== undefined) tookOver = lock;
-      expiredLock = undefined;
-      unconfirmed = undefined;
-      const expected = expectedMs(batch);
-      const firstDelayMs = options.firstRead === undefined || expected.ms === undefined ? 0
-        : Math.min(options.maxPollDelayMs, Math.max(options.minPollDelayMs,
-          expected.ms * (expected.learnt ? options.firstRead.learnt : options.firstRead.guessed)));
-      progress('copying', batch);
-      const { outcome, endedAt } = await followImport(env, { stores: batch, watched: undefined, expectedDurationMs: expected.ms, firstDelayMs,
-        taskCheckAfterMs: ENSURE_DEFAULTS.taskCheckAfterMs });
-      if (outcome.state !== 'success') {
-        pending.taskId ??= outcome.last?.watchedTask;
-        if (!waitFailed(outcome, batch)) break;
-        continue;
-      }
-      lastWait = outcome;
-      pending = undefined;
-      image = outcome.value.image;
-      counters.taskReads += 1;
-      const tasks = await glance.listImageTasks(image.id, { signal: deadline.signal });
-      const durationMs = endedAt - requested;
-      options.pace?.record(batch.length, durationMs);
-      for (const store of batch) {
-        const verdict = judgeOwnImport(outcome.value, store, rule, tasks, answer.requestId);
-        await settleJudged(store, verdict, tasks, outcome.value, durationMs / batch.length, clock.now() - requested);
-      }
+      job.state.touchedGlance = true;
+      const goOn = next.kind === 'join' ? await joinImport(job, next)
+        : await applyTransfer(job, next.batch, await transfer.bring(job, next.batch, next.takingOver));
+      if (!goOn) break;
     }
   } catch (error) {
-    if (options.signal?.aborted === true) {
-      settle(remaining, () => ({ outcome: 'interrupted', runningInGlance: false, reason: 'the run stopped' }));
-    } else if (deadline.expired()) {
-      settleError(remaining, unconfirmed !== undefined
-        ? unconfirmedError(unconfirmed.stores, image.id, unconfirmed.error, deadline.timeoutMs)
-        : timeoutError(remaining, image, deadline.timeoutMs, { ...lastWait, elapsedMs: elapsed() }, taskMessage));
-    } else if (isFerryError(error)) {
-      settleError(remaining, error);
-    } else {
-      throw error;
-    }
+    settleAfterThrow(job, error);
   } finally {
-    if (ownDeadline) deadline.dispose();
+    if (options.deadline === undefined) job.deadline.dispose();
   }
-  if (options.signal?.aborted === true && touchedGlance) await markRunningInGlance(results, () => read('afterStop'), pending);
-  return Object.freeze({ image, results, joinedOther, tookOver, counters, elapsedMs: elapsed() });
+  if (options.signal?.aborted === true && job.state.touchedGlance) await markRunningInGlance(job.state.results, () => job.read('afterStop'), job.state.pending);
+  const { state } = job;
+  return Object.freeze({ image: state.image, results: state.results, joinedOther: state.joinedOther, tookOver: state.tookOver,
+    counters: job.counters, elapsedMs: job.elapsed() });
+}
 
-  /**
-   * Which task brought stores that showed up while this job waited (a 409, a 400, a join that saw no store being
-   * written): the lock holder, or else the newest successful import task, naming each. One task read; best effort (a refusal leaves them unnamed).
-   */
-  async function nameBringers(stores: readonly string[]): Promise<void> {
-    counters.taskReads += 1;
-    const tasks = await glance.listImageTasks(image.id, { signal: deadline.signal }).catch(() => [] as readonly GlanceTask[]);
-    for (const store of stores) {
-      // The lock holder counts too: an import writing several stores shows the first ones before it ends.
-      const brought = tasks.filter((task) => (task.status === 'success' || task.id === image.importTask)
-        && (task.stores.length === 0 || task.stores.includes(store)))
-        .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0];
-      if (brought !== undefined) broughtBy.set(store, brought.id);
-    }
+function startJob<Skip extends string>(ctx: CopyContext, first: GlanceImage, options: CopyJobOptions<Skip>): CopyJob<Skip> {
+  const { clock } = ctx;
+  const policy: CopyPolicy = options.policy;
+  const started = clock.now();
+  const deadline = options.deadline ?? startDeadline(clock, policy.timeoutMs, options.signal);
+  const counters: CopyCounters = options.counters ?? { imageReads: 0, importRequests: 0, taskReads: 0 };
+  const rule: StaleRule = { staleAfterMs: policy.staleLockAfterMs, finishedGraceMs: COPY_ENGINE_LIMITS.finishedGraceMs };
+  const outage = noOutage();
+  const state: JobState<Skip> = {
+    image: first, remaining: [...options.stores], results: new Map(), joinedOther: false, touchedGlance: false, tookOver: undefined,
+    pending: undefined, taskMessage: undefined, phase: 'checking', phaseStores: options.stores, expiredLock: undefined,
+    unconfirmed: undefined, broughtBy: new Map(), lastWait: { elapsedMs: 0 },
+  };
+  const elapsed = (): number => clock.now() - started;
+  const progress = (phase: CopyJobPhase, stores: readonly string[], note?: string): void => {
+    state.phase = phase;
+    state.phaseStores = stores;
+    options.onProgress?.(Object.freeze({ phase, stores: Object.freeze([...stores]), elapsedMs: elapsed(), polls: counters.imageReads,
+      taskMessage: state.taskMessage, note }));
+  };
+  return {
+    ctx, options, deadline, counters, rule, outage, state, elapsed, progress,
+    follow: {
+      ctx, imageId: first.id, deadline, counters, rule, outage, random: options.random,
+      delay: { minDelayMs: policy.minPollDelayMs, maxDelayMs: policy.maxPollDelayMs },
+      onPoll: (note) => progress(state.phase, state.phaseStores, note),
+      onTaskMessage: (message) => { state.taskMessage = message; },
+    },
+    read: async (mode = 'within-deadline') => {
+      counters.imageReads += 1;
+      return ctx.glance.getImage(state.image.id, mode === 'afterStop' ? {} : { signal: deadline.signal });
+    },
+    accepted: (takingOver) => {
+      if (takingOver !== undefined) state.tookOver = takingOver;
+      state.expiredLock = undefined;
+      state.unconfirmed = undefined;
+    },
+  };
+}
+
+/** One round: name the bringers of stores that showed up, then apply the pure decision's settlements. */
+async function decideAndSettle<Skip extends string>(job: CopyJob<Skip>, round: number, maxRounds: number): Promise<RoundAction> {
+  const { state, options } = job;
+  const placements = new Map(state.remaining.map((store) => [store, options.classify(state.image, store)] as const));
+  const unnamed = storesToName({ remaining: state.remaining, placements, touchedGlance: state.touchedGlance, broughtBy: state.broughtBy });
+  if (unnamed.length > 0) await nameBringers(job, unnamed);
+  const decision = decideRound({
+    remaining: state.remaining, placements, touchedGlance: state.touchedGlance, broughtBy: state.broughtBy,
+    answerLost: state.unconfirmed !== undefined, elapsedMs: job.elapsed(), round, maxRounds, lock: state.image.importTask,
+    importingTo: state.image.importingTo, expiredLock: state.expiredLock, requestMode: options.requestMode,
+  });
+  for (const [store, result] of decision.settle) settle(job, [store], () => result);
+  return decision.next;
+}
+
+/** Someone else's import holds the lock: wait for it to let go, without any request. Returns false to end the job. */
+async function joinImport<Skip extends string>(job: CopyJob<Skip>, join: Extract<RoundAction, { kind: 'join' }>): Promise<boolean> {
+  const { state } = job;
+  state.joinedOther = true;
+  job.progress('joining', join.writes.length > 0 ? join.writes : join.stores, `import task ${join.lock}`);
+  const { outcome } = await followImport(job.follow, { stores: join.stores, watched: join.lock, taskCheckAfterMs: 0 });
+  if (outcome.state !== 'success') return waitFailed(job, outcome, join.stores);
+  state.lastWait = outcome;
+  state.image = outcome.value.image;
+  for (const store of join.writes) state.broughtBy.set(store, join.lock);
+  return true;
+}
+
+/** What the transfer reported, applied to the job. Returns false to end the job. */
+async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], outcome: TransferOutcome): Promise<boolean> {
+  const { state } = job;
+  switch (outcome.kind) {
+    case 'answer-lost':
+      state.unconfirmed = { stores: batch, error: outcome.error };
+      state.image = outcome.image;
+      return true;
+    case 'not-started':
+      if (outcome.busy) state.joinedOther = true;
+      state.image = outcome.image;
+      return true;
+    case 'wait-failed':
+      return waitFailed(job, outcome.outcome, batch);
+    case 'ended':
+      state.lastWait = outcome.wait;
+      state.image = outcome.snapshot.image;
+      for (const [store, verdict] of outcome.verdicts) await settleJudged(job, store, verdict, outcome);
+      return true;
   }
+}
 
-  /** After a lost answer: read until Glance answers (through an outage), within the deadline. */
-  async function readThrough(stores: readonly string[], cause: FerryError): Promise<GlanceImage> {
-    progress('requesting', stores, 'the answer to the copy request was lost: looking at the image');
-    const outcome = await waitFor(() => read(), [(snapshot: GlanceImage) => ({ state: 'success' as const, value: snapshot })], {
-      deadlineMs: deadline.remainingMs(), delay: env.delay, signal: deadline.signal, clock, ...(options.random ? { random: options.random } : {}),
-    });
-    if (outcome.state === 'success') return outcome.value;
-    throw unconfirmedError(stores, image.id, cause, deadline.timeoutMs);
+/** A wait that did not settle: stuck (maybe to take over), timed out, or interrupted. Returns true to go on. */
+function waitFailed<Skip extends string>(job: CopyJob<Skip>, outcome: FailedWait, stores: readonly string[]): boolean {
+  const { state } = job;
+  state.lastWait = outcome;
+  if (outcome.last !== undefined) state.image = outcome.last.image;
+  const verdict = judgeWaitFailure(outcome, stores, job.rule,
+    { deadlineExpired: job.deadline.expired(), takeOverExpired: job.options.policy.takeOverExpired, expiredLock: state.expiredLock });
+  switch (verdict.kind) {
+    case 'timeout':
+      settleError(job, state.remaining, timeoutError(state.remaining, outcome.last?.image ?? state.image, job.deadline.timeoutMs, outcome,
+        state.taskMessage, outcome.last));
+      return false;
+    case 'interrupted':
+      settle(job, state.remaining, () => ({ outcome: 'interrupted', runningInGlance: true, reason: 'the run stopped while Glance was copying',
+        ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
+      return false;
+    case 'take-over':
+      job.ctx.logger.warn({ imageId: state.image.id, taskId: verdict.lock }, 'import lock expired by Glance\'s rule: taking it over');
+      state.expiredLock = verdict.lock;
+      return true;
+    case 'stuck':
+      // The lock blocks the image's other stores too.
+      settleError(job, state.remaining, stuckError(verdict.state, state.remaining, verdict.snapshot, job.options.policy.takeOverExpired, outcome));
+      return false;
   }
+}
 
-  async function settleJudged(store: string, verdict: OwnImportVerdict, tasks: readonly GlanceTask[], snapshot: CopySnapshot,
-    perStoreMs: number, elapsedMs: number): Promise<void> {
-    switch (verdict.kind) {
-      case 'copied':
-        copyShared(ctx).copyDurations.record(store, image.size, perStoreMs);
-        settle([store], () => ({ outcome: 'copied', reason: `copied to ${store}`, elapsedMs, ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
-        return;
-      case 'joined':
-        joinedOther = true;
-        settle([store], () => ({ outcome: 'joined', elapsedMs, taskId: verdict.taskId,
-          reason: `our import task ${verdict.ownTaskId} was aborted by Glance; task ${verdict.taskId} brought ${store}` }));
-        return;
-      case 'lost':
-        // Glance aborted our task and no other brought the store: ask again next round (bounded).
-        logger.info({ imageId: image.id, store, taskId: verdict.ownTaskId }, 'our import task was aborted without a copy: requesting again');
-        return;
-      case 'failed': {
-        const failing = verdict.taskId === undefined ? undefined : tasks.find((t) => t.id === verdict.taskId);
-        const leftover = verdict.failure === 'failed' && options.findLeftover
-          ? await options.findLeftover(store, snapshot.image, deadline.signal).catch((error: unknown) => {
-            logger.warn({ store, error: (error as Error).message }, 'could not check the target pool for a leftover RBD image');
-            return undefined;
-          })
-          : undefined;
-        const error = failedError(verdict.failure, store, snapshot.image, failing, snapshot.image.failedImport, leftover, { ...lastWait, elapsedMs });
-        settle([store], () => ({ outcome: 'failed', failure: verdict.failure, code: error.code, error, elapsedMs,
-          reason: leftover === undefined ? failedReason(verdict.failure, store, snapshot.image.failedImport) : error.message,
-          ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
-      }
+/** Our own import ended: record what it brought, or why not. */
+async function settleJudged<Skip extends string>(job: CopyJob<Skip>, store: string, verdict: OwnImportVerdict,
+  ended: Extract<TransferOutcome, { kind: 'ended' }>): Promise<void> {
+  const { state, ctx } = job;
+  const { elapsedMs } = ended;
+  switch (verdict.kind) {
+    case 'copied':
+      copyShared(ctx).copyDurations.record(store, state.image.size, ended.perStoreMs);
+      settle(job, [store], () => ({ outcome: 'copied', reason: `copied to ${store}`, elapsedMs, ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
+      return;
+    case 'joined':
+      state.joinedOther = true;
+      settle(job, [store], () => ({ outcome: 'joined', elapsedMs, taskId: verdict.taskId,
+        reason: `our import task ${verdict.ownTaskId} was aborted by Glance; task ${verdict.taskId} brought ${store}` }));
+      return;
+    case 'lost':
+      // Glance aborted our task and no other brought the store: ask again next round (bounded).
+      ctx.logger.info({ imageId: state.image.id, store, taskId: verdict.ownTaskId }, 'our import task was aborted without a copy: requesting again');
+      return;
+    case 'failed': {
+      const { snapshot, tasks } = ended;
+      const failing = verdict.taskId === undefined ? undefined : tasks.find((t) => t.id === verdict.taskId);
+      const leftover = verdict.failure === 'failed' && job.options.findLeftover
+        ? await job.options.findLeftover(store, snapshot.image, job.deadline.signal).catch((error: unknown) => {
+          ctx.logger.warn({ store, error: (error as Error).message }, 'could not check the target pool for a leftover RBD image');
+          return undefined;
+        })
+        : undefined;
+      const error = failedError(verdict.failure, store, snapshot.image, failing, snapshot.image.failedImport, leftover, { ...state.lastWait, elapsedMs });
+      settle(job, [store], () => ({ outcome: 'failed', failure: verdict.failure, code: error.code, error, elapsedMs,
+        reason: leftover === undefined ? failedReason(verdict.failure, store, snapshot.image.failedImport) : error.message,
+        ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
     }
   }
 }
 
-/** A request whose answer was lost after it may have reached the server, or a gateway saying the service is away. */
-function isUnconfirmed(error: unknown): error is FerryError {
-  if (!isFerryError(error) || error.code === 'FERRY_ABORTED') return false;
-  if (error.code === 'FERRY_HTTP' && error.details.retryable === true) return true;
-  return error.details.retryable === true && error.details.notSent !== true;
+/**
+ * Which task brought stores that showed up while this job waited (a 409, a 400, a join that saw no store being
+ * written): the lock holder, or else the newest successful import task, naming each. One task read; best effort (a
+ * refusal leaves them unnamed).
+ */
+async function nameBringers<Skip extends string>(job: CopyJob<Skip>, stores: readonly string[]): Promise<void> {
+  const { state } = job;
+  job.counters.taskReads += 1;
+  const tasks = await job.ctx.glance.listImageTasks(state.image.id, { signal: job.deadline.signal }).catch(() => [] as readonly GlanceTask[]);
+  for (const store of stores) {
+    // The lock holder counts too: an import writing several stores shows the first ones before it ends.
+    const brought = tasks.filter((task) => (task.status === 'success' || task.id === state.image.importTask)
+      && (task.stores.length === 0 || task.stores.includes(store)))
+      .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0];
+    if (brought !== undefined) state.broughtBy.set(store, brought.id);
+  }
+}
+
+function settle<Skip extends string>(job: CopyJob<Skip>, stores: readonly string[], make: (store: string) => StoreCopyResult<Skip>): void {
+  const { state } = job;
+  for (const store of stores) if (!state.results.has(store)) state.results.set(store, Object.freeze(make(store)));
+  state.remaining = state.remaining.filter((store) => !state.results.has(store));
+}
+
+function settleError<Skip extends string>(job: CopyJob<Skip>, stores: readonly string[], error: FerryError): void {
+  settle(job, stores, () => errorResult(error, job.state.image.id) ?? { outcome: 'failed', failure: 'error', code: error.code, reason: error.message, error });
+}
+
+/** The job ended on a throw: an interruption, the deadline (cutting a request in flight), or a coded error. */
+function settleAfterThrow<Skip extends string>(job: CopyJob<Skip>, error: unknown): void {
+  const { state, deadline } = job;
+  if (job.options.signal?.aborted === true) {
+    settle(job, state.remaining, () => ({ outcome: 'interrupted', runningInGlance: false, reason: 'the run stopped' }));
+  } else if (deadline.expired()) {
+    settleError(job, state.remaining, state.unconfirmed !== undefined
+      ? unconfirmedError(state.unconfirmed.stores, state.image.id, state.unconfirmed.error, deadline.timeoutMs)
+      : timeoutError(state.remaining, state.image, deadline.timeoutMs, { ...state.lastWait, elapsedMs: job.elapsed() }, state.taskMessage));
+  } else if (isFerryError(error)) {
+    settleError(job, state.remaining, error);
+  } else {
+    throw error;
+  }
 }
 
 /**

@@ -51,17 +51,29 @@ export function stuckError(state: Stuck, stores: readonly string[], snapshot: Co
 }
 
 export function timeoutError(stores: readonly string[], imageOrRef: GlanceImage | string, timeoutMs: number, waited: WaitSeen,
-  taskMessage: string | undefined): FerryError {
+  taskMessage: string | undefined, last?: CopySnapshot): FerryError {
   const image = typeof imageOrRef === 'string' ? undefined : imageOrRef;
   const id = typeof imageOrRef === 'string' ? imageOrRef : imageOrRef.id;
   const running = image?.importTask !== undefined;
   return new FerryError('FERRY_COPY_TIMEOUT',
     `the copy of ${id} to ${stores.join(', ')} did not finish within ${Math.round(timeoutMs / 1000)} s `
     + `(${waited.polls ?? 0} reads; last: ${describeLists(image)})`,
-    running ? `Import task ${image.importTask} goes on inside Glance: run the same command again later to pick it up, or allow more time (--timeout).`
+    running ? `${whatTheLockShowed(image, last)} See whether it moves with ferry status ${id}; run the same command again to join it, `
+      + 'or allow more time (--timeout).'
       : 'Glance did not answer in time. Check glance-api (and its log), then run the same command again; allow more time with --timeout.',
     { ...baseDetails(stores, image, waited), timeoutMs, taskMessage, runningInGlance: running, outcome: 'timeout',
       ...(running ? { taskId: image.importTask } : {}) });
+}
+
+/** Only what ferry saw of the lock holder when it stopped waiting: never that a copy "goes on" without evidence. */
+function whatTheLockShowed(image: GlanceImage, last: CopySnapshot | undefined): string {
+  const task = last?.task;
+  if (task !== undefined && task.id === image.importTask) {
+    const still = Math.max(0, Math.round(((last?.wallNowMs ?? Date.now()) - Date.parse(task.updatedAt)) / 1000));
+    return `Import task ${task.id} held the image's import lock when ferry stopped waiting: status ${task.status}, `
+      + `last moved ${still} s before${task.message ? ` ("${task.message}")` : ''}.`;
+  }
+  return `Import task ${image.importTask} held the image's import lock when ferry stopped waiting; ferry did not read its status.`;
 }
 
 export function unconfirmedError(stores: readonly string[], imageId: string, cause: FerryError, timeoutMs: number): FerryError {

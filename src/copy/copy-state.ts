@@ -79,7 +79,7 @@ function stuckLock(snapshot: CopySnapshot, lock: string, rule: StaleRule): Extra
   if (task.status === 'processing' || task.status === 'pending') {
     if (snapshot.glanceBackAtWallMs !== undefined && updatedAt < snapshot.glanceBackAtWallMs) {
       return { ...base, cause: 'glance-restarted',
-        why: `task ${lock} holds the image's import lock but is dead: glance-api was restarted after it last moved` };
+        why: `task ${lock} (${task.status}) holds the image's import lock but is dead: glance-api was restarted after it last moved` };
     }
     if (ageMs > rule.staleAfterMs || base.expired) {
       return { ...base, cause: 'not-moving', why: `task ${lock} holds the image's import lock but has not moved for ${Math.round(ageMs / 1000)} s` };

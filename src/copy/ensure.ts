@@ -1,3 +1,4 @@
+import { copyPolicyOf } from '../config/copy-policy.js';
 import type { BackendConfig } from '../backend/resolve-backend-config.js';
 import { needsRbdCopy, selectBackend } from '../backend/select-backend.js';
 import { FerryError } from '../errors/ferry-error.js';
@@ -80,8 +81,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
         return { kind: 'missing' };
       },
       requestMode: 'store',
-      timeoutMs: options.timeoutMs, minPollDelayMs: options.minPollDelayMs, maxPollDelayMs: options.maxPollDelayMs,
-      staleLockAfterMs: options.staleLockAfterMs, takeOverExpired: options.takeOverExpired,
+      policy: copyPolicyOf(options),
       signal: options.signal, deadline, counters, random: options.random,
       onProgress: (event) => report(event.phase, image.id, event.note, event.taskMessage),
       ...(ctx.findLeftover ? { findLeftover: ctx.findLeftover } : {}),

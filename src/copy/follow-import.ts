@@ -6,23 +6,14 @@ import type { CopyContext } from './copy-context.js';
 import type { CopyDeadline } from './copy-deadline.js';
 import type { CopySnapshot } from './copy-snapshot.js';
 import type { StaleRule } from './copy-state.js';
-import { ENSURE_DEFAULTS } from './ensure-options.js';
+import { COPY_ENGINE_LIMITS } from './ensure-options.js';
+import { noteGlanceAnswer, noteGlanceError, type GlanceOutage } from './glance-outage.js';
 
 /** Requests a copy job made, by kind (prewarm adds up its jobs'). */
 export interface CopyCounters {
   imageReads: number;
   importRequests: number;
   taskReads: number;
-}
-
-/**
- * What a job knows about Glance being away: set when a read was refused (nobody listening: glance-api is down), and
- * `backAtWallMs` once it answers again — from then on a task that has not moved since is dead.
- */
-export interface GlanceOutage {
-  refused: boolean;
-  backAtWallMs: number | undefined;
-  warned: boolean;
 }
 
 export interface FollowEnvironment {
@@ -90,13 +81,11 @@ export async function followImport(env: FollowEnvironment, request: FollowReques
       throw error;
     }
     lastError = undefined;
-    if (outage.refused) {
-      // Glance refused connections and answers again: glance-api was restarted. Look at the lock holder at once.
-      outage.refused = false;
-      outage.backAtWallMs = clock.wallNow();
-      outage.warned = false;
+    if (noteGlanceAnswer(outage, clock.wallNow())) {
+      // Glance was away (refused connections, a gateway's 502/503/504) and answers again: glance-api was restarted.
+      // Look at the lock holder at once.
       forceTaskCheck = true;
-      logger.warn({ imageId: env.imageId }, 'Glance answers again after refusing connections (glance-api restarted?)');
+      logger.warn({ imageId: env.imageId }, 'Glance answers again after an outage (glance-api restarted?)');
     }
     watchedTask ??= current.importTask;
     const now = clock.now();
@@ -107,7 +96,7 @@ export async function followImport(env: FollowEnvironment, request: FollowReques
       lockTaskMissing = false;
     } else {
       if (lockSeen?.id !== lock) lockSeen = { id: lock, since: now };
-      if (forceTaskCheck || (now - waitStarted >= request.taskCheckAfterMs && now - lastTaskCheck >= ENSURE_DEFAULTS.taskCheckEveryMs)) {
+      if (forceTaskCheck || (now - waitStarted >= request.taskCheckAfterMs && now - lastTaskCheck >= COPY_ENGINE_LIMITS.taskCheckEveryMs)) {
         forceTaskCheck = false;
         lastTaskCheck = now;
         counters.taskReads += 1;
@@ -127,7 +116,7 @@ export async function followImport(env: FollowEnvironment, request: FollowReques
   const noteOutage = (error: unknown): void => {
     if (!isFerryError(error) || error.details.retryable !== true) return;
     lastError = error;
-    if (error.code === 'FERRY_UNREACHABLE' && error.details.cause === 'ECONNREFUSED') outage.refused = true;
+    noteGlanceError(outage, error);
     if (!outage.warned) {
       outage.warned = true;
       logger.warn({ imageId: env.imageId, code: error.code, remainingMs: Math.round(deadline.remainingMs()) },

@@ -1,3 +1,4 @@
+import { copyPolicyOf } from '../config/copy-policy.js';
 import type { CopyContext } from '../copy/copy-context.js';
 import { runCopyJob } from '../copy/copy-engine.js';
 import type { CopyCounters } from '../copy/follow-import.js';
@@ -45,8 +46,7 @@ export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnv
       return { kind: 'missing' };
     },
     requestMode: options.requestMode,
-    timeoutMs: options.timeoutMs, minPollDelayMs: options.minPollDelayMs, maxPollDelayMs: options.maxPollDelayMs,
-    staleLockAfterMs: options.staleLockAfterMs, takeOverExpired: options.takeOverExpired,
+    policy: copyPolicyOf(options),
     signal: options.signal, counters: env.counters, random: options.random,
     pace: env.pace, firstRead: FIRST_READ_AT,
     onProgress: (event) => env.emit(Object.freeze({ type: 'job-progress', imageId: job.imageId, imageName: job.imageName,

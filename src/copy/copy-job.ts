@@ -1,0 +1,150 @@
+import type { CopyPolicy } from '../config/copy-policy.js';
+import type { FerryError } from '../errors/ferry-error.js';
+import type { GlanceImage } from '../glance/image.js';
+import type { GlanceTask } from '../glance/image-task.js';
+import type { WaitOutcome } from '../wait/wait-for.js';
+import type { CopySnapshot } from './copy-snapshot.js';
+import type { OwnImportVerdict } from './judge-own-import.js';
+import type { CopyContext } from './copy-context.js';
+import type { CopyDeadline } from './copy-deadline.js';
+import type { Leftover, WaitSeen } from './copy-errors.js';
+import type { StorePlacement } from './copy-round.js';
+import type { StaleRule } from './copy-state.js';
+import type { CopyCounters, FollowEnvironment } from './follow-import.js';
+import type { GlanceOutage } from './glance-outage.js';
+import type { StoreCopyResult } from './store-copy-result.js';
+
+export type CopyJobPhase = 'checking' | 'requesting' | 'copying' | 'joining';
+
+export interface CopyJobProgress {
+  readonly phase: CopyJobPhase;
+  readonly stores: readonly string[];
+  readonly elapsedMs: number;
+  readonly polls: number;
+  readonly taskMessage: string | undefined;
+  readonly note: string | undefined;
+}
+
+/** How long a job's imports take, learnt by the caller across jobs (prewarm's run pace). */
+export interface ImportPace {
+  expectedMs(storeCount: number): number | undefined;
+  record(storeCount: number, durationMs: number): void;
+}
+
+export interface CopyJobOptions<Skip extends string> {
+  /** The stores to bring the image into, in the order Glance should write them. */
+  readonly stores: readonly string[];
+  readonly classify: (image: GlanceImage, store: string) => StorePlacement<Skip>;
+  /** `image`: one import naming every missing store (allow-failure); `store`: one store per import. */
+  readonly requestMode: 'image' | 'store';
+  readonly policy: CopyPolicy;
+  /** How missing stores are brought; default: Glance's copy-image. */
+  readonly transfer?: CopyTransfer;
+  /** The caller's signal; the deadline is added to it. */
+  readonly signal?: AbortSignal | undefined;
+  /** A deadline the caller started earlier (to cover its own reads); otherwise the job starts one. */
+  readonly deadline?: CopyDeadline;
+  readonly counters?: CopyCounters;
+  readonly random?: (() => number) | undefined;
+  /** Learnt import durations of the caller's run: for the first read after a request. */
+  readonly pace?: ImportPace;
+  /** First read after an accepted request at this fraction of the expected duration (learnt / only guessed); none when absent. */
+  readonly firstRead?: { readonly learnt: number; readonly guessed: number };
+  readonly onProgress?: (event: CopyJobProgress) => void;
+  /** Is a failed store's target taken by a leftover RBD image? Asked only after Glance failed a copy to that store. */
+  readonly findLeftover?: (store: string, image: GlanceImage, signal: AbortSignal) => Promise<Leftover | undefined>;
+}
+
+export interface CopyJobResult<Skip extends string> {
+  /** The last snapshot of the image the job read. */
+  readonly image: GlanceImage;
+  readonly results: ReadonlyMap<string, StoreCopyResult<Skip>>;
+  /** The job waited on an import someone else ran (or was told the image was busy). */
+  readonly joinedOther: boolean;
+  /** The task whose expired lock this job made Glance bust. */
+  readonly tookOver: string | undefined;
+  readonly counters: CopyCounters;
+  readonly elapsedMs: number;
+}
+
+/** The import this job requested and has not seen settle: what may go on inside Glance if the job stops. */
+export interface PendingImport {
+  readonly stores: readonly string[];
+  taskId: string | undefined;
+}
+
+/** What a job has learnt so far: the one mutable record its steps share. */
+export interface JobState<Skip extends string> {
+  image: GlanceImage;
+  remaining: string[];
+  readonly results: Map<string, StoreCopyResult<Skip>>;
+  joinedOther: boolean;
+  touchedGlance: boolean;
+  tookOver: string | undefined;
+  pending: PendingImport | undefined;
+  taskMessage: string | undefined;
+  phase: CopyJobPhase;
+  phaseStores: readonly string[];
+  /** A lock we proved expired: the next round asks Glance to bust it instead of joining it. */
+  expiredLock: string | undefined;
+  /** The last request's answer was lost: what shows up next may be its copy. */
+  unconfirmed: { readonly stores: readonly string[]; readonly error: FerryError } | undefined;
+  /** Why a store is `joined`: the task seen bringing it. */
+  readonly broughtBy: Map<string, string>;
+  lastWait: WaitSeen;
+}
+
+/** One job: its fixed surroundings, and its state. Steps and transfers take this. */
+export interface CopyJob<Skip extends string> {
+  readonly ctx: CopyContext;
+  readonly options: CopyJobOptions<Skip>;
+  readonly deadline: CopyDeadline;
+  readonly counters: CopyCounters;
+  readonly rule: StaleRule;
+  readonly outage: GlanceOutage;
+  readonly follow: FollowEnvironment;
+  readonly state: JobState<Skip>;
+  elapsed(): number;
+  progress(phase: CopyJobPhase, stores: readonly string[], note?: string): void;
+  /** One image read within the deadline; `afterStop` reads without the job's (aborted) signal. */
+  read(mode?: 'within-deadline' | 'afterStop'): Promise<GlanceImage>;
+  /** Glance accepted our request: an expired lock named by it is taken over, a lost answer is resolved. */
+  accepted(takingOver: string | undefined): void;
+}
+
+/** The ways ferry can bring an image into a store. */
+export const TRANSFER_KINDS = ['glance', 'rbd'] as const;
+export type TransferKind = (typeof TRANSFER_KINDS)[number];
+
+/**
+ * A part the copy engine calls to bring missing stores, once a round has decided that nobody else's import holds
+ * the image (joins, rounds, the deadline, single flight and judging stay the engine's). Today: Glance's copy-image
+ * (glance-copy-image.ts); next, the direct RBD transfer.
+ */
+export interface CopyTransfer {
+  readonly kind: TransferKind;
+  /** Bring `batch`; `takingOver` is an expired lock the request makes Glance bust. Throws only FerryErrors the job ends on. */
+  bring<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], takingOver: string | undefined): Promise<TransferOutcome>;
+}
+
+export type FailedWait = Exclude<WaitOutcome<CopySnapshot, CopySnapshot>, { state: 'success' }>;
+
+export type TransferOutcome =
+  /** The request was sent and its answer lost; `image` was read once Glance answered again. Never request on a guess. */
+  | { readonly kind: 'answer-lost'; readonly image: GlanceImage; readonly error: FerryError }
+  /** Glance said no for now (400: already there, 409: busy): look at `image` again and decide. */
+  | { readonly kind: 'not-started'; readonly image: GlanceImage; readonly busy: boolean }
+  /** Following the transfer did not settle (stuck lock, deadline, interruption). */
+  | { readonly kind: 'wait-failed'; readonly outcome: FailedWait }
+  /** The transfer ended; each store of the batch has a verdict. */
+  | {
+      readonly kind: 'ended';
+      readonly snapshot: CopySnapshot;
+      /** What the wait for its end saw (reads, retries): for the details of a failure. */
+      readonly wait: WaitSeen;
+      readonly verdicts: ReadonlyMap<string, OwnImportVerdict>;
+      readonly tasks: readonly GlanceTask[];
+      /** From the request to the end, and its share per store (what the duration estimator learns). */
+      readonly elapsedMs: number;
+      readonly perStoreMs: number;
+    };
