@@ -4,16 +4,21 @@ import { fitColumnWidths } from './fit-column-widths.js';
 
 /**
  * A row table as the openstack CLI draws one (`+---+` rules, `| a | b |` lines) that fits `width` terminal cells:
- * the widest columns are narrowed (fitColumnWidths) and their cells wrapped, at spaces where it can, inside words
- * where it must. Widths are terminal cells, not string length: a CJK character or an emoji takes two (string-width).
+ * the widest columns are narrowed (fitColumnWidths, which keeps words of up to 16 cells whole where the room allows)
+ * and their cells wrapped, at spaces where it can, inside words where it must. Widths are terminal cells, not string length: a CJK character or an emoji takes two (string-width).
  * Loaded only when a table is printed.
  */
 export function rowTable(headers: readonly string[], rows: readonly (readonly string[])[], width: number): string {
-  const natural = headers.map((header, column) => Math.max(cellWidth(header), ...rows.map((row) => cellWidth(row[column] ?? ''))));
-  const widths = fitColumnWidths(natural, width);
+  const columns = headers.map((header, column) => [header, ...rows.map((row) => row[column] ?? '')]);
+  const widths = fitColumnWidths(columns.map((cells) => Math.max(...cells.map(cellWidth))), width,
+    columns.map((cells) => Math.max(...cells.map(longestWordWidth))));
   const rule = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`;
   const body = rows.flatMap((row) => tableLines(row, widths));
   return [rule, ...tableLines(headers, widths), rule, ...body, ...(rows.length > 0 ? [rule] : [])].join('\n');
+}
+
+function longestWordWidth(text: string): number {
+  return Math.max(0, ...text.split(/\s+/).map((word) => stringWidth(word)));
 }
 
 function cellWidth(text: string): number {
