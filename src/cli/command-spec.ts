@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Cloud } from '../cloud/cloud.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import type { Logger } from '../logging/logger.js';
-import type { RowList } from './output/row-list.js';
+import type { RowColumn, RowList } from './output/row-list.js';
 import type { TextStyle } from './output/text-style.js';
 
 export type FlagValue = string | boolean | readonly string[] | undefined;
@@ -76,6 +76,8 @@ export interface CommandSpec<R> {
    * when this report is one object (`status IMAGE`). Commands without it print their document in every format.
    */
   rows?(report: R): RowList | undefined;
+  /** The columns of `rows` when they are known before the command runs: `-c` is then checked before anything is done. */
+  readonly rowColumns?: readonly RowColumn[];
   render(report: R, style: TextStyle): string;
   /** Non-zero for reports that describe a partial failure (e.g. a batch where some items failed). */
   exitCode?(report: R): number;

@@ -73,6 +73,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const [spec, { GLOBAL_OPTIONS }, commander] = await Promise.all([entry.load(), import('./global-options.js'), import('commander')]);
     assertListFormat(output.format, name, spec.rows !== undefined);
+    // A wrong -c on prewarm is refused before it copies, not after.
+    if (spec.rowColumns !== undefined && output.columns.length > 0 && output.format !== 'text' && !output.wholeDocument) {
+      (await import('./output/row-list.js')).selectRowColumns({ columns: spec.rowColumns, rows: [] }, output.columns);
+    }
     const parsed = parseCommandLine(spec, rest, GLOBAL_OPTIONS, commander);
     if (parsed === 'help') {
       write(io.stdout, commandHelp(spec, GLOBAL_OPTIONS));
@@ -201,7 +205,7 @@ function overallHelp(): string {
   const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
   return ['ferry — put OpenStack images where they will be booted', '', 'Usage: ferry <command> [options]', '',
     'Commands:', ...lines, '', 'ferry <command> --help (or ferry help <command>) shows a command\'s options.',
-    'For scripts: --json, or -f json|yaml|value|table with -c COLUMN. Docs: docs/cli.md'].join('\n');
+    'For scripts: --json, or -f json|yaml|value|csv|table with -c COLUMN (lists print rows, as osc). Docs: docs/cli.md'].join('\n');
 }
 
 function commandHelp(spec: CommandSpec<unknown>, globalOptions: readonly OptionSpec[]): string {

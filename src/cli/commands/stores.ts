@@ -136,5 +136,6 @@ export const storesCommand: CommandSpec<StoresReport> = {
   },
   toJson: storesToJson,
   rows: storesToRows,
+  rowColumns: STORE_COLUMNS,
   render: renderStores,
 };

@@ -222,3 +222,20 @@ describe('list output, details', () => {
     expect(none).toMatchObject({ code: 0, stdout: '[]\n' });
   });
 });
+
+describe('-c checked before the command runs', () => {
+  it('ferry prewarm -c nope: refused before any Glance call, nothing copied', async () => {
+    const images = glance();
+    const run = await runWith(['prewarm', '--tag', 'golden', '--store', 'site-a', '-f', 'value', '-c', 'nope'], images);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("no column 'nope' in this list (from -c)");
+    expect(images.listQueries).toEqual([]);
+    expect(images.copyRequests).toEqual([]);
+  });
+
+  it('ferry stores -c nope: refused before Glance is asked (no recorded exchange is needed)', async () => {
+    const run = await runFerry(['stores', ...CLOUD, '-c', 'nope']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Columns: ID, Description, Default, Read Only');
+  });
+});
