@@ -8,7 +8,7 @@ import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { syslogPriority } from '../../../src/logging/journald-priority.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { cannotRunSystemd, ctl, initPid, insidePath, show, systemdDown, systemdUp } from './private-systemd.js';
+import { cannotRunSystemd, ctl, downIfStartedHere, initPid, insidePath, show, systemdUp } from './private-systemd.js';
 
 // ferry-agent.socket + ferry-agent.service under the real systemd of scripts/systemd/up: a `systemctl restart` under
 // load fails no request (they wait in the backlog of systemd's socket), and every line the agent logs reaches journald
@@ -87,10 +87,7 @@ describe.skipIf(reason !== '')(`ferry-agent.socket: restart under load, journald
 
   afterAll(async () => {
     if (initPid() !== undefined) systemctl('stop', UNIT, SOCKET_UNIT);
-    if (startedSystemd) {
-      const down = systemdDown();
-      if (down.code !== 0) console.error(`scripts/systemd/down exited ${down.code}: ${down.stdout}${down.stderr}`);
-    }
+    downIfStartedHere(startedSystemd);
     if (imageId !== '') {
       await waitUnlocked(imageId);
       await deleteImage(imageId);

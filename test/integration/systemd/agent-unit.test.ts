@@ -6,7 +6,7 @@ import { callAgent } from '../../../src/agent/agent-client.js';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { ceph, devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { cannotRunSystemd, ctl, idOf, initPid, insidePath, show, systemdDown, systemdUp } from './private-systemd.js';
+import { cannotRunSystemd, ctl, downIfStartedHere, idOf, initPid, insidePath, show, systemdUp } from './private-systemd.js';
 
 // packaging/systemd/ferry-agent.socket and ferry-agent.service, unchanged, under the real systemd of scripts/systemd/up:
 // the socket systemd makes and passes (socket activation), readiness (Type=notify), User, Group, SupplementaryGroups
@@ -118,10 +118,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
       systemctl('daemon-reload');
     }
     rmSync(probeDropIn, { force: true });
-    if (startedSystemd) {
-      const down = systemdDown();
-      if (down.code !== 0) console.error(`scripts/systemd/down exited ${down.code}: ${down.stdout}${down.stderr}`);
-    }
+    downIfStartedHere(startedSystemd);
     for (const id of created) {
       await waitUnlocked(id);
       await deleteImage(id);

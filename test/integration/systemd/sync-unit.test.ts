@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { cannotRunSystemd, ctl, idOf, initPid, show, systemdDown, systemdUp } from './private-systemd.js';
+import { cannotRunSystemd, ctl, downIfStartedHere, idOf, initPid, show, systemdUp } from './private-systemd.js';
 
 // packaging/systemd/ferry-sync.service, unchanged, under the real systemd of scripts/systemd/up (its drop-in runs the
 // checkout's bin/ferry with the dev cloud's credentials and a policy this test writes): the watch copies what the
@@ -47,10 +47,7 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
       ctl(['rm', '-f', `/etc/systemd/system/${UNIT}.d/zz-test-stop-probe.conf`]);
       systemctl('daemon-reload');
     }
-    if (startedSystemd) {
-      const down = systemdDown();
-      if (down.code !== 0) console.error(`scripts/systemd/down exited ${down.code}: ${down.stdout}${down.stderr}`);
-    }
+    downIfStartedHere(startedSystemd);
     if (imageId !== '') {
       await waitUnlocked(imageId);
       await deleteImage(imageId);
