@@ -13,7 +13,7 @@ const present: StorePlacement<Skip> = { kind: 'present' };
 const missing: StorePlacement<Skip> = { kind: 'missing' };
 const skipped: StorePlacement<Skip> = { kind: 'settled', result: { outcome: 'skipped', skip: 'not-raw', reason: 'not raw' } as never };
 
-function view(overrides: Partial<RoundView<Skip>> & { placements: Record<string, StorePlacement<Skip>> }): RoundView<Skip> {
+function view(overrides: Omit<Partial<RoundView<Skip>>, 'placements'> & { placements: Record<string, StorePlacement<Skip>> }): RoundView<Skip> {
   const remaining = overrides.remaining ?? Object.keys(overrides.placements);
   return {
     remaining, touchedGlance: false, broughtBy: new Map(), answerLost: false, elapsedMs: 1_000, round: 0, maxRounds: 6,
