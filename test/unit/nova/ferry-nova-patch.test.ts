@@ -19,13 +19,15 @@ afterEach(() => {
   for (const tree of trees.splice(0)) rmSync(tree, { recursive: true, force: true });
 });
 
-/** A site directory as Debian lays it out: nova/virt/libvirt/imagebackend.py and nova-VERSION.egg-info/PKG-INFO. */
+/** A site directory as Debian lays it out: the two files the patch changes, and nova-VERSION.egg-info/PKG-INFO. */
 function site(version: string): { dir: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-nova-site-'));
   trees.push(dir);
   const file = join(dir, 'nova', 'virt', 'libvirt', 'imagebackend.py');
   mkdirSync(dirname(file), { recursive: true });
   copyFileSync(join(FIXTURES, `imagebackend-${version}.py`), file);
+  mkdirSync(join(dir, 'nova', 'conf'));
+  copyFileSync(join(FIXTURES, `conf-libvirt-${version}.py`), join(dir, 'nova', 'conf', 'libvirt.py'));
   mkdirSync(join(dir, `nova-${version}.egg-info`));
   writeFileSync(join(dir, `nova-${version}.egg-info`, 'PKG-INFO'), `Metadata-Version: 2.1\nName: nova\nVersion: ${version}\n`);
   return { dir, file };
@@ -46,10 +48,12 @@ describe('integrations/nova/ferry-nova-patch', () => {
     expect(applied.stdout).toContain(`applied nova-${major}-imagebackend.patch`);
     expect(applied.status).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('ferry_agent');
+    expect(readFileSync(join(dir, 'nova', 'conf', 'libvirt.py'), 'utf8')).toContain("cfg.StrOpt('images_rbd_ferry_agent_socket'");
     expect(run('check', '--nova-dir', dir)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^patched: /) });
     expect(run('apply', '--nova-dir', join(dir, 'nova'))).toMatchObject({ status: 0, stdout: expect.stringMatching(/^already patched: /) });
     expect(run('revert', '--nova-dir', dir)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^reverted /) });
     expect(readFileSync(file, 'utf8')).toBe(pristine);
+    expect(readFileSync(join(dir, 'nova', 'conf', 'libvirt.py'), 'utf8')).toBe(readFileSync(join(FIXTURES, `conf-libvirt-${version}.py`), 'utf8'));
     expect(run('revert', '--nova-dir', dir)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^already pristine: /) });
   });
 
