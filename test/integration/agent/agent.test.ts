@@ -171,15 +171,19 @@ for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry p
 });
 
 describe('agent lifecycle', () => {
-  it('agent: the systemd unit\'s ExecStart runs it (nova.conf, socket group, mode 0660); SIGHUP re-reads; SIGTERM → exit 0, socket removed',
+  it('agent: the systemd unit\'s ExecStart runs it by hand (nova.conf; the socket unit\'s group, mode 0660); SIGHUP re-reads; SIGTERM → exit 0, socket removed',
     async () => {
       const unit = readFileSync(`${process.cwd()}/packaging/systemd/ferry-agent.service`, 'utf8');
       const execStart = /^ExecStart=(.*)$/m.exec(unit)?.[1] ?? '';
       const socket = join(work, 'unit', 'agent.sock');
       const group = 'ceph'; // the dev cloud has no nova group; ceph-common brings this one
       // The unit's command line, with this checkout's ferry and the dev cloud's paths.
-      const args = execStart.replace('$FERRY_AGENT_ARGS', '').trim().split(/\s+/).slice(1)
-        .map((arg) => (arg === '/etc/nova/nova.conf' ? novaConf(work, 'site-b') : arg === '/run/ferry/agent.sock' ? socket : arg === 'nova' ? group : arg));
+      // Run by hand (no socket handed over by systemd), the agent binds the socket itself with the group the socket
+      // unit gives it under systemd (ferry-agent.socket's SocketGroup=).
+      const socketUnit = readFileSync(`${process.cwd()}/packaging/systemd/ferry-agent.socket`, 'utf8');
+      expect(/^SocketGroup=(.*)$/m.exec(socketUnit)?.[1]).toBe('nova');
+      const args = [...execStart.replace('$FERRY_AGENT_ARGS', '').trim().split(/\s+/).slice(1), '--socket-group', group]
+        .map((arg) => (arg === '/etc/nova/nova.conf' ? novaConf(work, 'site-b') : arg === '/run/ferry/agent.sock' ? socket : arg));
       expect(args.slice(0, 1)).toEqual(['agent']);
       const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, ...args, '--json'], { env: { ...process.env, ...cloudEnv() },
         stdio: ['ignore', 'pipe', 'pipe'] });
