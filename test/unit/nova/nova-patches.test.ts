@@ -19,7 +19,8 @@ const BACKEND = 'nova/virt/libvirt/imagebackend.py';
 const TESTS = 'nova/tests/unit/virt/libvirt/test_imagebackend.py';
 
 /** Each patch and the pristine files (nova's own, from the Debian packages named in fixtures/nova/README.md) it is for. */
-const NOVA_PATCHES: readonly { patch: string; files: Record<string, string> }[] = ['26.2.2', '34.0.0'].flatMap((version) => {
+interface NovaPatch { readonly patch: string; readonly files: Record<string, string> }
+const NOVA_PATCHES: readonly NovaPatch[] = ['26.2.2', '34.0.0'].flatMap((version): NovaPatch[] => {
   const major = version.split('.')[0];
   return [
     { patch: `nova-${major}-imagebackend.patch`, files: { [CONF]: `conf-libvirt-${version}.py`, [BACKEND]: `imagebackend-${version}.py` } },
