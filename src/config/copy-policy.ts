@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FerryError } from '../errors/ferry-error.js';
+import { parseResolvedOptions } from './parse-resolved-options.js';
 
 /**
  * How one copy is followed: the five knobs every caller of the copy engine shares (ensure, prewarm, sync, the agent,
@@ -62,20 +63,12 @@ export function resolveCopyPolicy(input: Partial<CopyPolicy>, base: CopyPolicy =
     staleLockAfterMs: input.staleLockAfterMs ?? base.staleLockAfterMs,
     takeOverExpired: input.takeOverExpired ?? base.takeOverExpired,
   };
-  const result = policySchema.safeParse(merged);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = String(issue?.path[0] ?? 'options');
-    const value = (merged as Record<string, unknown>)[field];
-    const from = origin[field] === undefined ? '' : ` (from ${origin[field]})`;
-    throw new FerryError('FERRY_INVALID_OPTION', `${field} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}${from}`,
-      `Fix the ${origin[field] ?? field} option.`, { option: field });
-  }
+  const parsed = parseResolvedOptions(policySchema, merged, origin);
   if (merged.minPollDelayMs > merged.maxPollDelayMs) {
     throw new FerryError('FERRY_INVALID_OPTION', `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
       'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
   }
-  return Object.freeze(result.data);
+  return Object.freeze(parsed);
 }
 
 /** The policy fields of a larger object (resolved options, the configuration's copy section). */
