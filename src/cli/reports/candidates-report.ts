@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import type { GlanceImage } from '../../glance/image.js';
 import type { CandidateList } from '../../prefilter/find-candidates.js';
-import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
-import type { PrefilterInput } from '../inputs/prefilter-input.js';
-import { prefilterJsonSchema } from './prefilter-report.js';
+import { prefilterJsonSchema, type TraitRequestReport } from './prefilter-report.js';
 
 /** What `ferry candidates` asked Placement, and the hosts it answered with. */
-export interface CandidatesReport {
-  readonly image: Pick<GlanceImage, 'id' | 'name'>;
-  readonly result: PrefilterResult;
+export interface CandidatesReport extends TraitRequestReport {
   readonly list: CandidateList;
-  readonly catalogueVersion: string;
-  readonly switches: PrefilterInput['switches'];
 }
 
 const resourceSummary = z.record(z.string(), z.strictObject({ capacity: z.number(), used: z.number() }));

@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import type { GlanceImage } from '../../glance/image.js';
 import type { HostExplanations } from '../../prefilter/explain-hosts.js';
-import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
-import type { PrefilterInput } from '../inputs/prefilter-input.js';
-import { prefilterJsonSchema } from './prefilter-report.js';
+import { prefilterJsonSchema, type TraitRequestReport } from './prefilter-report.js';
 
 /** What `ferry explain` found, host by host. */
-export interface ExplainReport {
-  readonly image: Pick<GlanceImage, 'id' | 'name'>;
-  readonly result: PrefilterResult;
+export interface ExplainReport extends TraitRequestReport {
   readonly explained: HostExplanations;
-  readonly catalogueVersion: string;
-  readonly switches: PrefilterInput['switches'];
 }
 
 const fitSchema = z.strictObject({

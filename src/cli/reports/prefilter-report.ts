@@ -3,13 +3,17 @@ import type { GlanceImage } from '../../glance/image.js';
 import { prefilterResultSchema, type PrefilterResult } from '../../prefilter/prefilter-result.js';
 import type { PrefilterInput } from '../inputs/prefilter-input.js';
 
-/** What `ferry prefilter` computed, for which image, against which names. */
-export interface PrefilterReport {
+/** What every prefilter-based command (prefilter, candidates, explain) computed, for which image, against which names. */
+export interface TraitRequestReport {
   readonly image: Pick<GlanceImage, 'id' | 'name'>;
   readonly result: PrefilterResult;
   /** `2.9.0` (an os-traits release) or `placement` (the target Placement's own list). */
   readonly catalogueVersion: string;
   readonly switches: PrefilterInput['switches'];
+}
+
+/** What `ferry prefilter` computed. */
+export interface PrefilterReport extends TraitRequestReport {
   /** The result's notes, plus ferry's own (why Placement's trait list was not used). */
   readonly notes: readonly string[];
 }

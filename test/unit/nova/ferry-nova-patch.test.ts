@@ -80,11 +80,15 @@ describe('integrations/nova/ferry-nova-patch', () => {
     expect(run('check', '--nova-dir', dir, '--patch', join(ROOT, 'integrations', 'nova', 'nova-26-imagebackend.patch')).status).toBe(4);
   });
 
-  it('no nova in --nova-dir: exit 3; a bad action or option: usage, exit 2', () => {
+  it('no nova in --nova-dir: exit 3; a bad action or option: usage, exit 2; --help: the header, exit 0', () => {
     const empty = mkdtempSync(join(tmpdir(), 'ferry-nova-empty-'));
     trees.push(empty);
     expect(run('check', '--nova-dir', empty)).toMatchObject({ status: 3, stderr: expect.stringContaining('no nova/virt/libvirt/imagebackend.py under') });
     expect(run('frobnicate')).toMatchObject({ status: 2, stderr: expect.stringContaining('usage: ferry-nova-patch apply|check|revert') });
     expect(run('check', '--nova-dri', empty).status).toBe(2);
+    const help = run('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Exit codes:');
+    expect(help.stdout).not.toContain('set -u');
   });
 });
