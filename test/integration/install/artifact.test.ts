@@ -86,6 +86,25 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
     expect(readdirSync(shared)).toEqual([]);
   });
 
+  it('artifact: carries what the Debian package carries, the units pointing at the installed launcher', () => {
+    const units = join(prefix, 'lib/systemd/system');
+    expect(readdirSync(units).sort()).toEqual(['ferry-agent.service', 'ferry-agent.socket', 'ferry-sync.service']);
+    for (const unit of ['ferry-agent.service', 'ferry-sync.service']) {
+      const execs = readFileSync(join(units, unit), 'utf8').split('\n').filter((line) => line.startsWith('ExecStart='));
+      expect(execs.length, unit).toBeGreaterThan(0);
+      for (const exec of execs) expect(exec, unit).toMatch(new RegExp(`^ExecStart=${prefix}/bin/ferry `));
+    }
+    expect(readFileSync(join(prefix, 'share/bash-completion/completions/ferry'), 'utf8')).toContain('complete -F _ferry ferry');
+    expect(readFileSync(join(prefix, 'share/zsh/site-functions/_ferry'), 'utf8').split('\n')[0]).toBe('#compdef ferry');
+    expect(readFileSync(join(prefix, 'share/man/man1/ferry.1'), 'utf8')).toContain('.SS "ferry ensure"');
+    const nova = join(prefix, 'lib/ferry/integrations/nova');
+    for (const file of ['ferry_agent.py', 'ferry-nova-patch', 'nova-26-imagebackend.patch', 'nova-34-imagebackend.patch']) {
+      expect(existsSync(join(nova, file)), file).toBe(true);
+    }
+    const check = spawnSync(join(nova, 'ferry-nova-patch'), ['--help'], { encoding: 'utf8' });
+    expect(check.status, check.stderr).toBe(0);
+  });
+
   it('artifact: an offline ferry traits from the recorded libvirt XML', () => {
     const domcaps = join(root, 'fixtures/domcaps');
     const run = installed(['traits', '--domcaps', join(domcaps, 'domcaps-x86_64-kvm-q35.xml'), '--capabilities',
