@@ -38,6 +38,8 @@ export function createHealthProbe(input: { readonly service: AgentService; reado
     const report = judgeHealth(await service.health(bounded));
     last = { ok: report.ok, at: clock.now() };
     metrics.healthy.set(report.ok ? 1 : 0);
+    metrics.novaIntegration.reset();
+    if (report.checks.nova_integration !== undefined) metrics.novaIntegration.set({ state: report.checks.nova_integration.state }, 1);
     return report;
   };
   return {

@@ -17,6 +17,8 @@ export interface AgentMetrics {
   readonly maxWaits: Gauge;
   /** 1 when the last health check (the one /healthz makes) passed, else 0. */
   readonly healthy: Gauge;
+  /** 1 for the state the last health check read from the Debian package's nova-integration state file (applied, failed, …). */
+  readonly novaIntegration: Gauge<'state'>;
   /** Requests that found their (image, store) wait already running in this agent, and joined it. */
   readonly requestsJoined: Counter;
   /** Glance import requests (copy-image POSTs) the agent made, and imports started by others that it joined. */
@@ -62,6 +64,9 @@ export function createAgentMetrics(options: { readonly processMetrics?: boolean 
     maxWaits: new Gauge({ name: 'ferry_agent_max_waits', help: 'Distinct waits allowed at once (--max-waits); one more is refused with 429',
       registers }),
     healthy,
+    novaIntegration: new Gauge({ name: 'ferry_agent_nova_integration',
+      help: 'Whether nova carries ferry\'s patch, as the package\'s dpkg trigger last recorded it: 1 for the state (applied, failed, off, '
+        + 'nova-absent, unreadable); no series where the package does not keep it', labelNames: ['state'], registers }),
     requestsJoined: new Counter({ name: 'ferry_agent_requests_joined_total',
       help: 'Ensure requests that joined a wait already running in the agent', registers }),
     importsRequested: new Counter({ name: 'ferry_agent_imports_requested_total', help: 'Glance copy-image requests sent', registers }),

@@ -7,6 +7,7 @@ import { isFerryError } from '../errors/ferry-error.js';
 import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
 import { ensureWithConfig } from './host-ensure.js';
+import { readNovaIntegration, type NovaIntegrationCheck } from './nova-integration-state.js';
 
 /**
  * What this host serves its callers (the agent's routes are an HTTP face of it): ensure and status answered with the
@@ -55,6 +56,8 @@ export interface HostHealth {
    * cluster could not be asked: ceph.conf's value, unconfirmed; `warnings` says why). Still ok: clones can work.
    */
   readonly fsid: HealthCheck & { readonly fsid?: string; readonly source?: FsidSource; readonly warnings?: readonly string[] };
+  /** Whether nova's image backend carries ferry's patch, where the Debian package keeps it applied (else absent). */
+  readonly nova_integration?: NovaIntegrationCheck;
 }
 
 export type HealthCheck = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
@@ -76,13 +79,15 @@ export function createHostService(clouds: CloudSource): HostService {
     status: (imageRef, signal) => withHeldCloud(clouds, async ({ cloud }) => statusDocument(await copyStatus(cloud, imageRef, { signal }))),
     health: (signal) => withHeldCloud(clouds, async ({ cloud }): Promise<HostHealth> => {
       let cluster: ResolvedLocalCluster | undefined;
-      const [token, glance, fsidCheck] = await Promise.all([
+      const [token, glance, fsidCheck, novaIntegration] = await Promise.all([
         check(() => cloud.session.token(signal)),
         check(() => cloud.glance.getStoresInfo({ signal })),
         check(async () => { cluster = await cloud.localCluster(signal); }),
+        readNovaIntegration(),
       ]);
       return { token, glance, fsid: cluster === undefined ? fsidCheck
-        : { ...fsidCheck, fsid: cluster.fsid, source: cluster.source, ...(cluster.warnings.length > 0 ? { warnings: cluster.warnings } : {}) } };
+        : { ...fsidCheck, fsid: cluster.fsid, source: cluster.source, ...(cluster.warnings.length > 0 ? { warnings: cluster.warnings } : {}) },
+      ...(novaIntegration === undefined ? {} : { nova_integration: novaIntegration }) };
     }),
   };
 }

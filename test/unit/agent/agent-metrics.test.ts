@@ -83,6 +83,22 @@ describe('agent health probe and the healthy gauge', () => {
     expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
   });
 
+  it('health probe: a nova patch that no longer applies fails /healthz and shows in ferry_agent_nova_integration', async () => {
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const lost: AgentHealth = { ...good, nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION', message: 'no longer applies' } };
+    const applied: AgentHealth = { ...good, nova_integration: { ok: true, state: 'applied' } };
+    const probe = createHealthProbe({ service: serviceAnswering([lost, applied, good]), metrics, timeoutMs: 1000, clock: fakeClock() });
+    const series = async (): Promise<string> => (await metrics.registry.getSingleMetricAsString('ferry_agent_nova_integration'))
+      .split('\n').filter((line) => !line.startsWith('#')).join(' ');
+    expect(await probe.check()).toMatchObject({ ok: false, failing: ['nova_integration'] });
+    expect(await series()).toBe('ferry_agent_nova_integration{state="failed"} 1');
+    expect(await probe.check()).toMatchObject({ ok: true });
+    expect(await series()).toBe('ferry_agent_nova_integration{state="applied"} 1');
+    // a host without the package's state file has no series at all
+    await probe.check();
+    expect(await series()).toBe('');
+  });
+
   it('health probe: a scrape reuses a check younger than maxAgeMs, then checks again', async () => {
     const clock = fakeClock();
     const metrics = createAgentMetrics({ processMetrics: false });
