@@ -3,7 +3,7 @@ import { AGENT_DEFAULTS, AGENT_SOCKET_ENV, resolveAgentOptions, type AgentOption
 import { runAgent } from '../../agent/run-agent.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
-import { configFlag, HOST_STORAGE_FLAGS } from '../global-options.js';
+import { configFlag, HOST_STORAGE_FLAGS, TRANSFER_FLAGS } from '../global-options.js';
 
 export const agentJsonSchema = z.object({
   socket: z.string(),
@@ -31,7 +31,7 @@ export const agentCommand: CommandSpec<AgentReport> = {
     { name: 'shutdown-grace', value: 'DURATION', duration: true,
       description: `on SIGTERM, how long in-flight requests may finish (30s, 1m; a number is seconds; default ${AGENT_DEFAULTS.shutdownGraceMs / 1000}s)` },
     { name: 'max-waits', value: 'N', description: `distinct (image, store) waits at once; more get 429 FERRY_AGENT_BUSY (default ${AGENT_DEFAULTS.maxWaits})` },
-    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user', ...HOST_STORAGE_FLAGS].map(configFlag),
+    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user', ...TRANSFER_FLAGS, ...HOST_STORAGE_FLAGS].map(configFlag),
   ],
   jsonSchema: agentJsonSchema,
   async run(ctx) {

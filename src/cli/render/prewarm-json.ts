@@ -32,6 +32,8 @@ export const prewarmJsonSchema = z.object({
     reason: z.string(),
     seconds: z.number().nullable(),
     task: z.string().nullable(),
+    /** copied: which transfer brought it (glance copy-image, or the direct rbd transfer); null otherwise. */
+    transfer: z.enum(['glance', 'rbd']).nullable().optional(),
     running_in_glance: z.boolean(),
   })),
   running_in_glance: z.array(z.object({ image: z.string(), name: z.string().nullable(), stores: z.array(z.string()), task: z.string() })),
@@ -68,6 +70,7 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
       reason: item.reason,
       seconds: item.elapsedMs === undefined ? null : seconds(item.elapsedMs),
       task: item.taskId ?? null,
+      transfer: item.transfer ?? null,
       running_in_glance: item.runningInGlance === true,
     })),
     running_in_glance: report.runningInGlance.map((copy) => ({ image: copy.imageId, name: copy.imageName, stores: [...copy.stores],
