@@ -60,7 +60,9 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
       if (eligibility.kind === 'refused') {
         if (options.fallback !== undefined) {
           job.ctx.logger.info({ imageId: job.state.image.id, stores: batch, why: eligibility.error.code }, 'direct RBD transfer not possible: using Glance');
-          return options.fallback.bring(job, batch, takingOver);
+          const outcome = await options.fallback.bring(job, batch, takingOver);
+          // The engine stamps copies with the job's transfer kind unless the outcome names its own.
+          return outcome.kind === 'ended' ? { ...outcome, transfer: outcome.transfer ?? options.fallback.kind } : outcome;
         }
         return ended(job, new Map(batch.map((store) => [store, { kind: 'refused', error: eligibility.error }])), 0);
       }
