@@ -177,7 +177,10 @@ async function register<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopy
   } catch (error) {
     if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
     const now = await job.read().catch(() => undefined);
-    if (now !== undefined && (now.locations ?? []).some((location) => location.url === url)) return { kind: 'copied', image: now, bytes, verifyMs };
+    if (now !== undefined && (now.locations ?? []).some((location) => location.url === url)) {
+      // Refused because it is there already: another writer's PATCH came first (a lost answer may have been ours).
+      return error.code === 'FERRY_LOCATION_REFUSED' ? { kind: 'present', image: now } : { kind: 'copied', image: now, bytes, verifyMs };
+    }
     if (error.code === 'FERRY_LOCATION_REFUSED' || error.code === 'FERRY_IMAGE_NOT_FOUND') {
       await removeQuietly(job, cli, final);
       return { kind: 'refused', error };
