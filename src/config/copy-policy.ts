@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FerryError } from '../errors/ferry-error.js';
+import { parseResolvedOptions } from './parse-resolved-options.js';
 
 /**
  * How one copy is followed: the five knobs every caller of the copy engine shares (ensure, prewarm, sync, the agent,
@@ -81,15 +82,7 @@ export function resolveCopyPolicy(input: Partial<CopyPolicy>, base: CopyPolicy =
     sourceCephConfs: input.sourceCephConfs ?? base.sourceCephConfs,
     sourceRbdUser: input.sourceRbdUser ?? base.sourceRbdUser,
   };
-  const result = policySchema.safeParse(merged);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = String(issue?.path[0] ?? 'options');
-    const value = (merged as Record<string, unknown>)[field];
-    const from = origin[field] === undefined ? '' : ` (from ${origin[field]})`;
-    throw new FerryError('FERRY_INVALID_OPTION', `${field} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}${from}`,
-      `Fix the ${origin[field] ?? field} option.`, { option: field });
-  }
+  const parsed = parseResolvedOptions(policySchema, merged, origin);
   if (merged.minPollDelayMs > merged.maxPollDelayMs) {
     throw new FerryError('FERRY_INVALID_OPTION', `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
       'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
@@ -98,7 +91,7 @@ export function resolveCopyPolicy(input: Partial<CopyPolicy>, base: CopyPolicy =
     throw new FerryError('FERRY_INVALID_OPTION', `transfer rbd needs at least one source cluster, got none${origin.transfer === undefined ? '' : ` (from ${origin.transfer})`}`,
       'Name the clusters ferry may read from with --source-ceph-conf STORE=PATH (repeatable), or use --transfer auto / glance.', { option: 'sourceCephConfs' });
   }
-  return Object.freeze({ ...result.data, sourceCephConfs: Object.freeze({ ...result.data.sourceCephConfs }), sourceRbdUser: result.data.sourceRbdUser });
+  return Object.freeze({ ...parsed, sourceCephConfs: Object.freeze({ ...parsed.sourceCephConfs }), sourceRbdUser: parsed.sourceRbdUser });
 }
 
 /** The policy fields of a larger object (resolved options, the configuration's copy section). */

@@ -16,45 +16,9 @@ export type VirtType = (typeof VIRT_TYPES)[number];
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** A Keystone domain, by id or by name (an id is exact, so it wins when both are given). */
-export type DomainRef =
-  | { readonly id: string; readonly name?: undefined }
-  | { readonly name: string; readonly id?: undefined };
-
-/** The project to scope a password token to. With an id, `domain` is informational (Keystone ignores it). */
-export type ProjectRef = (
-  | { readonly id: string; readonly name?: undefined }
-  | { readonly name: string; readonly id?: undefined }
-) & { readonly domain: DomainRef };
-
-export interface PasswordAuthConfig {
-  readonly method: 'password';
-  readonly authUrl: string;
-  readonly username: string;
-  readonly password: string;
-  readonly userDomain: DomainRef;
-  readonly project: ProjectRef;
-}
-
-/** An application credential carries its own project: no scope is ever sent with it (keystone.md §6.2). */
-export type ApplicationCredentialAuthConfig = {
-  readonly method: 'application_credential';
-  readonly authUrl: string;
-  readonly secret: string;
-} & (
-  | { readonly id: string; readonly name?: undefined; readonly user?: undefined }
-  | { readonly name: string; readonly id?: undefined; readonly user: { readonly name: string; readonly domain: DomainRef } }
-);
-
-/** A pre-issued token. Without `authUrl` every service needs an explicit endpoint (no catalog to read). */
-export interface TokenAuthConfig {
-  readonly method: 'token';
-  readonly token: string;
-  readonly authUrl?: string;
-}
-
-export type AuthConfig = PasswordAuthConfig | ApplicationCredentialAuthConfig | TokenAuthConfig;
-export type AuthMethodName = AuthConfig['method'];
+// The credentials live with the Keystone session that uses them (openstack/ sits below config/).
+export type { ApplicationCredentialAuthConfig, AuthConfig, AuthMethodName, DomainRef, PasswordAuthConfig, ProjectRef, TokenAuthConfig } from '../openstack/auth-config.js';
+import type { AuthConfig } from '../openstack/auth-config.js';
 
 /** One piece of credentials that is missing, and every way to give it (for the "missing credentials" message). */
 export interface MissingAuthPiece {

@@ -56,84 +56,120 @@ export interface FollowResult {
  * detection delay as copy time, so `endedAt` is the midpoint.)
  */
 export async function followImport(env: FollowEnvironment, request: FollowRequest): Promise<FollowResult> {
-  const { ctx, deadline, counters, outage } = env;
-  const { clock, glance, logger } = ctx;
-  const waitStarted = clock.now();
-  let watchedTask = request.watched;
-  let task: GlanceTask | undefined;
-  let lockTaskMissing = false;
-  let lockSeen: { id: string; since: number } | undefined;
-  let lastTaskCheck = Number.NEGATIVE_INFINITY;
-  let forceTaskCheck = false;
-  let previousReadAt = waitStarted;
-  let lastReadAt = waitStarted;
-  let lastError: FerryError | undefined;
+  const { deadline } = env;
+  const watch = new ImportWatch(env, request);
+  const outcome = await waitFor((signal) => watch.read(signal),
+    storesSettledAcceptors(request.stores, { ...env.rule, expectedDurationMs: request.expectedDurationMs }), {
+      deadlineMs: deadline.remainingMs(),
+      delay: env.delay,
+      signal: deadline.signal,
+      clock: env.ctx.clock,
+      ...(env.random ? { random: env.random } : {}),
+      ...(request.firstDelayMs !== undefined && request.firstDelayMs > 0 ? { firstDelayMs: request.firstDelayMs } : {}),
+      onPoll: ({ verdict }) => env.onPoll(watch.note(verdict.state === 'retry' ? verdict.note ?? 'waiting' : verdict.state)),
+    });
+  return { outcome, endedAt: watch.endedAt() };
+}
 
-  const poll = async (signal: AbortSignal | undefined): Promise<CopySnapshot> => {
-    previousReadAt = lastReadAt;
-    lastReadAt = clock.now();
-    counters.imageReads += 1;
-    let current;
-    try {
-      current = await glance.getImage(env.imageId, { signal });
-    } catch (error) {
-      noteOutage(error);
-      throw error;
-    }
-    lastError = undefined;
-    if (noteGlanceAnswer(outage, clock.wallNow())) {
-      // Glance was away (refused connections, a gateway's 502/503/504) and answers again: glance-api was restarted.
-      // Look at the lock holder at once.
-      forceTaskCheck = true;
-      logger.warn({ imageId: env.imageId }, 'Glance answers again after an outage (glance-api restarted?)');
-    }
-    watchedTask ??= current.importTask;
+/** What one wait remembers between its reads: the lock holder and its task, when reads happened, Glance being away. */
+class ImportWatch {
+  private watchedTask: string | undefined;
+  private task: GlanceTask | undefined;
+  private lockTaskMissing = false;
+  private lockSeen: { id: string; since: number } | undefined;
+  private lastTaskCheck = Number.NEGATIVE_INFINITY;
+  private forceTaskCheck = false;
+  private readonly waitStarted: number;
+  private previousReadAt: number;
+  private lastReadAt: number;
+  private lastError: FerryError | undefined;
+
+  constructor(private readonly env: FollowEnvironment, private readonly request: FollowRequest) {
+    this.watchedTask = request.watched;
+    this.waitStarted = env.ctx.clock.now();
+    this.previousReadAt = this.waitStarted;
+    this.lastReadAt = this.waitStarted;
+  }
+
+  /** One poll: the image, the lock holder's task when due, and the snapshot the acceptors judge. */
+  async read(signal: AbortSignal | undefined): Promise<CopySnapshot> {
+    const { clock } = this.env.ctx;
+    this.previousReadAt = this.lastReadAt;
+    this.lastReadAt = clock.now();
+    this.env.counters.imageReads += 1;
+    const image = await this.fromGlance(() => this.env.ctx.glance.getImage(this.env.imageId, { signal }));
+    this.watchedTask ??= image.importTask;
     const now = clock.now();
-    const lock = current.importTask;
+    const lock = image.importTask;
     if (lock === undefined) {
-      lockSeen = undefined;
-      task = undefined;
-      lockTaskMissing = false;
+      this.lockSeen = undefined;
+      this.task = undefined;
+      this.lockTaskMissing = false;
     } else {
-      if (lockSeen?.id !== lock) lockSeen = { id: lock, since: now };
-      if (forceTaskCheck || (now - waitStarted >= request.taskCheckAfterMs && now - lastTaskCheck >= COPY_ENGINE_LIMITS.taskCheckEveryMs)) {
-        forceTaskCheck = false;
-        lastTaskCheck = now;
-        counters.taskReads += 1;
-        const tasks = await glance.listImageTasks(env.imageId, { signal });
-        task = tasks.find((candidate) => candidate.id === lock);
-        lockTaskMissing = task === undefined;
-        if (task?.message) env.onTaskMessage(task.message);
-      }
+      if (this.lockSeen?.id !== lock) this.lockSeen = { id: lock, since: now };
+      if (this.taskCheckDue(now)) await this.readLockTask(lock, now, signal);
     }
     return {
-      image: current, watchedTask, task: task?.id === lock ? task : undefined,
-      lockTaskMissing: lockTaskMissing && lock !== undefined, lockHeldMs: lockSeen === undefined ? 0 : now - lockSeen.since,
-      glanceBackAtWallMs: outage.backAtWallMs, elapsedMs: clock.now() - waitStarted, wallNowMs: clock.wallNow(),
+      image, watchedTask: this.watchedTask, task: this.task?.id === lock ? this.task : undefined,
+      lockTaskMissing: this.lockTaskMissing && lock !== undefined, lockHeldMs: this.lockSeen === undefined ? 0 : now - this.lockSeen.since,
+      glanceBackAtWallMs: this.env.outage.backAtWallMs, elapsedMs: clock.now() - this.waitStarted, wallNowMs: clock.wallNow(),
     };
-  };
+  }
 
-  const noteOutage = (error: unknown): void => {
+  /** The progress note after a poll: the waiter's own, or that Glance does not answer. */
+  note(waiterNote: string): string {
+    if (this.lastError === undefined) return waiterNote;
+    const leftS = Math.max(0, Math.round(this.env.deadline.remainingMs() / 1000));
+    return `Glance does not answer (${this.lastError.code}); waiting up to ${leftS} s more`;
+  }
+
+  /** When the awaited change most likely happened: midway between the last two reads. */
+  endedAt(): number {
+    return (this.previousReadAt + this.lastReadAt) / 2;
+  }
+
+  private taskCheckDue(now: number): boolean {
+    return this.forceTaskCheck
+      || (now - this.waitStarted >= this.request.taskCheckAfterMs && now - this.lastTaskCheck >= COPY_ENGINE_LIMITS.taskCheckEveryMs);
+  }
+
+  private async readLockTask(lock: string, now: number, signal: AbortSignal | undefined): Promise<void> {
+    this.forceTaskCheck = false;
+    this.lastTaskCheck = now;
+    this.env.counters.taskReads += 1;
+    const tasks = await this.fromGlance(() => this.env.ctx.glance.listImageTasks(this.env.imageId, { signal }));
+    this.task = tasks.find((candidate) => candidate.id === lock);
+    this.lockTaskMissing = this.task === undefined;
+    if (this.task?.message) this.env.onTaskMessage(this.task.message);
+  }
+
+  /** Every Glance call of the wait: an outage it shows is noted, and an answer after one means glance-api restarted. */
+  private async fromGlance<T>(call: () => Promise<T>): Promise<T> {
+    let answer: T;
+    try {
+      answer = await call();
+    } catch (error) {
+      this.noteFailure(error);
+      throw error;
+    }
+    this.lastError = undefined;
+    if (noteGlanceAnswer(this.env.outage, this.env.ctx.clock.wallNow())) {
+      // Glance was away (refused connections, a gateway's 502/503/504) and answers again: look at the lock holder at once.
+      this.forceTaskCheck = true;
+      this.env.ctx.logger.warn({ imageId: this.env.imageId }, 'Glance answers again after an outage (glance-api restarted?)');
+    }
+    return answer;
+  }
+
+  private noteFailure(error: unknown): void {
     if (!isFerryError(error) || error.details.retryable !== true) return;
-    lastError = error;
+    const { outage, deadline, ctx, imageId } = this.env;
+    this.lastError = error;
     noteGlanceError(outage, error);
     if (!outage.warned) {
       outage.warned = true;
-      logger.warn({ imageId: env.imageId, code: error.code, remainingMs: Math.round(deadline.remainingMs()) },
+      ctx.logger.warn({ imageId, code: error.code, remainingMs: Math.round(deadline.remainingMs()) },
         `Glance does not answer (${error.message}); still waiting until the deadline`);
     }
-  };
-
-  const outcome = await waitFor(poll, storesSettledAcceptors(request.stores, { ...env.rule, expectedDurationMs: request.expectedDurationMs }), {
-    deadlineMs: deadline.remainingMs(),
-    delay: env.delay,
-    signal: deadline.signal,
-    clock,
-    ...(env.random ? { random: env.random } : {}),
-    ...(request.firstDelayMs !== undefined && request.firstDelayMs > 0 ? { firstDelayMs: request.firstDelayMs } : {}),
-    onPoll: ({ verdict }) => env.onPoll(lastError !== undefined
-      ? `Glance does not answer (${lastError.code}); waiting up to ${Math.max(0, Math.round(deadline.remainingMs() / 1000))} s more`
-      : verdict.state === 'retry' ? verdict.note ?? 'waiting' : verdict.state),
-  });
-  return { outcome, endedAt: (previousReadAt + lastReadAt) / 2 };
+  }
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../clock/clock.js';
 import { systemClock } from '../clock/clock.js';
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
-import type { AuthConfig } from '../config/ferry-config.js';
+import type { AuthConfig } from './auth-config.js';
 import { httpStatusError } from './http-status-error.js';
 import type { HttpTransport } from './http-transport.js';
 import { describeAuth, keystoneTokenRequest, keystoneV3Url } from './keystone-token-request.js';

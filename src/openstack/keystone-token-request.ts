@@ -1,4 +1,4 @@
-import type { AuthConfig } from '../config/ferry-config.js';
+import type { AuthConfig } from './auth-config.js';
 
 interface NameOrId {
   readonly id?: string | undefined;

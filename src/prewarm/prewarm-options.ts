@@ -3,6 +3,7 @@ import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, storeNameSchema, type CopyPoli
 import { FerryError } from '../errors/ferry-error.js';
 import type { PrewarmEvent } from './prewarm-events.js';
 import { REQUEST_MODES, type RequestMode } from './request-mode.js';
+import { parseResolvedOptions } from '../config/parse-resolved-options.js';
 
 export { REQUEST_MODES, type RequestMode } from './request-mode.js';
 
@@ -94,17 +95,9 @@ export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Re
     perStoreConcurrency: input.perStoreConcurrency ?? input.concurrency ?? PREWARM_DEFAULTS.concurrency,
     requestMode: input.requestMode ?? PREWARM_DEFAULTS.requestMode,
   };
-  const result = schema.safeParse(merged);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = String(issue?.path[0] ?? 'options');
-    const value = (merged as Record<string, unknown>)[field];
-    const from = origin[field] === undefined ? '' : ` (from ${origin[field]})`;
-    throw new FerryError('FERRY_INVALID_OPTION', `${field} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}${from}`,
-      `Fix the ${origin[field] ?? field} option.`, { option: field });
-  }
+  const parsed = parseResolvedOptions(schema, merged, origin);
   const policy = resolveCopyPolicy(input, PREWARM_POLICY_BASE, origin);
-  return Object.freeze({ ...result.data, ...policy, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
+  return Object.freeze({ ...parsed, ...policy, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
     signal: input.signal, onProgress: input.onProgress, random: input.random, localCluster: input.localCluster, localStore: input.localStore,
     perClusterTransfers: input.perClusterTransfers });
 }

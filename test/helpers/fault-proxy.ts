@@ -36,6 +36,8 @@ export interface FaultRule {
   readonly fault: Fault;
   /** After applying the fault, refuse every connection (as `refuse()`), before the client sees the fault's effect. */
   readonly thenRefuse?: boolean;
+  /** After applying the fault (and before the client sees its effect), run this: e.g. kill glance-api, as a crash would. */
+  readonly then?: () => void | Promise<void>;
 }
 
 export interface ProxyLogEntry {
@@ -170,6 +172,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     const entry = { method, path };
     const afterFault = async (): Promise<void> => {
       if (rule?.thenRefuse) await proxy.refuse();
+      await rule?.then?.();
     };
 
     if (fault === undefined) {

@@ -1,40 +1,9 @@
-import { z } from 'zod';
-import type { GlanceImage } from '../../glance/image.js';
-import { findCandidates, type CandidateList } from '../../prefilter/find-candidates.js';
-import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
+import { findCandidates } from '../../prefilter/find-candidates.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderCandidates } from '../render/candidates.js';
-import { prefilterJsonSchema, traitRequestJson } from './prefilter.js';
-import {
-  limitFlag, microversionFlag, placementTraitRequest, PREFILTER_INPUT_OPTIONS, readPrefilterInput, requiredResourcesFlag,
-  type PrefilterInput,
-} from './prefilter-input.js';
-
-/** What `ferry candidates` asked Placement, and the hosts it answered with. */
-export interface CandidatesReport {
-  readonly image: Pick<GlanceImage, 'id' | 'name'>;
-  readonly result: PrefilterResult;
-  readonly list: CandidateList;
-  readonly catalogueVersion: string;
-  readonly switches: PrefilterInput['switches'];
-}
-
-const resourceSummary = z.record(z.string(), z.strictObject({ capacity: z.number(), used: z.number() }));
-
-export const candidatesJsonSchema = prefilterJsonSchema.extend({
-  resources: z.string(),
-  limit: z.number().int().positive().nullable(),
-  candidates: z.array(z.strictObject({
-    uuid: z.string(),
-    name: z.string().nullable(),
-    traits: z.array(z.string()),
-    resources: resourceSummary,
-    providers: z.array(z.string()),
-    allocation_requests: z.number().int().positive(),
-  })),
-  allocation_requests: z.number().int().nonnegative(),
-});
-export type CandidatesJson = z.infer<typeof candidatesJsonSchema>;
+import { traitRequestJson } from '../reports/prefilter-report.js';
+import { limitFlag, microversionFlag, placementTraitRequest, PREFILTER_INPUT_OPTIONS, readPrefilterInput, requiredResourcesFlag } from '../inputs/prefilter-input.js';
+import { candidatesJsonSchema, type CandidatesJson, type CandidatesReport } from '../reports/candidates-report.js';
 
 export const candidatesCommand: CommandSpec<CandidatesReport> = {
   name: 'candidates',

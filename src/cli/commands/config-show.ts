@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CommandSpec } from '../command-spec.js';
 import { HOST_STORAGE_FLAGS, configFlag } from '../global-options.js';
 import { renderConfigShow } from '../render/config-show.js';
-import { configShowReport, type ConfigShowReport } from './config-show-report.js';
+import { configShowReport, type ConfigShowReport } from '../reports/config-show-report.js';
 
 export const configShowJsonSchema = z.object({
   values: z.array(z.object({ key: z.string(), value: z.unknown(), source: z.string().nullable() }).strict()),

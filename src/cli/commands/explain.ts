@@ -1,51 +1,9 @@
-import { z } from 'zod';
-import type { GlanceImage } from '../../glance/image.js';
-import { explainHosts, type HostExplanations } from '../../prefilter/explain-hosts.js';
-import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
+import { explainHosts } from '../../prefilter/explain-hosts.js';
 import type { CommandSpec, FlagValue } from '../command-spec.js';
 import { renderExplain } from '../render/explain.js';
-import { prefilterJsonSchema, traitRequestJson } from './prefilter.js';
-import {
-  microversionFlag, placementTraitRequest, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag, type PrefilterInput,
-} from './prefilter-input.js';
-
-/** What `ferry explain` found, host by host. */
-export interface ExplainReport {
-  readonly image: Pick<GlanceImage, 'id' | 'name'>;
-  readonly result: PrefilterResult;
-  readonly explained: HostExplanations;
-  readonly catalogueVersion: string;
-  readonly switches: PrefilterInput['switches'];
-}
-
-const fitSchema = z.strictObject({
-  resource_class: z.string(),
-  requested: z.number(),
-  capacity: z.number(),
-  used: z.number(),
-  free: z.number(),
-  fits: z.boolean(),
-  why: z.string().optional(),
-});
-
-export const explainJsonSchema = prefilterJsonSchema.extend({
-  resources: z.string().nullable(),
-  candidates: z.number().int().nonnegative(),
-  hosts: z.array(z.strictObject({
-    uuid: z.string(),
-    name: z.string(),
-    parent: z.string().nullable(),
-    candidate: z.boolean(),
-    verdict: z.enum(['candidate', 'traits', 'resources', 'not-returned', 'traits-match']),
-    lacks: z.array(z.string()),
-    has_forbidden: z.array(z.string()),
-    reason: z.string(),
-    fit: z.array(fitSchema).nullable(),
-  })),
-  trait_lookup: z.enum(['per-host', 'per-trait', 'none']),
-  capacity_not_read: z.number().int().nonnegative(),
-});
-export type ExplainJson = z.infer<typeof explainJsonSchema>;
+import { traitRequestJson } from '../reports/prefilter-report.js';
+import { microversionFlag, placementTraitRequest, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag } from '../inputs/prefilter-input.js';
+import { explainJsonSchema, type ExplainJson, type ExplainReport } from '../reports/explain-report.js';
 
 export const explainCommand: CommandSpec<ExplainReport> = {
   name: 'explain',

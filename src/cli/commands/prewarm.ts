@@ -1,109 +1,13 @@
 import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
-import type { PrewarmEvent } from '../../prewarm/prewarm-events.js';
-import { PREWARM_DEFAULTS, REQUEST_MODES, type PrewarmOptions, type RequestMode } from '../../prewarm/prewarm-options.js';
 import type { PrewarmReport } from '../../prewarm/prewarm-report.js';
-import { parsePropertyFilters, type PrewarmSelection } from '../../prewarm/prewarm-selection.js';
 import { prewarm } from '../../prewarm/prewarm.js';
-import type { CommandContext, CommandSpec, OptionSpec } from '../command-spec.js';
-import { configFlag, TRANSFER_FLAGS } from '../global-options.js';
-import { createPrewarmProgress } from '../render/prewarm-progress.js';
+import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { prewarmJsonSchema, prewarmToJson } from '../render/prewarm-json.js';
 import { renderPrewarm } from '../render/prewarm.js';
-
-/** --tag/--property/--all/--visibility: shared by prewarm and status --matrix. */
-export const SELECTION_OPTIONS: readonly OptionSpec[] = [
-  { name: 'tag', value: 'TAG', description: 'select the images carrying this tag' },
-  { name: 'property', value: 'KEY=VALUE', repeatable: true, description: 'select the images whose property KEY has VALUE (all must match)' },
-  { name: 'all', description: 'select every image visible to the caller' },
-  { name: 'visibility', value: 'V', description: 'with --tag/--property/--all: public, private, shared, community or all' },
-];
-
-/** The options that shape a run: shared by prewarm and sync. */
-export const RUN_OPTIONS: readonly OptionSpec[] = [
-  { name: 'concurrency', value: 'N', description: `images copied at once (default ${PREWARM_DEFAULTS.concurrency})` },
-  { name: 'per-store', value: 'N', description: 'images copied into any one store at once (default: the --concurrency value)' },
-  { name: 'request-mode', value: 'MODE', description: `image: one import per image naming all its stores; store: one per store (default ${PREWARM_DEFAULTS.requestMode})` },
-  { name: 'any-format', description: 'copy non-raw images into rbd stores too (nova clones only raw ones from there)' },
-  ...['timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', ...TRANSFER_FLAGS, 'ceph-conf', 'rbd-user'].map(configFlag),
-];
+import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags, SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 
 const list = (value: unknown): readonly string[] => (Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : []);
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-export function selectionFromFlags(ctx: CommandContext): PrewarmSelection {
-  const properties = list(ctx.flags.property);
-  const tag = text(ctx.flags.tag);
-  const visibility = text(ctx.flags.visibility);
-  return {
-    ...(ctx.args.length > 0 ? { images: ctx.args } : {}),
-    ...(tag === undefined ? {} : { tag }),
-    ...(properties.length > 0 ? { properties: parsePropertyFilters(properties) } : {}),
-    ...(ctx.flags.all === true ? { all: true } : {}),
-    ...(visibility === undefined ? {} : { visibility }),
-  };
-}
-
-function countFlag(ctx: CommandContext, name: string): number | undefined {
-  const value = text(ctx.flags[name]);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > PREWARM_DEFAULTS.maxConcurrency) {
-    throw new FerryError('FERRY_INVALID_OPTION', `--${name} must be an integer from 1 to ${PREWARM_DEFAULTS.maxConcurrency}, got '${value}'`,
-      `Pass e.g. --${name} 4.`, { option: name });
-  }
-  return Number(value);
-}
-
-/** The flags every run takes (limits, request mode, format, copy timings from the config), minus stores. */
-export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, 'stores'> {
-  const mode = text(ctx.flags['request-mode']);
-  if (mode !== undefined && !(REQUEST_MODES as readonly string[]).includes(mode)) {
-    throw new FerryError('FERRY_INVALID_OPTION', `--request-mode must be one of ${REQUEST_MODES.join(', ')}, got '${mode}'`,
-      'image: one import request per image naming all its stores; store: one request per store.', { option: 'request-mode' });
-  }
-  const concurrency = countFlag(ctx, 'concurrency');
-  const perStore = countFlag(ctx, 'per-store');
-  return {
-    ...(concurrency === undefined ? {} : { concurrency }),
-    ...(perStore === undefined ? {} : { perStoreConcurrency: perStore }),
-    ...(mode === undefined ? {} : { requestMode: mode as RequestMode }),
-    anyFormat: ctx.flags['any-format'] === true,
-    timeoutMs: ctx.config.copy.timeoutMs,
-    // --poll-interval caps the pauses; the floor is prewarm's own (PREWARM_DEFAULTS.minPollDelayMs), not ensure's.
-    maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
-    staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
-    takeOverExpired: ctx.config.copy.takeOverExpired,
-    transfer: ctx.config.copy.transfer,
-    sourceCephConfs: ctx.config.copy.sourceCephConfs,
-    ...(ctx.config.copy.sourceRbdUser === undefined ? {} : { sourceRbdUser: ctx.config.copy.sourceRbdUser }),
-    ...(ctx.config.ceph.confFile === undefined ? {} : { localCluster: { confFile: ctx.config.ceph.confFile, user: ctx.config.ceph.user },
-      localStore: ctx.config.copy.store }),
-    signal: ctx.signal,
-  };
-}
-
-/**
- * Progress on the terminal: on a TTY the live area (bar + a line per running copy, refreshed every second) with the
- * plan, failures and stopping kept above it; elsewhere a plain line per event. Returns the callback and a stop.
- */
-export function prewarmProgressSink(ctx: CommandContext): { onProgress: (event: PrewarmEvent) => void; stop: () => void } {
-  const view = createPrewarmProgress(Date.now());
-  const notice = ctx.notice ?? (() => undefined);
-  if (ctx.interactive !== true) {
-    return { onProgress: (event) => { const line = view.handle(event, Date.now()); if (line !== undefined) notice(line); }, stop: () => undefined };
-  }
-  const ticker = setInterval(() => ctx.progress.update(view.frame(Date.now())), 1000);
-  ticker.unref();
-  return {
-    onProgress(event) {
-      const line = view.handle(event, Date.now());
-      const keep = event.type === 'planned' || event.type === 'aborting' || (event.type === 'item-done' && event.item.outcome === 'failed');
-      if (line !== undefined && keep) notice(line);
-      ctx.progress.update(view.frame(Date.now()));
-    },
-    stop: () => clearInterval(ticker),
-  };
-}
 
 /** --store (repeatable), else the configured store (FERRY_STORE, nova.conf images_rbd_glance_store_name). */
 export function storesFromFlags(ctx: CommandContext): readonly string[] {

@@ -7,7 +7,7 @@ import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js
 import type { CommandSpec } from '../command-spec.js';
 import { matrixJsonSchema, matrixToJson, renderMatrix } from '../render/matrix.js';
 import { renderStatus } from '../render/status.js';
-import { SELECTION_OPTIONS, selectionFromFlags } from './prewarm.js';
+import { SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 
 
 /** `ferry status IMAGE` reads one image; `ferry status --matrix …` reads a table of images × stores. */

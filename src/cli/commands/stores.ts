@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FerryError } from '../../errors/ferry-error.js';
-import { planStoreProbes, type CephAccess } from '../../glance/plan-store-probes.js';
-import { createClusterProbes, probeStores } from '../../glance/probe-stores.js';
+import { planStoreProbes, type CephAccess } from '../../stores/plan-store-probes.js';
+import { createClusterProbes, probeStores } from '../../stores/probe-stores.js';
 import { readStoreOverview } from '../../glance/store-overview.js';
 import { POOL_PROBE_DEFAULTS } from '../../rbd/probe-rbd-pool.js';
 import { parseDuration } from '../../clock/parse-duration.js';

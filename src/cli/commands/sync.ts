@@ -7,7 +7,7 @@ import type { SyncPolicy } from '../../sync/sync-policy.js';
 import { watchSync } from '../../sync/watch-sync.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { describePass, renderSync, syncJsonSchema, syncToJson, type SyncOutcome } from '../render/sync.js';
-import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags } from './prewarm.js';
+import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags } from '../inputs/prewarm-flags.js';
 
 /** Read and parse the policy file named by --policy; an unreadable file is FERRY_INVALID_CONFIG too. */
 function loadPolicy(ctx: CommandContext, file: string): SyncPolicy {

@@ -1,41 +1,15 @@
-import { z } from 'zod';
 import { FerryError } from '../../errors/ferry-error.js';
 import { createPlacementClient } from '../../placement/placement-client.js';
 import { readTraitCatalogue } from '../../placement/read-trait-catalogue.js';
-import { reportTraits, type TraitReportResult } from '../../placement/report-traits.js';
+import { reportTraits } from '../../placement/report-traits.js';
 import { execFileRunner } from '../../rbd/command-runner.js';
-import { hostTraits, type HostTraitReport } from '../../traits/host-traits.js';
+import { hostTraits } from '../../traits/host-traits.js';
 import { standardTraitCatalogue } from '../../traits/trait-catalogue.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderTraitsReport } from '../render/traits-report.js';
-import { TRAITS_INPUT_OPTIONS, traitsInput, type TraitsInputDeps, type TraitsStorage } from './traits-input.js';
-import { osTraitsVersion, storageJson, storageJsonSchema, unmappedJsonSchema } from './traits.js';
-
-/** What `ferry traits report` did, and the host report it sent. */
-export interface TraitsReportCommandReport {
-  readonly result: TraitReportResult;
-  readonly report: HostTraitReport;
-  readonly storage: TraitsStorage;
-}
-
-export const traitsReportJsonSchema = z.object({
-  provider: z.object({ uuid: z.string(), name: z.string() }),
-  added: z.array(z.string()),
-  removed: z.array(z.string()),
-  kept: z.array(z.string()),
-  unchanged: z.boolean(),
-  attempts: z.number().int().min(1),
-  dry_run: z.boolean(),
-  traits: z.array(z.string()),
-  generation: z.number().int().nonnegative(),
-  reasons: z.record(z.string(), z.string()),
-  unmapped: z.array(unmappedJsonSchema),
-  decided_families: z.array(z.string()),
-  catalogue_version: z.string(),
-  storage: storageJsonSchema,
-});
-
-export type TraitsReportJson = z.infer<typeof traitsReportJsonSchema>;
+import { TRAITS_INPUT_OPTIONS, traitsInput, type TraitsInputDeps } from '../inputs/traits-input.js';
+import { osTraitsVersion, storageJson } from '../reports/traits-command-report.js';
+import { traitsReportJsonSchema, type TraitsReportCommandReport, type TraitsReportJson } from '../reports/traits-report-report.js';
 
 export function createTraitsReportCommand(deps: TraitsInputDeps): CommandSpec<TraitsReportCommandReport> {
   return {

@@ -1,6 +1,6 @@
 import type { PrefilterResult, UnmappedProperty } from '../../prefilter/prefilter-result.js';
-import type { PrefilterReport } from '../commands/prefilter.js';
-import type { FilterSwitch, PrefilterInput } from '../commands/prefilter-input.js';
+import type { PrefilterReport } from '../reports/prefilter-report.js';
+import type { FilterSwitch, PrefilterInput } from '../inputs/prefilter-input.js';
 import type { TextStyle } from '../output/text-style.js';
 import { catalogueName } from './traits.js';
 

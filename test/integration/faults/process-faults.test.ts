@@ -4,9 +4,10 @@
 // scripts/devcloud/up, which restarts only what is down and keeps the data.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { devcloudHealthy, errorOf, faults, ferryChild, lockedBy, lostSince, notConverged, originalCopy, stuckDiagnosis, successfulCopies, tasksOf, until }
+import { devcloudHealthy, errorOf, faults, ferryChild, lockedBy, type ChildRun, lostSince, notConverged, originalCopy, stuckDiagnosis, successfulCopies, tasksOf, until }
   from '../../helpers/devcloud-faults.js';
 import { devcloud } from '../../helpers/devcloud.js';
+import { startFaultProxy } from '../../helpers/fault-proxy.js';
 import { deleteImage, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-proc-${randomBytes(3).toString('hex')}`;
@@ -32,6 +33,51 @@ afterAll(async () => {
 /** Resolves when `text()` matches, checked every 100 ms, or rejects after `timeoutMs`. */
 const seen = (what: string, text: () => string, pattern: RegExp, timeoutMs: number) =>
   until(what, () => Promise.resolve(pattern.test(text()) ? true : undefined), timeoutMs);
+
+/**
+ * The lock's task aged past Glance's release rule: a re-run makes Glance bust it and copies (exit 0), or, when the
+ * kill hit the RBD write and left images/ID in site-b's pool, names that leftover (33) and copies once it is removed.
+ */
+async function agedLockTakenOver(id: string, task: string, minutes: number): Promise<void> {
+  faults.ageTask(task, minutes);
+  // ferry knows site-b's ceph.conf here, so that a partial RBD image left by the killed copy is named as such
+  const conf = ['--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova'];
+  const again = await ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120', ...conf]);
+  // Glance busted the expired lock for ferry's import either way
+  expect((await tasksOf(id)).find((t) => t.id === task), again.stdout + again.stderr).toMatchObject({ status: 'failure' });
+  if (again.code === 33) {
+    expect(errorOf(again).message).toContain(`images/${id}`);
+    faults.rbdRemove('site-b', id);
+    const third = await ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120', ...conf]);
+    expect(third.code, third.stdout + third.stderr).toBe(0);
+    expect(third.json).toMatchObject({ image: id, store: 'site-b', copied: true });
+  } else {
+    // the kill hit the staging (or came before it): nothing in the pool, the takeover copies at once
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ image: id, store: 'site-b', copied: true, took_over: task });
+    expect(again.json.task).not.toBe(task);
+  }
+  expect(await notConverged(id, 'site-b')).toEqual([]);
+  expect(await successfulCopies(id)).toEqual({ 'site-b': 1 });
+}
+
+/** A dead lock after a restart is named at once: the task, its status, and when Glance releases the lock. */
+function expectDeadLockNamed(run: ChildRun, task: string): void {
+  expect(run.code, run.stdout + run.stderr).toBe(32);
+  const error = errorOf(run);
+  expect(error.code).toBe('FERRY_COPY_STUCK');
+  const diagnosis = stuckDiagnosis(error);
+  expect(diagnosis.text).toContain(task);
+  expect(diagnosis.text).toMatch(/\((pending|processing)\)/);
+  expect(diagnosis.text).toMatch(/restarted/);
+  expect(diagnosis.releaseAt).toBeGreaterThan(Date.now());
+  // the release time follows Glance's rule for the status named: 120 min after a pending task last moved, else 60
+  const pending = /\(pending\)/.test(diagnosis.text);
+  expect(diagnosis.releaseAt - Date.now()).toBeGreaterThan((pending ? 115 : 55) * 60_000);
+  expect(diagnosis.releaseAt - Date.now()).toBeLessThan((pending ? 121 : 61) * 60_000);
+  // never a promise that the copy goes on
+  expect(diagnosis.text).not.toMatch(/goes on/);
+}
 
 describe('process faults during a copy', () => {
   it('glance-api killed mid-copy and restarted: ferry says Glance is unreachable, then FERRY_COPY_STUCK (32) in seconds; aged → takeover, exit 0',
@@ -66,27 +112,7 @@ describe('process faults during a copy', () => {
       expect(await lostSince(before)).toEqual([]);
       expect((await readImage(id)).os_glance_import_task).toBe(task);
 
-      faults.ageTask(task, 61);
-      // ferry knows site-b's ceph.conf here, so that a partial RBD image left by the killed copy is named as such
-      const conf = ['--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova'];
-      const again = await ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120', ...conf]);
-      // Glance busted the expired lock for ferry's import either way
-      expect((await tasksOf(id)).find((t) => t.id === task)).toMatchObject({ status: 'failure' });
-      if (again.code === 33) {
-        // the kill hit the RBD write: Glance left images/ID in site-b's pool and fails every copy until it is removed
-        expect(errorOf(again).message).toContain(`images/${id}`);
-        faults.rbdRemove('site-b', id);
-        const third = await ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120', ...conf]);
-        expect(third.code, third.stdout + third.stderr).toBe(0);
-        expect(third.json).toMatchObject({ image: id, store: 'site-b', copied: true });
-      } else {
-        // the kill hit the staging: nothing in the pool, the takeover copies at once
-        expect(again.code, again.stdout + again.stderr).toBe(0);
-        expect(again.json).toMatchObject({ image: id, store: 'site-b', copied: true, took_over: task });
-        expect(again.json.task).not.toBe(task);
-      }
-      expect(await notConverged(id, 'site-b')).toEqual([]);
-      expect(await successfulCopies(id)).toEqual({ 'site-b': 1 });
+      await agedLockTakenOver(id, task, 61);
       expect(await lostSince(before)).toEqual([]);
     }, 300_000);
 
@@ -126,4 +152,68 @@ describe('process faults during a copy', () => {
       expect(await notConverged(id, 'site-b')).toEqual([]);
       expect(await lostSince(before)).toEqual([]);
     }, 300_000);
+});
+
+// The fault of issue 17: glance-api dies right after the import POST reached it (its answer may be lost), its lock
+// shows, and Glance is back 10–14 s later with a task that will never move again. Whatever step ferry was in when
+// Glance went away (the request, reading through a lost answer, the wait), the outage counts as a restart: ferry names
+// the dead task within seconds of Glance's return instead of waiting out --timeout.
+describe('glance-api killed right after the import POST reached it, back 10–14 s later', () => {
+  const IMPORT_PATH = /^\/v2\/images\/[0-9a-f-]{36}\/import$/;
+  const outageMs = (): number => 10_000 + Math.floor(Math.random() * 4_000);
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('direct to Glance (refused connections) → FERRY_COPY_STUCK (32) within seconds of its return, naming the task, its status and release time',
+    async () => {
+      const id = await image('post-kill-direct', BIG_MIB);
+      const before = await originalCopy(id);
+      const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'], { killAfterMs: 200_000 });
+      const task = await lockedBy(id);
+      faults.kill('glance');
+      await sleep(outageMs());
+      faults.up();
+      const upAt = Date.now();
+      const run = await running;
+      const sinceBackMs = Date.now() - upAt;
+      console.info(`[direct] FERRY_COPY_STUCK ${sinceBackMs} ms after Glance answered again (${run.wallMs} ms in all)`);
+      expectDeadLockNamed(run, task);
+      expect(sinceBackMs).toBeLessThan(15_000);
+      await agedLockTakenOver(id, task, 121);
+      expect(await lostSince(before)).toEqual([]);
+    }, 360_000);
+
+  it('behind a proxy (the answer lost, then 502s) → FERRY_COPY_STUCK (32) within seconds of Glance\'s return, naming the task',
+    async () => {
+      const proxy = await startFaultProxy(devcloud().glance.url);
+      try {
+        const id = await image('post-kill-proxy', BIG_MIB);
+        const before = await originalCopy(id);
+        // The proxy forwards the POST, Glance answers 202, then glance-api is killed and ferry's connection reset.
+        proxy.add({ method: 'POST', path: IMPORT_PATH, fault: { kind: 'reset-after' }, then: () => faults.kill('glance') });
+        let stderr = '';
+        const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'],
+          { env: { FERRY_GLANCE_ENDPOINT: proxy.url }, killAfterMs: 200_000, onStderr: (text) => { stderr = text; } });
+        const post = await proxy.waitFor((entry) => entry.action === 'reset-after', 30_000)
+          .catch((error: unknown) => { throw new Error(`${String(error)}\nferry's stderr so far: ${stderr}`); });
+        expect(post.upstreamStatus).toBe(202);
+        await sleep(outageMs());
+        faults.up();
+        const upAt = Date.now();
+        const run = await running;
+        const sinceBackMs = Date.now() - upAt;
+        console.info(`[proxy] FERRY_COPY_STUCK ${sinceBackMs} ms after Glance answered again (${run.wallMs} ms in all)`);
+        // our own task holds the lock: the one whose request id the lost 202 carried
+        const task = (await tasksOf(id)).find((t) => t.requestId === post.requestId);
+        expect(task).toBeDefined();
+        expect((await readImage(id)).os_glance_import_task).toBe(task?.id);
+        expectDeadLockNamed(run, task?.id ?? '');
+        // ferry read through the outage as a load balancer answers it
+        expect(proxy.log.some((entry) => entry.status === 502)).toBe(true);
+        expect(sinceBackMs).toBeLessThan(15_000);
+        await agedLockTakenOver(id, task?.id ?? '', 121);
+        expect(await lostSince(before)).toEqual([]);
+      } finally {
+        await proxy.close();
+      }
+    }, 360_000);
 });

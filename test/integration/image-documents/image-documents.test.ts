@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendJsonSchema } from '../../../src/cli/commands/backend.js';
-import { prefilterJsonSchema } from '../../../src/cli/commands/prefilter.js';
+import { prefilterJsonSchema } from '../../../src/cli/reports/prefilter-report.js';
 import { cloudEnv, devcloud, markReached } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 

@@ -1,6 +1,6 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import { prefilterJsonSchema } from '../../../src/cli/commands/prefilter.js';
+import { prefilterJsonSchema } from '../../../src/cli/reports/prefilter-report.js';
 import { GLANCE_ROOT, loadExchange, replay } from '../../helpers/fixtures.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 import { at, BASE, placementRoot } from '../placement/placement-nock.js';

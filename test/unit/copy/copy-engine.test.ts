@@ -201,6 +201,61 @@ describe('copy engine: the deadline and lost answers', () => {
   });
 });
 
+describe('copy engine: an outage seen in any step counts as a glance-api restart', () => {
+  const gateway = (status: number): FerryError => new FerryError('FERRY_HTTP', `Glance answered ${status}`, 'Retry.', { status, retryable: true });
+
+  it('copy engine: the answer to the POST lost, 502s from a gateway while reading through it, then answers: the pending task holding the lock is dead → FERRY_COPY_STUCK at once, released 120 min after it last moved', async () => {
+    const updated = WALL0 - 1_000;
+    const glance = scriptedGlance({
+      images: [{ stores: ['site-a'] }, { stores: ['site-a'], lock: T1, importing: ['site-b'] }],
+      answers: [unreachable('ECONNRESET')],
+      readFaults: { 1: gateway(502), 2: gateway(502), 3: gateway(503) },
+      tasks: [task(T1, { status: 'pending', request_id: 'req-1', updated })],
+    });
+    const ctx = copyContext(glance, undefined, FSID_B);
+    const error = await ensure(ctx, IMAGE_ID, options).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FERRY_COPY_STUCK', details: { taskId: T1, taskStatus: 'pending', cause: 'glance-restarted',
+      releaseAt: iso(updated + 120 * 60_000) } });
+    expect((error as FerryError).message).toContain(`${T1} (pending)`);
+    expect(glance.calls.requestCopy).toBe(1);
+    expect(ctx.clock.now()).toBeLessThan(10_000);
+  });
+
+  it('copy engine: the same outage as refused connections during the lost-answer reads → the same verdict', async () => {
+    const glance = scriptedGlance({
+      images: [{ stores: ['site-a'] }, { stores: ['site-a'], lock: T1, importing: ['site-b'] }],
+      answers: [unreachable('ECONNRESET')],
+      readFaults: { 1: unreachable('ECONNREFUSED', true), 2: unreachable('ECONNREFUSED', true) },
+      tasks: [task(T1, { status: 'processing', request_id: 'req-1', updated: WALL0 - 1_000 })],
+    });
+    const error = await ensure(copyContext(glance, undefined, FSID_B), IMAGE_ID, options).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FERRY_COPY_STUCK', details: { taskId: T1, taskStatus: 'processing', cause: 'glance-restarted' } });
+  });
+
+  it('copy engine: resets alone are lost answers, not an outage: a task that moves on is followed to its end', async () => {
+    const glance = scriptedGlance({
+      images: [{ stores: ['site-a'] }, { stores: ['site-a'], lock: T1, importing: ['site-b'] }, { stores: ['site-a', 'site-b'], importing: [], failed: [] }],
+      answers: [unreachable('ECONNRESET')],
+      readFaults: { 1: unreachable('ECONNRESET') },
+      tasks: [task(T1, { status: 'processing', request_id: 'req-1', updated: WALL0 - 1_000 })],
+    });
+    const result = await ensure(copyContext(glance, undefined, FSID_B), IMAGE_ID, options);
+    expect(result).toMatchObject({ joined: true, taskId: T1 });
+  });
+
+  it('copy engine: a timeout while another task holds the lock says what ferry saw of it (status, how long still), never that it "goes on"', async () => {
+    const glance = scriptedGlance({
+      images: [{ stores: ['site-a'], lock: T1, importing: ['site-b'] }],
+      tasks: [task(T1, { status: 'processing', updated: WALL0 })],
+    });
+    const error = await ensure(copyContext(glance, undefined, FSID_B), IMAGE_ID, { ...options, timeoutMs: 20_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FERRY_COPY_TIMEOUT' });
+    const { hint } = error as FerryError;
+    expect(hint).toMatch(new RegExp(`${T1} held the image's import lock when ferry stopped waiting: status processing, last moved \\d+ s before`));
+    expect(hint).not.toMatch(/goes on/);
+  });
+});
+
 describe('copy engine: failures say what happened', () => {
   it('copy engine: a failed copy with a leftover RBD image in the target pool → FERRY_COPY_TARGET_EXISTS naming pool/image and rbd rm', async () => {
     const glance = scriptedGlance({

@@ -1,5 +1,5 @@
 import { FerryError } from '../errors/ferry-error.js';
-import type { StoreOverview, StoreOverviewEntry } from './store-overview.js';
+import type { StoreOverview, StoreOverviewEntry } from '../glance/store-overview.js';
 
 /** A Ceph cluster this host can reach itself: its ceph.conf (mon_host, keyring) and the cephx user. */
 export interface CephAccess {
