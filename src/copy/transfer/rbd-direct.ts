@@ -56,6 +56,11 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
   return {
     kind: 'rbd',
     async bring(job, batch, takingOver) {
+      // The targets' fsids are needed for the locations: ask while the source is checked.
+      for (const store of batch) {
+        const target = options.targets.get(store);
+        if (target !== undefined) fsidOf(target, job.deadline.signal).catch(() => undefined);
+      }
       const eligibility = await checkEligibility(job, batch, options, fsidOf);
       if (eligibility.kind === 'refused') {
         if (options.fallback !== undefined) {
