@@ -10,7 +10,8 @@ import { assertImageRef, parseEnsureRequest } from './agent-request.js';
 import type { AgentService } from './agent-service.js';
 import { createEnsureWaits } from './ensure-waits.js';
 import { httpStatusFor } from './http-status.js';
-import { listenOnSocket, type BoundSocket } from './listen-on-socket.js';
+import { trackConnections } from './connection-drain.js';
+import { listenOnInheritedSocket, listenOnSocket, type BoundSocket } from './listen-on-socket.js';
 import { readJsonBody } from './read-json-body.js';
 
 export interface AgentServerOptions {
@@ -19,12 +20,20 @@ export interface AgentServerOptions {
   readonly logger: Logger;
   readonly options: ResolvedAgentOptions;
   readonly clock?: Clock;
+  /** A socket systemd passed (ferry-agent.socket, fd 3): listened on instead of binding options.socketPath. */
+  readonly inheritedFd?: number | undefined;
 }
 
+/** While draining, how long a connection accepted before the agent stopped accepting may take to send its request. */
+const FRESH_CONNECTION_GRACE_MS = 1_000;
+
 export interface AgentServer {
-  /** Bind the socket (replacing a stale one) and start answering. */
+  /** Listen on systemd's socket, or bind our own (replacing a stale one); start answering. */
   listen(): Promise<void>;
-  /** Stop accepting; let in-flight requests end within the grace; answer the rest FERRY_AGENT_SHUTTING_DOWN; remove the socket. */
+  /**
+   * Stop accepting; answer the requests on connections already open within the grace (then
+   * FERRY_AGENT_SHUTTING_DOWN); remove our own socket (never systemd's).
+   */
   shutdown(): Promise<void>;
   /** Requests being answered now. */
   readonly inFlight: number;
@@ -42,10 +51,12 @@ interface Route {
 const NDJSON = 'application/x-ndjson';
 
 /** The agent's HTTP/1.1 + JSON API on a Unix socket (docs/agent.md). */
-export function createAgentServer({ service, metrics, logger, options, clock = systemClock }: AgentServerOptions): AgentServer {
+export function createAgentServer({ service, metrics, logger, options, clock = systemClock, inheritedFd }: AgentServerOptions): AgentServer {
   const waits = createEnsureWaits(options.maxWaits, metrics);
   const inFlight = new Set<AbortController>();
   let shuttingDown = false;
+  /** Set once the grace is over: what still arrives is refused. */
+  let refusing = false;
   let bound: BoundSocket | undefined;
 
   const ensureRoute: RouteHandler = async (request, response, signal) => {
@@ -128,8 +139,10 @@ export function createAgentServer({ service, metrics, logger, options, clock = s
     const route = routes.find((candidate) => candidate.pattern.test(path));
     const routeName = route?.name ?? 'unknown';
     response.on('finish', () => metrics.responses.inc({ route: routeName, status: String(response.statusCode) }));
-    if (shuttingDown) {
-      response.shouldKeepAlive = false;
+    // Draining: a request on a connection accepted before the agent stopped accepting is still answered, then the
+    // connection closes. Only after the grace are requests refused.
+    if (shuttingDown) response.shouldKeepAlive = false;
+    if (refusing) {
       sendError(response, new FerryError('FERRY_AGENT_SHUTTING_DOWN', 'the ferry agent is shutting down',
         'Retry in a moment: systemd restarts it, or run ferry in-process (ferry ensure --no-agent).'));
       request.resume();
@@ -177,6 +190,7 @@ export function createAgentServer({ service, metrics, logger, options, clock = s
   const server = createServer({ requestTimeout: 0, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (request, response) => {
     void handle(request, response);
   });
+  const connections = trackConnections(server);
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else socket.destroy();
@@ -188,17 +202,32 @@ export function createAgentServer({ service, metrics, logger, options, clock = s
       return inFlight.size;
     },
     async listen() {
-      bound = await listenOnSocket(server, options.socketPath, { mode: 0o660, group: options.socketGroup });
-      logger.info({ socket: options.socketPath, group: options.socketGroup ?? null, maxWaits: options.maxWaits }, 'ferry agent listening');
+      if (inheritedFd === undefined) {
+        bound = await listenOnSocket(server, options.socketPath, { mode: 0o660, group: options.socketGroup });
+        logger.info({ socket: options.socketPath, group: options.socketGroup ?? null, maxWaits: options.maxWaits }, 'ferry agent listening');
+        return;
+      }
+      bound = await listenOnInheritedSocket(server, inheritedFd);
+      // systemd's socket unit decides the path, mode and group; --socket and --socket-group only name what is expected.
+      if (bound.path !== options.socketPath) {
+        logger.warn({ socket: bound.path, expected: options.socketPath }, 'systemd passed a socket on another path than --socket; clients must use that path');
+      }
+      logger.info({ socket: bound.path, fd: inheritedFd, maxWaits: options.maxWaits }, 'ferry agent listening on the socket systemd passed');
     },
     async shutdown() {
       if (shuttingDown) return;
       shuttingDown = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const graceEnds = clock.now() + options.shutdownGraceMs;
-      logger.info({ inFlight: inFlight.size, graceMs: options.shutdownGraceMs }, 'ferry agent shutting down');
-      while (inFlight.size > 0 && clock.now() < graceEnds) await clock.sleep(Math.min(50, graceEnds - clock.now()));
+      // New connections wait in the listen backlog: systemd's outlives this process, so the next agent answers them.
+      const closed = connections.stopAccepting();
+      const drainStarted = clock.now();
+      const graceEnds = drainStarted + options.shutdownGraceMs;
+      logger.info({ inFlight: inFlight.size, connections: connections.open, graceMs: options.shutdownGraceMs }, 'ferry agent shutting down');
+      connections.closeQuiet(0, FRESH_CONNECTION_GRACE_MS);
+      while ((inFlight.size > 0 || connections.open > 0) && clock.now() < graceEnds) {
+        await clock.sleep(Math.min(25, graceEnds - clock.now()));
+        connections.closeQuiet(clock.now() - drainStarted, FRESH_CONNECTION_GRACE_MS);
+      }
+      refusing = true;
       for (const controller of inFlight) {
         controller.abort(new FerryError('FERRY_AGENT_SHUTTING_DOWN', 'the ferry agent shut down before the request finished',
           'Retry: the copy goes on in Glance, and the next agent (or ferry ensure --no-agent) picks it up.'));

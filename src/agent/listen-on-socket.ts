@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, readlinkSync, unlinkSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
@@ -12,10 +12,52 @@ export interface SocketListenOptions {
   readonly probeTimeoutMs?: number;
 }
 
-/** The socket file this agent created: removed at shutdown only if it is still that file. */
+/** The socket the agent listens on. Its own file is removed at shutdown only if it is still that file; systemd's never. */
 export interface BoundSocket {
   readonly path: string;
+  /** True when systemd passed the socket (ferry-agent.socket): it belongs to systemd and outlives the agent. */
+  readonly inherited: boolean;
   remove(): void;
+}
+
+/**
+ * Listen on a socket systemd passed (socket activation, fd 3…). systemd made it (path, mode, owner, group from the
+ * .socket unit) and keeps it open across restarts: connections made while no agent runs wait in its backlog. So the
+ * agent neither changes nor removes it.
+ */
+export async function listenOnInheritedSocket(server: Server, fd: number): Promise<BoundSocket> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      reject(new FerryError('FERRY_INVALID_OPTION', `cannot listen on the socket systemd passed (fd ${fd}): ${error.message}`,
+        'ferry-agent.socket must have one ListenStream= on a Unix socket path (packaging/systemd/ferry-agent.socket).',
+        { fd, errno: error.code }, { cause: error }));
+    };
+    server.once('error', onError);
+    server.listen({ fd }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  return { path: unixSocketPathOf(fd) ?? `fd ${fd}`, inherited: true, remove() {} };
+}
+
+/** The path a Unix socket fd of this process is bound to (Node knows it only for sockets it bound itself). */
+function unixSocketPathOf(fd: number): string | undefined {
+  try {
+    const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`))?.[1];
+    return inode === undefined ? undefined : pathOfSocketInode(readFileSync('/proc/net/unix', 'utf8'), inode);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pure: the path of the socket with `inode` in /proc/net/unix (columns: Num RefCount Protocol Flags Type St Inode Path). */
+export function pathOfSocketInode(procNetUnix: string, inode: string): string | undefined {
+  for (const line of procNetUnix.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[6] === inode && fields[7] !== undefined) return fields.slice(7).join(' ');
+  }
+  return undefined;
 }
 
 /**
@@ -61,6 +103,7 @@ export async function listenOnSocket(server: Server, path: string, options: Sock
   const ino = lstatSync(path).ino;
   return {
     path,
+    inherited: false,
     remove() {
       const now = lstatOrUndefined(path);
       if (now?.isSocket() === true && now.ino === ino) unlinkSync(path);

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Cloud } from '../cloud/cloud.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import type { Logger } from '../logging/logger.js';
+import type { RowColumn, RowList } from './output/row-list.js';
 import type { TextStyle } from './output/text-style.js';
 
 export type FlagValue = string | boolean | readonly string[] | undefined;
@@ -70,6 +71,13 @@ export interface CommandSpec<R> {
   readonly jsonSchema?: z.ZodType;
   run(ctx: CommandContext): Promise<R>;
   toJson(report: R): unknown;
+  /**
+   * A list command's report as rows (`-f value|csv|table|json|yaml`, `-c COLUMN`, as osc's list commands); undefined
+   * when this report is one object (`status IMAGE`). Commands without it print their document in every format.
+   */
+  rows?(report: R): RowList | undefined;
+  /** The columns of `rows` when they are known before the command runs: `-c` is then checked before anything is done. */
+  readonly rowColumns?: readonly RowColumn[];
   render(report: R, style: TextStyle): string;
   /** Non-zero for reports that describe a partial failure (e.g. a batch where some items failed). */
   exitCode?(report: R): number;

@@ -8,7 +8,7 @@ import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import type { Logger } from '../logging/logger.js';
 import { COMMANDS } from './command-registry.js';
 import type { CommandContext, CommandSpec, FlagValue, OptionSpec, ProgressSink } from './command-spec.js';
-import { isDocumentFormat, parseOutputFormat, type OutputChoice } from './output/output-format.js';
+import { assertListFormat, isDocumentFormat, parseOutputFormat, type OutputChoice } from './output/output-format.js';
 
 // Start-up: only the lines above load for `ferry --version` and `ferry --help`. Everything a command needs (commander,
 // the config layer with zod, pino, undici through connectCloud, the command's own module) is imported once a command
@@ -38,7 +38,7 @@ const SILENT_PROGRESS: ProgressSink = { update: () => undefined, log: () => unde
 /** Runs one ferry command and returns its exit code. Writes the report to stdout, everything else to stderr. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // Until the output flags are read (they may be malformed), an error goes out as JSON only if --json was given.
-  let output: OutputChoice = { format: argv.includes('--json') ? 'json' : 'text', columns: [], rest: argv };
+  let output: OutputChoice = { format: argv.includes('--json') ? 'json' : 'text', columns: [], wholeDocument: true, rest: argv };
   const debug = argv.includes('--debug');
   const write = (stream: NodeJS.WritableStream, text: string): void => {
     stream.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -72,6 +72,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         `Commands: ${Object.keys(COMMANDS).join(', ')}. See ferry --help.`, { command: name });
     }
     const [spec, { GLOBAL_OPTIONS }, commander] = await Promise.all([entry.load(), import('./global-options.js'), import('commander')]);
+    assertListFormat(output.format, name, spec.rows !== undefined);
+    // A wrong -c on prewarm is refused before it copies, not after.
+    if (spec.rowColumns !== undefined && output.columns.length > 0 && output.format !== 'text' && !output.wholeDocument) {
+      (await import('./output/row-list.js')).selectRowColumns({ columns: spec.rowColumns, rows: [] }, output.columns);
+    }
     const parsed = parseCommandLine(spec, rest, GLOBAL_OPTIONS, commander);
     if (parsed === 'help') {
       write(io.stdout, commandHelp(spec, GLOBAL_OPTIONS));
@@ -117,8 +122,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (output.format === 'text') {
       write(io.stdout, spec.render(report, style));
     } else {
-      const { renderDocument } = await import('./output/render-document.js');
-      write(io.stdout, renderDocument(spec.toJson(report), output.format, output.columns));
+      const [{ renderOutput }, { resolveTableWidth }] = await Promise.all([import('./output/render-output.js'), import('./output/fit-column-widths.js')]);
+      const text = await renderOutput({ command: name, document: spec.toJson(report), rows: spec.rows?.(report), choice: output,
+        width: resolveTableWidth((io.stdout as { columns?: unknown }).columns, io.env) });
+      // An empty list in -f value is no line at all, as osc prints it.
+      if (text !== '') write(io.stdout, text);
     }
     return spec.exitCode?.(report) ?? 0;
   } catch (error) {
@@ -197,7 +205,7 @@ function overallHelp(): string {
   const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
   return ['ferry — put OpenStack images where they will be booted', '', 'Usage: ferry <command> [options]', '',
     'Commands:', ...lines, '', 'ferry <command> --help (or ferry help <command>) shows a command\'s options.',
-    'For scripts: --json, or -f json|yaml|value|table with -c COLUMN. Docs: docs/cli.md'].join('\n');
+    'For scripts: --json, or -f json|yaml|value|csv|table with -c COLUMN (lists print rows, as osc). Docs: docs/cli.md'].join('\n');
 }
 
 function commandHelp(spec: CommandSpec<unknown>, globalOptions: readonly OptionSpec[]): string {

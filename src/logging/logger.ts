@@ -1,4 +1,5 @@
 import { destination as pinoDestination, pino, type Logger } from 'pino';
+import { stderrIsJournal, withPriorityPrefix } from './journald-priority.js';
 
 export type { Logger } from 'pino';
 
@@ -12,14 +13,18 @@ export const REDACTED_PATHS = [
 export interface LoggerOptions {
   readonly level?: string;                 // pino level; default 'warn'
   readonly destination?: NodeJS.WritableStream | number; // default stderr (fd 2): stdout belongs to the CLI's output
+  /** Prefix each line with its syslog priority `<N>` for journald. Default: when the destination is stderr and stderr is the journal (JOURNAL_STREAM). */
+  readonly journald?: boolean;
 }
 
 /** Structured logs on stderr with secrets redacted. The library logs; it never prints. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? 2;
   const stream = typeof destination === 'number' ? pinoDestination({ fd: destination, sync: true }) : destination;
+  const journald = options.journald ?? ((destination === 2 || destination === process.stderr) && stderrIsJournal());
   return pino(
-    { level: options.level ?? 'warn', base: undefined, redact: { paths: [...REDACTED_PATHS], censor: '<redacted>' } },
+    { level: options.level ?? 'warn', base: undefined, redact: { paths: [...REDACTED_PATHS], censor: '<redacted>' },
+      ...(journald ? { hooks: { streamWrite: withPriorityPrefix } } : {}) },
     stream,
   );
 }

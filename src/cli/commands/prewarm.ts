@@ -3,7 +3,7 @@ import { FerryError } from '../../errors/ferry-error.js';
 import type { PrewarmReport } from '../../prewarm/prewarm-report.js';
 import { prewarm } from '../../prewarm/prewarm.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
-import { prewarmJsonSchema, prewarmToJson } from '../render/prewarm-json.js';
+import { PREWARM_COLUMNS, prewarmJsonSchema, prewarmToJson, prewarmToRows } from '../render/prewarm-json.js';
 import { renderPrewarm } from '../render/prewarm.js';
 import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags, SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 
@@ -61,6 +61,8 @@ export const prewarmCommand: CommandSpec<PrewarmReport> = {
     }
   },
   toJson: prewarmToJson,
+  rows: prewarmToRows,
+  rowColumns: PREWARM_COLUMNS,
   render: renderPrewarm,
   exitCode: prewarmExitCode,
 };

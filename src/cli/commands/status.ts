@@ -5,7 +5,7 @@ import { FerryError } from '../../errors/ferry-error.js';
 import { assertSelection } from '../../prewarm/prewarm-selection.js';
 import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { CommandSpec } from '../command-spec.js';
-import { matrixJsonSchema, matrixToJson, renderMatrix } from '../render/matrix.js';
+import { matrixJsonSchema, matrixToJson, matrixToRows, renderMatrix } from '../render/matrix.js';
 import { renderStatus } from '../render/status.js';
 import { SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 
@@ -45,5 +45,6 @@ export const statusCommand: CommandSpec<StatusReport> = {
     return { kind: 'image', status: await copyStatus(cloud, ctx.args[0] ?? '', { signal: ctx.signal }) };
   },
   toJson: (report) => (report.kind === 'image' ? statusDocument(report.status) : matrixToJson(report.matrix)),
+  rows: (report) => (report.kind === 'matrix' ? matrixToRows(report.matrix) : undefined),
   render: (report, style) => (report.kind === 'image' ? renderStatus(report.status, style) : renderMatrix(report.matrix, style)),
 };

@@ -7,6 +7,7 @@ import { POOL_PROBE_DEFAULTS } from '../../rbd/probe-rbd-pool.js';
 import { parseDuration } from '../../clock/parse-duration.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
+import type { RowColumn, RowList } from '../output/row-list.js';
 import { renderStores, type StoresReport } from '../render/stores.js';
 
 export const storesJsonSchema = z.object({
@@ -44,6 +45,18 @@ export function storesToJson({ overview, answers }: StoresReport): StoresJson {
     source: overview.source,
     source_why: overview.sourceWhy ?? null,
   };
+}
+
+/** `ferry stores` as rows: one per store, the fields of `--json`'s `stores` items. */
+export const STORE_COLUMNS: readonly RowColumn[] = [
+  { key: 'id', header: 'ID' }, { key: 'description', header: 'Description' }, { key: 'default', header: 'Default' },
+  { key: 'read_only', header: 'Read Only' }, { key: 'copy_target', header: 'Copy Target' }, { key: 'type', header: 'Type' },
+  { key: 'pool', header: 'Pool' }, { key: 'fsid', header: 'FSID' }, { key: 'local', header: 'Local' },
+  { key: 'answers', header: 'Answers' }, { key: 'answers_why', header: 'Answers Why' },
+];
+
+export function storesToRows(report: StoresReport): RowList {
+  return { columns: STORE_COLUMNS, rows: storesToJson(report).stores };
 }
 
 const PROBE_TIMEOUT_RANGE_MS = { min: 2_000, max: 600_000 } as const;
@@ -92,7 +105,7 @@ export const storesCommand: CommandSpec<StoresReport> = {
     + '--probe-ceph-conf STORE=FILE: its mons (`ceph fsid`) and `rbd ls` on its pool, each within --probe-timeout, which also '
     + 'bounds /detail (Glance reconnects to every rbd cluster to answer it). Other stores: answers null, with the reason.',
   examples: ['ferry stores --store site-b --ceph-conf /etc/ceph/ceph.conf --rbd-user nova', 'ferry stores --json',
-    'ferry stores --probe-ceph-conf site-a=/etc/ceph/site-a.conf', 'ferry stores -f value -c local'],
+    'ferry stores --probe-ceph-conf site-a=/etc/ceph/site-a.conf', 'ferry stores -f value -c id', 'ferry stores -f csv -c id -c type -c answers'],
   arguments: [],
   options: [configFlag('store'), configFlag('fsid'), configFlag('ceph-conf'), configFlag('rbd-user'),
     { name: 'probe-ceph-conf', value: 'STORE=FILE', repeatable: true, description: 'probe rbd store STORE with this ceph.conf of its cluster (as --rbd-user)' },
@@ -122,5 +135,7 @@ export const storesCommand: CommandSpec<StoresReport> = {
     }
   },
   toJson: storesToJson,
+  rows: storesToRows,
+  rowColumns: STORE_COLUMNS,
   render: renderStores,
 };

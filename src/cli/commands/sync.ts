@@ -8,6 +8,7 @@ import { watchSync } from '../../sync/watch-sync.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { describePass, renderSync, syncJsonSchema, syncToJson, type SyncOutcome } from '../render/sync.js';
 import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags } from '../inputs/prewarm-flags.js';
+import { PREWARM_COLUMNS, prewarmToRows } from '../render/prewarm-json.js';
 
 /** Read and parse the policy file named by --policy; an unreadable file is FERRY_INVALID_CONFIG too. */
 function loadPolicy(ctx: CommandContext, file: string): SyncPolicy {
@@ -77,6 +78,9 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
     return { report: summary.last, watch: summary };
   },
   toJson: syncToJson,
+  // The last pass's (image, store) items; --watch that completed no pass has none.
+  rows: ({ report }) => prewarmToRows(report?.result),
+  rowColumns: PREWARM_COLUMNS,
   render: renderSync,
   exitCode: ({ report, watch }) => {
     if (watch !== undefined || report?.result.aborted === true) return ERROR_TABLE.FERRY_ABORTED.exit;

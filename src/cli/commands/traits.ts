@@ -4,7 +4,7 @@ import { standardTraitCatalogue } from '../../traits/trait-catalogue.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderTraits } from '../render/traits.js';
 import { TRAITS_INPUT_OPTIONS, traitsInput, type TraitsInputDeps } from '../inputs/traits-input.js';
-import { osTraitsVersion, storageJson, traitsJsonSchema, type TraitsCommandReport, type TraitsJson } from '../reports/traits-command-report.js';
+import { osTraitsVersion, storageJson, TRAIT_COLUMNS, traitsJsonSchema, traitsToRows, type TraitsCommandReport, type TraitsJson } from '../reports/traits-command-report.js';
 
 export function createTraitsCommand(deps: TraitsInputDeps): CommandSpec<TraitsCommandReport> {
   return {
@@ -38,6 +38,8 @@ export function createTraitsCommand(deps: TraitsInputDeps): CommandSpec<TraitsCo
       storage: storageJson(storage),
       skipped_domcaps: skipped.map((s) => ({ ...s })),
     }),
+    rows: traitsToRows,
+    rowColumns: TRAIT_COLUMNS,
     render: renderTraits,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MATRIX_CELLS, type MatrixCell, type StoreMatrix } from '../../prewarm/store-matrix.js';
+import type { RowColumn, RowList, RowValue } from '../output/row-list.js';
 import type { TextStyle } from '../output/text-style.js';
 import { table } from './prewarm.js';
 
@@ -28,6 +29,25 @@ export function matrixToJson(matrix: StoreMatrix): MatrixJson {
       cells: { ...row.cells } })),
     unresolved: matrix.unresolved.map((u) => ({ ref: u.ref, code: u.code, reason: u.reason })),
     counts: { ...matrix.counts },
+  };
+}
+
+const MATRIX_IMAGE_COLUMNS: readonly RowColumn[] = [
+  { key: 'image', header: 'Image' }, { key: 'name', header: 'Name' }, { key: 'status', header: 'Status' },
+  { key: 'disk_format', header: 'Disk Format' },
+];
+
+/**
+ * `ferry status --matrix` as rows: one per image found, then a column per store named as the store (`store:NAME` when
+ * the name is one of the image columns). Images not found are only in `--json`'s `unresolved`.
+ */
+export function matrixToRows(matrix: StoreMatrix): RowList {
+  const taken = new Set(MATRIX_IMAGE_COLUMNS.map((column) => column.key));
+  const storeKeys = matrix.stores.map((store) => (taken.has(store.toLowerCase()) ? `store:${store}` : store));
+  return {
+    columns: [...MATRIX_IMAGE_COLUMNS, ...matrix.stores.map((store, index) => ({ key: storeKeys[index] ?? store, header: store }))],
+    rows: matrix.rows.map((row) => Object.fromEntries<RowValue>([['image', row.imageId], ['name', row.imageName], ['status', row.status],
+      ['disk_format', row.diskFormat], ...matrix.stores.map((store, index) => [storeKeys[index] ?? store, row.cells[store] ?? 'missing'] as const)])),
   };
 }
 

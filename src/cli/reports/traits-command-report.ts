@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { HostTraitReport } from '../../traits/host-traits.js';
 import type { FlagValue } from '../command-spec.js';
+import type { RowColumn, RowList } from '../output/row-list.js';
 import type { TraitsStorage } from '../inputs/traits-input.js';
 import type { SkippedDomcaps } from '../inputs/traits-virsh-xml.js';
 
@@ -56,5 +57,15 @@ export function storageJson(storage: TraitsStorage): TraitsJson['storage'] {
     image_type_exclude_list: [...storage.imageTypeExcludeList],
     virt_type: storage.virtType,
     kept_formats: { ...storage.keptFormats },
+  };
+}
+
+export const TRAIT_COLUMNS: readonly RowColumn[] = [{ key: 'trait', header: 'Trait' }, { key: 'reason', header: 'Reason' }];
+
+/** `ferry traits` as rows: one per trait the host has, with what produced it (unmapped values are only in `--json`). */
+export function traitsToRows({ report }: TraitsCommandReport): RowList {
+  return {
+    columns: TRAIT_COLUMNS,
+    rows: report.traits.map((trait) => ({ trait, reason: report.reasons[trait] ?? null })),
   };
 }

@@ -44,6 +44,8 @@ async function requestImport<Skip extends string>(job: CopyJob<Skip>, batch: rea
   } catch (error) {
     if (!isUnconfirmed(error) || deadline.signal.aborted) throw error;
     noteGlanceError(job.outage, error);
+    // From here on what shows up may be our copy, and a deadline that passes means the answer was lost, not a timeout.
+    state.unconfirmed = { stores: batch, error };
     // The request may have reached Glance: look at the image before asking again (never two imports on a guess).
     ctx.logger.warn({ imageId: state.image.id, stores: batch, code: error.code }, 'the answer to the copy request was lost: looking at the image');
     return { kind: 'answer-lost', image: await readThrough(job, batch, error), error };

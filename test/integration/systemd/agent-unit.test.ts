@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,15 +6,17 @@ import { callAgent } from '../../../src/agent/agent-client.js';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { ceph, devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { cannotRunSystemd, ctl, idOf, initPid, insidePath, show, systemdDown, systemdUp } from './private-systemd.js';
+import { cannotRunSystemd, ctl, downIfStartedHere, idOf, initPid, insidePath, show, systemdUp } from './private-systemd.js';
 
-// packaging/systemd/ferry-agent.service, unchanged, under the real systemd of scripts/systemd/up: its User, Group,
-// SupplementaryGroups, RuntimeDirectory and hardening, start/reload/stop, the socket nova uses. The only differences
+// packaging/systemd/ferry-agent.socket and ferry-agent.service, unchanged, under the real systemd of scripts/systemd/up:
+// the socket systemd makes and passes (socket activation), readiness (Type=notify), User, Group, SupplementaryGroups
+// and hardening, start/reload/stop. The only differences
 // from a packaged install are in the drop-in scripts/systemd/up writes (the checkout's bin/ferry, the dev cloud's
 // nova.conf and credentials). Skipped only when the machine cannot run systemd at all (the reason is in the name);
 // scripts/run-integration.mjs fails a full run in which this file did not reach systemd on a machine that can.
 
 const UNIT = 'ferry-agent.service';
+const SOCKET_UNIT = 'ferry-agent.socket';
 const SOCKET = '/run/ferry/agent.sock';
 const reason = cannotRunSystemd();
 if (reason !== '') console.warn(`SYSTEMD UNIT TEST SKIPPED: ${reason}`);
@@ -43,6 +46,27 @@ async function healthy(timeoutMs = 30_000): Promise<unknown> {
   throw new Error(`the agent under systemd did not become healthy within ${timeoutMs} ms: ${JSON.stringify(last)}\n${journal()}`);
 }
 
+/**
+ * POST on a new connection. callAgent goes through Node's global agent, which keeps connections alive: one the
+ * stopped agent closed may still sit in its pool while spawnSync blocks this process's event loop, and reusing it fails
+ * (EPIPE) before the request reaches systemd's socket.
+ */
+function postOnNewConnection(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const request = httpRequest({ socketPath: socket(), method: 'POST', path, agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (response) => {
+      let raw = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => {
+        raw += chunk;
+      }).on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(raw) as unknown }));
+    });
+    request.setTimeout(60_000, () => request.destroy(new Error('no answer within 60 s')));
+    request.on('error', reject);
+    request.end(text);
+  });
+}
+
 /** A field of /proc/PID/status of a process in the private PID namespace. */
 function procStatus(pid: number): Record<string, string> {
   const out = ctl(['cat', `/proc/${pid}/status`]);
@@ -68,8 +92,8 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
   beforeAll(() => {
     startedSystemd = initPid() === undefined;
     systemdUp();
-    // A probe the test adds (not part of the shipped unit or the dev-cloud drop-in): after the agent exits, before
-    // systemd removes RuntimeDirectory, record what is left in /run/ferry. Empty means the agent removed its socket.
+    // A probe the test adds (not part of the shipped unit or the dev-cloud drop-in): after the agent exits, record how
+    // it ended and what is in /run/ferry (systemd's socket must still be there).
     const dir = join(devcloud().dir, 'systemd');
     probeFile = join(dir, 'stop-probe');
     probeDropIn = join(dir, 'zz-test-stop-probe.conf');
@@ -88,34 +112,39 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
 
   afterAll(async () => {
     if (initPid() !== undefined) {
-      if (systemctl('is-active', '--quiet', UNIT).code === 0) systemctl('stop', UNIT);
-      systemctl('disable', UNIT);
+      systemctl('stop', UNIT, SOCKET_UNIT);
+      systemctl('disable', UNIT, SOCKET_UNIT);
       ctl(['rm', '-f', '/etc/systemd/system/ferry-agent.service.d/zz-test-stop-probe.conf']);
       systemctl('daemon-reload');
     }
     rmSync(probeDropIn, { force: true });
-    if (startedSystemd) {
-      const down = systemdDown();
-      if (down.code !== 0) console.error(`scripts/systemd/down exited ${down.code}: ${down.stdout}${down.stderr}`);
-    }
+    downIfStartedHere(startedSystemd);
     for (const id of created) {
       await waitUnlocked(id);
       await deleteImage(id);
     }
   }, 180_000);
 
-  it('systemd-analyze verify accepts the unit as installed (shipped file + drop-in)', () => {
-    const verify = ctl(['systemd-analyze', 'verify', `/etc/systemd/system/${UNIT}`]);
+  it('systemd-analyze verify accepts the units as installed (shipped files + drop-in)', () => {
+    const verify = ctl(['systemd-analyze', 'verify', `/etc/systemd/system/${SOCKET_UNIT}`, `/etc/systemd/system/${UNIT}`]);
     expect(verify.stdout + verify.stderr).toBe('');
     expect(verify.code).toBe(0);
   });
 
-  it('systemctl enable --now: enabled, active, /healthz 200 on /run/ferry/agent.sock (mode 0660, group nova), /run/ferry made by RuntimeDirectory', async () => {
-    const enable = systemctl('enable', '--now', UNIT);
+  it('systemctl enable --now socket + service: systemd makes /run/ferry/agent.sock (0660 ferry:nova), the agent is ready when start returns (Type=notify), /healthz 200', async () => {
+    const enable = systemctl('enable', '--now', SOCKET_UNIT, UNIT);
     expect(enable.code, enable.stderr).toBe(0);
-    expect(systemctl('is-enabled', UNIT).stdout.trim()).toBe('enabled');
-    expect(systemctl('is-active', UNIT).stdout.trim()).toBe('active');
+    for (const unit of [SOCKET_UNIT, UNIT]) {
+      expect(systemctl('is-enabled', unit).stdout.trim()).toBe('enabled');
+      expect(systemctl('is-active', unit).stdout.trim()).toBe('active');
+    }
     markReached('systemd');
+    // Type=notify: `systemctl start` returned only after READY=1, which the agent sends once it answers. So the
+    // first request, without any retry, gets an answer from the agent (200, or 503 while its warm-up runs).
+    expect(show(UNIT, ['Type', 'NotifyAccess', 'StatusText'])).toEqual({ Type: 'notify', NotifyAccess: 'all', StatusText: 'answering' });
+    const first = await callAgent(socket(), { method: 'GET', path: '/healthz' });
+    expect([200, 503]).toContain(first.status);
+    expect(journal()).toContain('ferry agent listening on the socket systemd passed');
     const health = await healthy();
     expect(health).toMatchObject({ ok: true, checks: { fsid: { ok: true, fsid: devcloud().ceph['site-b'].fsid, source: 'cluster' } } });
     const sock = lstatSync(socket());
@@ -123,9 +152,10 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(sock.mode & 0o777).toBe(0o660);
     expect(sock.gid).toBe(idOf('group', 'nova'));
     expect(sock.uid).toBe(idOf('passwd', 'ferry'));
+    // ferry-agent.socket made /run/ferry (DirectoryMode=0755, root's): the agent cannot create or remove files there.
     const runDir = statSync(insidePath('/run/ferry'));
     expect(runDir.mode & 0o777).toBe(0o755);
-    expect(runDir.uid).toBe(idOf('passwd', 'ferry'));
+    expect(runDir.uid).toBe(0);
   });
 
   it('the agent runs as ferry with groups nova and ceph, no capabilities, no new privileges, in the sandbox the unit asks for', () => {
@@ -140,7 +170,6 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(status.NoNewPrivs).toBe('1');
     const m = mounts(pid);
     expect(m.get('/')?.options).toContain('ro'); // ProtectSystem=strict
-    expect(m.get('/run/ferry')?.options).toContain('rw'); // ... except RuntimeDirectory
     expect(m.get('/home')?.options).toContain('ro'); // ProtectHome=yes
     expect(m.get('/root')?.options).toContain('ro');
     expect(m.get('/dev')?.fstype).toBe('tmpfs'); // PrivateDevices=yes
@@ -200,12 +229,30 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(ensureJsonSchema.parse(again.body)).toMatchObject({ image: created[0], copied: false, import_requests: 0 });
   });
 
-  it('systemctl stop: the agent exits 0 on SIGTERM (not killed by it), having removed its socket; the unit is inactive', () => {
+  it('systemctl stop ferry-agent: the agent exits 0 on SIGTERM (not killed by it) and leaves systemd\'s socket as it was', () => {
+    const before = lstatSync(socket());
     expect(systemctl('stop', UNIT).code).toBe(0);
     expect(systemctl('is-active', UNIT).stdout.trim()).toBe('inactive');
-    // "exited 0", not "killed TERM" (which systemd would also count as success), and nothing left in /run/ferry.
-    expect(readFileSync(probeFile, 'utf8')).toBe('success exited 0\n');
-    expect(() => lstatSync(socket())).toThrow(/ENOENT/);
+    // "exited 0", not "killed TERM" (which systemd would also count as success); the socket is still in /run/ferry.
+    expect(readFileSync(probeFile, 'utf8')).toBe('success exited 0\nagent.sock\n');
+    const after = lstatSync(socket());
+    expect([after.ino, after.mode, after.uid, after.gid]).toEqual([before.ino, before.mode, before.uid, before.gid]);
+    expect(systemctl('is-active', SOCKET_UNIT).stdout.trim()).toBe('active');
     expect(journal()).toMatch(/stopped after \d+ requests \(1 reloads\)/);
+  });
+
+  it('a request on the socket while the agent is stopped starts it (socket activation) and is answered', async () => {
+    expect(systemctl('is-active', UNIT).stdout.trim()).toBe('inactive');
+    const answer = await postOnNewConnection('/v1/ensure', { image: created[0] });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(ensureJsonSchema.parse(answer.body)).toMatchObject({ image: created[0], copied: false });
+    expect(systemctl('is-active', UNIT).stdout.trim()).toBe('active');
+    expect(journal()).toMatch(/Starting ferry-agent\.service[^]*ferry agent listening on the socket systemd passed[^]*\n.*$/);
+  });
+
+  it('systemctl stop of both units: the agent exits 0, then systemd removes the socket (RemoveOnStop=yes)', () => {
+    expect(systemctl('stop', UNIT, SOCKET_UNIT).code).toBe(0);
+    expect(readFileSync(probeFile, 'utf8')).toBe('success exited 0\nagent.sock\n');
+    expect(() => lstatSync(socket())).toThrow(/ENOENT/);
   });
 });

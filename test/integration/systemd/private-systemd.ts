@@ -75,3 +75,10 @@ export function idOf(database: 'group' | 'passwd', name: string): number {
   if (entry.status !== 0) throw new Error(`getent ${database} ${name}: not found`);
   return Number(entry.stdout.split(':')[2]);
 }
+
+/** At the end of a test file: stop the private systemd if this file booted it (one kept from before stays up). */
+export function downIfStartedHere(started: boolean): void {
+  if (!started) return;
+  const down = systemdDown();
+  if (down.code !== 0) console.error(`scripts/systemd/down exited ${down.code}: ${down.stdout}${down.stderr}`);
+}

@@ -1,24 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { parseOutputFormat } from '../../../src/cli/output/output-format.js';
 import { renderDocument } from '../../../src/cli/output/render-document.js';
+import { renderOutput } from '../../../src/cli/output/render-output.js';
 import { errorJson, errorJsonSchema } from '../../../src/contract/error-document.js';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { DOMCAPS, KVM_HOST, runFerry } from '../../helpers/run-ferry.js';
 
 describe('parseOutputFormat', () => {
   it.each([
-    { argv: ['ensure', 'x'], format: 'text', columns: [], rest: ['ensure', 'x'] },
-    { argv: ['ensure', 'x', '--json'], format: 'json', columns: [], rest: ['ensure', 'x'] },
-    { argv: ['ensure', '-f', 'yaml', 'x'], format: 'yaml', columns: [], rest: ['ensure', 'x'] },
-    { argv: ['ensure', '--format=value', '-c', 'image', '--column', 'store'], format: 'value', columns: ['image', 'store'], rest: ['ensure'] },
-    { argv: ['traits', '-c', 'traits'], format: 'table', columns: ['traits'], rest: ['traits'] },
-    { argv: ['ensure', '--', '-f'], format: 'text', columns: [], rest: ['ensure', '--', '-f'] },
-  ])('parseOutputFormat($argv)', ({ argv, format, columns, rest }) => {
-    expect(parseOutputFormat(argv)).toEqual({ format, columns, rest });
+    { argv: ['ensure', 'x'], format: 'text', columns: [], wholeDocument: false, rest: ['ensure', 'x'] },
+    { argv: ['ensure', 'x', '--json'], format: 'json', columns: [], wholeDocument: true, rest: ['ensure', 'x'] },
+    { argv: ['ensure', '-f', 'yaml', 'x'], format: 'yaml', columns: [], wholeDocument: false, rest: ['ensure', 'x'] },
+    { argv: ['ensure', '--format=value', '-c', 'image', '--column', 'store'], format: 'value', columns: ['image', 'store'], wholeDocument: false, rest: ['ensure'] },
+    { argv: ['traits', '-c', 'traits'], format: 'table', columns: ['traits'], wholeDocument: false, rest: ['traits'] },
+    { argv: ['stores', '-f', 'csv'], format: 'csv', columns: [], wholeDocument: false, rest: ['stores'] },
+    { argv: ['stores', '-f', 'json'], format: 'json', columns: [], wholeDocument: false, rest: ['stores'] },
+    { argv: ['stores', '-f', 'value', '--json'], format: 'json', columns: [], wholeDocument: true, rest: ['stores'] },
+    { argv: ['stores', '--json', '-f', 'value'], format: 'value', columns: [], wholeDocument: false, rest: ['stores'] },
+    { argv: ['ensure', '--', '-f'], format: 'text', columns: [], wholeDocument: false, rest: ['ensure', '--', '-f'] },
+  ])('parseOutputFormat($argv)', ({ argv, format, columns, wholeDocument, rest }) => {
+    expect(parseOutputFormat(argv)).toEqual({ format, columns, wholeDocument, rest });
   });
 
   it('parseOutputFormat: an unknown format names the ones there are', () => {
-    expect(() => parseOutputFormat(['ensure', '-f', 'csv'])).toThrow(/unknown output format 'csv'/);
+    expect(() => parseOutputFormat(['ensure', '-f', 'xml'])).toThrow(/unknown output format 'xml'/);
+    expect(() => parseOutputFormat(['ensure', '-f', 'xml'])).toThrow(expect.objectContaining({ hint: 'Pass -f json|yaml|value|csv|table, or leave it out for the command\'s own text.' }));
     expect(() => parseOutputFormat(['ensure', '-c'])).toThrow(/-c needs a value/);
   });
 });
@@ -33,9 +39,15 @@ describe('renderDocument', () => {
     expect(renderDocument(doc, 'value', [])).toBe('abc\nfalse\n0.5\n\n["a","b"]');
     expect(renderDocument(doc, 'value', ['image'])).toBe('abc');
   });
-  it('renderDocument: table is field | value', () => {
-    expect(renderDocument(doc, 'table', ['image', 'copied']).split('\n')).toEqual([
+  it('renderOutput: one object in a table is field | value', async () => {
+    const table = await renderOutput({ command: 'ensure', document: doc, rows: undefined, choice: { format: 'table', columns: ['image', 'copied'], wholeDocument: false }, width: 80 });
+    expect(table.split('\n')).toEqual([
       '+--------+-------+', '| Field  | Value |', '+--------+-------+', '| image  | abc   |', '| copied | false |', '+--------+-------+']);
+  });
+  it('renderOutput: the field | value table of one object fits the width too', async () => {
+    const long = { image: 'abc', reason: 'word '.repeat(40).trim() };
+    const table = await renderOutput({ command: 'ensure', document: long, rows: undefined, choice: { format: 'table', columns: [], wholeDocument: false }, width: 50 });
+    expect(new Set(table.split('\n').map((line) => line.length))).toEqual(new Set([50]));
   });
   it('renderDocument: an unknown column is refused with the columns there are', () => {
     expect(() => renderDocument(doc, 'json', ['nope'])).toThrow(expect.objectContaining({ code: 'FERRY_INVALID_OPTION',
@@ -57,13 +69,15 @@ describe('errorJson', () => {
 
 describe('ferry output flags end to end (runCli)', () => {
   const traits = ['traits', ...KVM_HOST];
-  it('ferry traits -f value -c catalogue_version prints the bare value', async () => {
-    const run = await runFerry([...traits, '-f', 'value', '-c', 'catalogue_version']);
-    expect(run).toMatchObject({ code: 0, stdout: '2.9.0\n' });
+  it('ferry traits --json -c catalogue_version: --json keeps the document, -c picks its fields', async () => {
+    const run = await runFerry([...traits, '--json', '-c', 'catalogue_version']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ catalogue_version: '2.9.0' });
   });
-  it('ferry traits -f yaml parses back to the JSON document', async () => {
-    const [yaml, json] = await Promise.all([runFerry([...traits, '-f', 'yaml']), runFerry([...traits, '--json'])]);
+  it('ferry config show -f yaml parses back to the JSON document (one object: its document in every format)', async () => {
+    const [yaml, json] = await Promise.all([runFerry(['config', 'show', '-f', 'yaml']), runFerry(['config', 'show', '--json'])]);
     const { parse } = await import('yaml');
+    expect(yaml.code, yaml.stderr).toBe(0);
     expect(parse(yaml.stdout)).toEqual(JSON.parse(json.stdout));
   });
   it('ferry: an error with --json carries details', async () => {
@@ -72,10 +86,10 @@ describe('ferry output flags end to end (runCli)', () => {
     expect(run.code).not.toBe(0);
     expect(json.error.details).toBeTypeOf('object');
   });
-  it('ferry -f csv: refused as an input error, in text', async () => {
-    const run = await runFerry([...traits, '-f', 'csv']);
+  it('ferry -f xml: refused as an input error, in text', async () => {
+    const run = await runFerry([...traits, '-f', 'xml']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("unknown output format 'csv'");
+    expect(run.stderr).toContain("unknown output format 'xml'");
   });
   it('ferry help traits is ferry traits --help; help traits report is the two-word command', async () => {
     const [help, direct, report] = await Promise.all([runFerry(['help', 'traits']), runFerry(['traits', '--help']), runFerry(['help', 'traits', 'report'])]);

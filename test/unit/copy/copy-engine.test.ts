@@ -256,6 +256,24 @@ describe('copy engine: an outage seen in any step counts as a glance-api restart
   });
 });
 
+describe('copy engine: a lost answer stays a lost answer when the deadline cuts what follows', () => {
+  it('copy engine: the answer lost, then a read the deadline cuts (Glance gone, not refusing) → FERRY_COPY_UNCONFIRMED, not a timeout', async () => {
+    let hangs: () => void = () => undefined;
+    const hanging = new Promise<void>((resolve) => { hangs = resolve; });
+    const glance = scriptedGlance({ images: [{ stores: ['site-a'] }], answers: [unreachable('ECONNRESET')], readFaults: { 1: 'hang' } });
+    const ctx = copyContext(glance, undefined, FSID_B);
+    const getImage = glance.getImage.bind(glance);
+    glance.getImage = (...args) => { if (glance.calls.getImage === 1) hangs(); return getImage(...args); };
+    const pending = ensure(ctx, IMAGE_ID, { ...options, timeoutMs: 10_000 }).catch((e: unknown) => e);
+    await hanging;
+    await new Promise((resolve) => setImmediate(resolve));
+    ctx.clock.advance(10_000);
+    const error = await pending;
+    expect(error).toMatchObject({ code: 'FERRY_COPY_UNCONFIRMED' });
+    expect(glance.calls.requestCopy).toBe(1);
+  });
+});
+
 describe('copy engine: failures say what happened', () => {
   it('copy engine: a failed copy with a leftover RBD image in the target pool → FERRY_COPY_TARGET_EXISTS naming pool/image and rbd rm', async () => {
     const glance = scriptedGlance({

@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import type { Logger } from '../logging/logger.js';
+
+/** sd_notify(3) messages to the service manager: READY=1, STOPPING=1, RELOADING=1, STATUS=…. */
+export interface ServiceNotifier {
+  /** True when a service manager listens (NOTIFY_SOCKET was set). */
+  readonly enabled: boolean;
+  /** Send the assignments in one message, after the ones sent before; never throws (a failure is logged). */
+  notify(...assignments: readonly string[]): Promise<void>;
+}
+
+export interface NotifierOptions {
+  /** The program that sends the datagram (default systemd-notify, from PATH). */
+  readonly command?: string;
+  /** Bound on each message (systemd-notify waits until systemd has read it). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * sd_notify through systemd-notify(1). Node has no AF_UNIX datagram sockets, and the npm wrappers (sd-notify,
+ * unix-dgram) are native addons that need a compiler and libsystemd headers on every compute node. systemd-notify ships
+ * with systemd itself; since systemd 246 it waits until the manager has processed the message (sd_notify_barrier), so
+ * the message is attributed to the unit even though its sender is a short-lived child — which is why the unit says
+ * NotifyAccess=all. A few messages per process lifetime, so a fork each is cheap.
+ *
+ * NOTIFY_SOCKET is taken out of `env`, so that other children (ceph) never see it.
+ */
+export function systemdNotifier(logger: Logger, env: Record<string, string | undefined> = process.env, options: NotifierOptions = {}): ServiceNotifier {
+  const socket = env.NOTIFY_SOCKET;
+  Reflect.deleteProperty(env, 'NOTIFY_SOCKET');
+  if (socket === undefined || socket === '') return { enabled: false, notify: () => Promise.resolve() };
+  const command = options.command ?? 'systemd-notify';
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const childEnv = { NOTIFY_SOCKET: socket, PATH: env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
+  let queue = Promise.resolve();
+  const send = (assignments: readonly string[]): Promise<void> => new Promise((resolve) => {
+    const child = spawn(command, [...assignments], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe'], timeout: timeoutMs });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk.slice(0, 500);
+    });
+    child.once('error', (error) => {
+      logger.warn({ command, message: error.message, assignments }, 'could not notify systemd');
+      resolve();
+    });
+    child.once('close', (code, signal) => {
+      if (code !== 0) logger.warn({ command, code, signal, stderr: stderr.trim(), assignments }, 'could not notify systemd');
+      else logger.debug({ assignments }, 'notified systemd');
+      resolve();
+    });
+  });
+  return {
+    enabled: true,
+    notify(...assignments) {
+      queue = queue.then(() => send(assignments));
+      return queue;
+    },
+  };
+}

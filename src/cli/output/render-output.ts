@@ -1,0 +1,31 @@
+import { csvOnObjectError, type OutputChoice } from './output-format.js';
+import { documentFieldRows, renderDocument, selectFields } from './render-document.js';
+import type { RowList } from './row-list.js';
+import { renderRows } from './render-rows.js';
+
+export interface OutputRequest {
+  /** The command's name, for messages. */
+  readonly command: string;
+  /** The command's JSON document (its `toJson`). */
+  readonly document: unknown;
+  /** The report as rows, for a list command (undefined for one object, such as `status IMAGE`). */
+  readonly rows: RowList | undefined;
+  readonly choice: Pick<OutputChoice, 'format' | 'columns' | 'wholeDocument'>;
+  /** Terminal cells a table may take (resolveTableWidth). */
+  readonly width: number;
+}
+
+/**
+ * A report in a machine format. A list prints its rows (`-f value|csv|table|json|yaml`, `-c` picks columns), as the
+ * openstack CLI's list commands do; `--json` keeps the command's whole document, where `-c` picks top-level fields,
+ * so scripts written against it see no change. One object prints its document.
+ */
+export async function renderOutput({ command, document, rows, choice, width }: OutputRequest): Promise<string> {
+  const { format, columns } = choice;
+  if (format === 'text') throw new Error('renderOutput: text is the command\'s own render');
+  if (rows !== undefined && !choice.wholeDocument) return renderRows(rows, format, columns, width);
+  // A list command that printed one object (`status IMAGE`) finds out only now.
+  if (format === 'csv') throw csvOnObjectError(command);
+  if (format === 'table') return renderRows(documentFieldRows(selectFields(document, columns)), 'table', [], width);
+  return renderDocument(document, format, columns);
+}

@@ -1,0 +1,86 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devcloud, markReached } from '../../helpers/devcloud.js';
+import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { cannotRunSystemd, ctl, downIfStartedHere, idOf, initPid, show, systemdUp } from './private-systemd.js';
+
+// packaging/systemd/ferry-sync.service, unchanged, under the real systemd of scripts/systemd/up (its drop-in runs the
+// checkout's bin/ferry with the dev cloud's credentials and a policy this test writes): the watch copies what the
+// policy wants, and `systemctl stop` (SIGTERM → exit 130) counts as success, not as a failure.
+
+const UNIT = 'ferry-sync.service';
+const reason = cannotRunSystemd();
+
+let startedSystemd = false;
+let imageId = '';
+let probeFile = '';
+let journalCursor = '';
+const systemctl = (...args: string[]) => ctl(['systemctl', ...args]);
+const journal = (): string => ctl(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT, `--after-cursor=${journalCursor}`]).stdout;
+const etc = (): string => join(devcloud().dir, 'systemd', 'etc');
+
+describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason === '' ? '' : ` (SKIPPED: ${reason})`}`, () => {
+  beforeAll(async () => {
+    startedSystemd = initPid() === undefined;
+    systemdUp();
+    const dir = join(devcloud().dir, 'systemd');
+    probeFile = join(dir, 'sync-stop-probe');
+    const probeDropIn = join(dir, 'zz-test-sync-probe.conf');
+    mkdirSync(dir, { recursive: true });
+    rmSync(probeFile, { force: true });
+    // How the main process ended, from systemd itself ($SERVICE_RESULT, $EXIT_CODE, $EXIT_STATUS): added by the test only.
+    writeFileSync(probeDropIn, `[Service]\nExecStopPost=+/bin/sh -c 'echo "$$SERVICE_RESULT $$EXIT_CODE $$EXIT_STATUS" >${probeFile}'\n`);
+    expect(ctl(['install', '-m', '0644', probeDropIn, `/etc/systemd/system/${UNIT}.d/zz-test-stop-probe.conf`]).code).toBe(0);
+    expect(systemctl('daemon-reload').code).toBe(0);
+    const cursor = /^-- cursor: (.+)$/m.exec(ctl(['journalctl', '--no-pager', '-n', '0', '--show-cursor']).stdout)?.[1];
+    if (cursor === undefined) throw new Error('journalctl --show-cursor printed no cursor');
+    journalCursor = cursor;
+    imageId = await uploadImage({ name: 'it-systemd-sync', store: 'site-a', sizeBytes: 4 * 1024 * 1024 });
+    writeFileSync(join(etc(), 'sync-policy.yaml'),
+      `version: 1\nplacements:\n  - name: test image at site-b\n    images: { ids: [${imageId}] }\n    stores: [site-b]\n`);
+  });
+
+  afterAll(async () => {
+    if (initPid() !== undefined) {
+      systemctl('stop', UNIT);
+      ctl(['rm', '-f', `/etc/systemd/system/${UNIT}.d/zz-test-stop-probe.conf`]);
+      systemctl('daemon-reload');
+    }
+    downIfStartedHere(startedSystemd);
+    if (imageId !== '') {
+      await waitUnlocked(imageId);
+      await deleteImage(imageId);
+    }
+  }, 180_000);
+
+  it('systemd-analyze verify accepts the unit as installed (shipped file + drop-in)', () => {
+    const verify = ctl(['systemd-analyze', 'verify', `/etc/systemd/system/${UNIT}`]);
+    expect(verify.stdout + verify.stderr).toBe('');
+    expect(verify.code).toBe(0);
+  });
+
+  it('systemctl start: the watch runs as ferry without privileges and copies what the policy wants into site-b', async () => {
+    const start = systemctl('start', UNIT);
+    expect(start.code, start.stderr).toBe(0);
+    markReached('systemd');
+    const deadline = Date.now() + 120_000;
+    while (!/pass \d+ · 1 wanted · drift \d → 0/.test(journal()) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(journal()).toMatch(/pass \d+ · 1 wanted · drift 1 → 0 · copied 1/);
+    const pid = Number(show(UNIT, ['MainPID']).MainPID);
+    const status = ctl(['cat', `/proc/${pid}/status`]).stdout;
+    expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).toBe(String(idOf('passwd', 'ferry')));
+    expect(/^NoNewPrivs:\s+(\d)/m.exec(status)?.[1]).toBe('1');
+    expect(/^CapEff:\s+(\w+)/m.exec(status)?.[1]).toBe('0000000000000000');
+  });
+
+  it('systemctl stop: SIGTERM ends the watch with exit 130, which the unit counts as success (inactive, not failed)', () => {
+    expect(systemctl('stop', UNIT).code).toBe(0);
+    expect(readFileSync(probeFile, 'utf8')).toBe('success exited 130\n');
+    expect(systemctl('is-active', UNIT).stdout.trim()).toBe('inactive');
+    expect(systemctl('is-failed', UNIT).stdout.trim()).not.toBe('failed');
+    expect(journal()).toMatch(/watch ended after \d+ pass(es)? \(0 unclean\)/);
+  });
+});
