@@ -20,6 +20,8 @@ export const prewarmJsonSchema = z.object({
   store_types_known: z.boolean(),
   plan: z.object({ present: count, copying: count, failed_earlier: count, missing: count, not_copyable: count }),
   counts: z.object({ copied: count, joined: count, present: count, failed: count, skipped: count, interrupted: count }),
+  /** The copied items by the transfer that brought them: Glance's copy-image, or the direct RBD transfer (--transfer). */
+  transfers: z.object({ glance: count, rbd: count }).optional(),
   items: z.array(z.object({
     image: z.string(),
     name: z.string().nullable(),
@@ -33,8 +35,6 @@ export const prewarmJsonSchema = z.object({
     reason: z.string(),
     seconds: z.number().nullable(),
     task: z.string().nullable(),
-    /** copied: which transfer brought it (glance copy-image, or the direct rbd transfer); null otherwise. */
-    transfer: z.enum(['glance', 'rbd']).nullable().optional(),
     running_in_glance: z.boolean(),
   })),
   running_in_glance: z.array(z.object({ image: z.string(), name: z.string().nullable(), stores: z.array(z.string()), task: z.string() })),
@@ -58,6 +58,10 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
     plan: { present: report.plan.present, copying: report.plan.copying, failed_earlier: report.plan['failed-earlier'],
       missing: report.plan.missing, not_copyable: report.plan['not-copyable'] },
     counts: { ...report.counts },
+    transfers: {
+      glance: report.items.filter((item) => item.outcome === 'copied' && item.transfer !== 'rbd').length,
+      rbd: report.items.filter((item) => item.outcome === 'copied' && item.transfer === 'rbd').length,
+    },
     items: report.items.map((item) => ({
       image: item.imageId,
       name: item.imageName,
@@ -71,7 +75,6 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
       reason: item.reason,
       seconds: item.elapsedMs === undefined ? null : seconds(item.elapsedMs),
       task: item.taskId ?? null,
-      transfer: item.transfer ?? null,
       running_in_glance: item.runningInGlance === true,
     })),
     running_in_glance: report.runningInGlance.map((copy) => ({ image: copy.imageId, name: copy.imageName, stores: [...copy.stores],
