@@ -35,9 +35,11 @@ if (patch.status !== 0) throw new Error(`${tree.patch} does not apply to nova ${
 
 const proxy = await startCountingProxy(devcloud.glance.url);
 const conf = join(work, 'nova.conf');
-writeFileSync(conf, ['[DEFAULT]', `state_path = ${work}/state`, '[libvirt]', 'images_type = rbd', 'images_rbd_pool = vms',
-  `images_rbd_ceph_conf = ${devcloud.ceph['site-b'].conf}`, 'rbd_user = nova', 'images_rbd_glance_store_name = site-b',
-  '[glance]', `api_servers = ${proxy.url}`, ''].join('\n'));
+// images_rbd_ferry_agent_socket turns the patch on (unset, the patched nova runs nova's own copy); the unpatched nova
+// does not know the option and ignores it.
+const writeConf = (socket: string): void => writeFileSync(conf, ['[DEFAULT]', `state_path = ${work}/state`, '[libvirt]', 'images_type = rbd',
+  'images_rbd_pool = vms', `images_rbd_ceph_conf = ${devcloud.ceph['site-b'].conf}`, 'rbd_user = nova', 'images_rbd_glance_store_name = site-b',
+  `images_rbd_ferry_agent_socket = ${socket}`, '[glance]', `api_servers = ${proxy.url}`, ''].join('\n'));
 
 function clone(root: string, image: string, name: string, token: string, socket: string): Promise<{ ok: boolean; seconds: number; message?: string }> {
   return new Promise((resolve, reject) => {
@@ -53,6 +55,7 @@ function clone(root: string, image: string, name: string, token: string, socket:
 const rbd = (args: readonly string[]) => spawnSync('timeout', ['60', 'rbd', '-c', devcloud.ceph['site-b'].conf, '--id', 'nova', ...args]);
 const rows: { nova: string; sizeMiB: number; ok: boolean; cloneSeconds: number; glanceRequests: number; detail: Record<string, number> }[] = [];
 const agent = await startBenchAgent(devcloud, ['--glance-endpoint', proxy.url]);
+writeConf(agent.socket);
 try {
   const token = await admin.token();
   for (const sizeMiB of sizes) {

@@ -7,9 +7,11 @@ dependencies. The interface is fixed:
         The document ``ferry ensure --json`` prints: {"image", "store", "needed", "copied", "joined", "seconds",
         "target": {"fsid", "pool", "image", "snapshot", "url"} | None, "why", "image_reads", "import_requests"}.
 
-    FerryAgentError(code, message, hint=None, status=None)
+    FerryAgentError(code, message, hint=None, status=None, cause=None)
         Raised on any failure, with ferry's error code (FERRY_COPY_FAILED, FERRY_IMAGE_NOT_FOUND, ...) or, when the
-        agent cannot be reached at all, FERRY_AGENT_UNAVAILABLE.
+        agent cannot be reached at all, FERRY_AGENT_UNAVAILABLE. ``cause`` tells those apart: 'connection' (no socket,
+        refused, closed before answering: the request did not get through), 'timeout' (the agent took the request
+        but did not answer in time), None (the agent answered, with ``code``).
 
 The socket is ``socket``, else $FERRY_AGENT_SOCKET, else /run/ferry/agent.sock. ``timeout`` (seconds) is sent to the
 agent as the copy deadline; the client waits that long plus a margin for the answer.
@@ -33,12 +35,13 @@ __all__ = ['ensure', 'status', 'FerryAgentError', 'DEFAULT_SOCKET']
 class FerryAgentError(Exception):
     """A failure reported by the agent (its error code), or the agent not answering (FERRY_AGENT_UNAVAILABLE)."""
 
-    def __init__(self, code, message, hint=None, status=None):
+    def __init__(self, code, message, hint=None, status=None, cause=None):
         super().__init__('%s: %s' % (code, message))
         self.code = code
         self.message = message
         self.hint = hint
         self.status = status
+        self.cause = cause
 
 
 class _UnixConnection(http.client.HTTPConnection):
@@ -77,12 +80,12 @@ def _call(method, path, body, socket, wait):
         except _socket.timeout:
             raise FerryAgentError('FERRY_AGENT_UNAVAILABLE',
                                   'the ferry agent at %s did not answer within %.0f s' % (where, wait),
-                                  'See the agent log (journalctl -u ferry-agent).')
+                                  'See the agent log (journalctl -u ferry-agent).', cause='timeout')
         except (OSError, http.client.HTTPException) as exc:
             raise FerryAgentError('FERRY_AGENT_UNAVAILABLE',
                                   'the ferry agent at %s does not answer: %s' % (where, exc),
                                   'Start it (systemctl start ferry-agent), or check the socket path and that '
-                                  'this user is in the socket group.')
+                                  'this user is in the socket group.', cause='connection')
     finally:
         connection.close()
     try:

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectStandardMetrics, registerBuildInfo } from '../metrics/standard-metrics.js';
 
 /** What `GET /metrics` exposes. One registry per agent, so tests (and two agents in one process) never share counts. */
 export interface AgentMetrics {
@@ -6,8 +7,16 @@ export interface AgentMetrics {
   /** Finished ensure requests, by outcome: `ok` or the error code. */
   readonly ensures: Counter<'outcome'>;
   readonly ensureSeconds: Histogram<'outcome'>;
+  /** From an ensure request's arrival to its clone target going back, by store and by how the image came to be there. */
+  readonly timeToAvailable: Histogram<'store' | 'source'>;
+  /** Image bytes the agent's own copies brought into each store (the image's size, once per copy). */
+  readonly copiedBytes: Counter<'store'>;
   /** Distinct (image, store) waits in flight; each may serve many requests. */
   readonly waitsInFlight: Gauge;
+  /** --max-waits: the ceiling of waitsInFlight, so a rule can say "saturated" without knowing the flag. */
+  readonly maxWaits: Gauge;
+  /** 1 when the last health check (the one /healthz makes) passed, else 0. */
+  readonly healthy: Gauge;
   /** Requests that found their (image, store) wait already running in this agent, and joined it. */
   readonly requestsJoined: Counter;
   /** Glance import requests (copy-image POSTs) the agent made, and imports started by others that it joined. */
@@ -17,19 +26,42 @@ export interface AgentMetrics {
   readonly serviceRequests: Counter<'service' | 'method' | 'status'>;
   /** Agent HTTP requests answered, by route and status. */
   readonly responses: Counter<'route' | 'status'>;
+  /**
+   * What sets `healthy` when it is scraped: a scrape asks this (the agent hands in its health probe, which reuses a
+   * recent check). Until one is set, `healthy` keeps its last value.
+   */
+  refreshHealthOnScrape(refresh: () => Promise<boolean>): void;
 }
+
+/** Seconds: a clone target already in place answers in milliseconds; a copy takes seconds to tens of minutes. */
+export const TIME_TO_AVAILABLE_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800] as const;
 
 export function createAgentMetrics(options: { readonly processMetrics?: boolean } = {}): AgentMetrics {
   const registry = new Registry();
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'ferry_agent_' });
+  if (options.processMetrics !== false) collectStandardMetrics(registry);
+  registerBuildInfo(registry, 'ferry_agent');
   const registers = [registry];
+  let refreshHealth: (() => Promise<boolean>) | undefined;
+  const healthy: Gauge = new Gauge({ name: 'ferry_agent_healthy',
+    help: 'Whether the agent\'s health checks pass (token, Glance, Ceph fsid; what /healthz answers): 1 or 0', registers,
+    async collect() {
+      if (refreshHealth !== undefined) healthy.set((await refreshHealth()) ? 1 : 0);
+    } });
   return {
     registry,
     ensures: new Counter({ name: 'ferry_agent_ensures_total', help: 'Finished ensure requests by outcome (ok or the error code)',
       labelNames: ['outcome'], registers }),
     ensureSeconds: new Histogram({ name: 'ferry_agent_ensure_duration_seconds', help: 'Time from an ensure request to its answer',
       labelNames: ['outcome'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600], registers }),
+    timeToAvailable: new Histogram({ name: 'ferry_agent_time_to_available_seconds',
+      help: 'From an ensure request arriving to its clone target going back, by store and source (present, copied, joined)',
+      labelNames: ['store', 'source'], buckets: [...TIME_TO_AVAILABLE_BUCKETS], registers }),
+    copiedBytes: new Counter({ name: 'ferry_agent_copied_bytes_total',
+      help: 'Image bytes brought into each store by copies the agent made (the image size, once per copy)', labelNames: ['store'], registers }),
     waitsInFlight: new Gauge({ name: 'ferry_agent_waits_in_flight', help: 'Distinct (image, store) waits running now', registers }),
+    maxWaits: new Gauge({ name: 'ferry_agent_max_waits', help: 'Distinct waits allowed at once (--max-waits); one more is refused with 429',
+      registers }),
+    healthy,
     requestsJoined: new Counter({ name: 'ferry_agent_requests_joined_total',
       help: 'Ensure requests that joined a wait already running in the agent', registers }),
     importsRequested: new Counter({ name: 'ferry_agent_imports_requested_total', help: 'Glance copy-image requests sent', registers }),
@@ -39,5 +71,8 @@ export function createAgentMetrics(options: { readonly processMetrics?: boolean 
       help: 'HTTP requests to OpenStack services by service, method and status', labelNames: ['service', 'method', 'status'], registers }),
     responses: new Counter({ name: 'ferry_agent_responses_total', help: 'Agent answers by route and HTTP status',
       labelNames: ['route', 'status'], registers }),
+    refreshHealthOnScrape(refresh) {
+      refreshHealth = refresh;
+    },
   };
 }

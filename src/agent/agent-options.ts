@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FerryError } from '../errors/ferry-error.js';
+import type { ListenAddress } from '../metrics/listen-address.js';
 
 /** How `ferry agent` listens and how much it takes on. Request defaults (store, timeout) come from the config. */
 export interface AgentOptions {
@@ -15,10 +16,14 @@ export interface AgentOptions {
   readonly maxBodyBytes?: number;
   /** Bound on each /healthz probe (token, Glance, fsid). */
   readonly healthTimeoutMs?: number;
+  /** A TCP address serving only GET /metrics and GET /healthz (FERRY_AGENT_METRICS_LISTEN, --metrics-listen). Default: none. */
+  readonly metricsListen?: ListenAddress;
 }
 
 /** The environment variable both the agent and its clients read for the socket path. */
 export const AGENT_SOCKET_ENV = 'FERRY_AGENT_SOCKET';
+/** The environment variable equivalent to `--metrics-listen` (e.g. in /etc/default/ferry-agent). */
+export const AGENT_METRICS_LISTEN_ENV = 'FERRY_AGENT_METRICS_LISTEN';
 
 export const AGENT_DEFAULTS = {
   socketPath: '/run/ferry/agent.sock',
@@ -30,7 +35,7 @@ export const AGENT_DEFAULTS = {
   socketMode: 0o660,
 } as const;
 
-export type ResolvedAgentOptions = Required<Omit<AgentOptions, 'socketGroup'>> & Pick<AgentOptions, 'socketGroup'>;
+export type ResolvedAgentOptions = Required<Omit<AgentOptions, 'socketGroup' | 'metricsListen'>> & Pick<AgentOptions, 'socketGroup' | 'metricsListen'>;
 
 const schema = z.object({
   socketPath: z.string().min(1).max(107, 'at most 107 bytes (the Unix socket path limit)').refine((p) => p.startsWith('/'), 'an absolute path'),
@@ -60,5 +65,5 @@ export function resolveAgentOptions(input: AgentOptions, sources: Readonly<Recor
     throw new FerryError('FERRY_INVALID_OPTION', `${field} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}${from}`,
       `Fix the ${field} option.`, { option: field });
   }
-  return result.data;
+  return { ...result.data, ...(input.metricsListen === undefined ? {} : { metricsListen: input.metricsListen }) };
 }

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock/clock.js';
 import type { CopyProgressEvent } from '../copy/copy-progress.js';
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import type { Logger } from '../logging/logger.js';
+import { createHealthProbe, type HealthProbe } from './agent-health.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { ResolvedAgentOptions } from './agent-options.js';
 import { assertImageRef, parseEnsureRequest } from './agent-request.js';
@@ -22,6 +23,8 @@ export interface AgentServerOptions {
   readonly clock?: Clock;
   /** A socket systemd passed (ferry-agent.socket, fd 3): listened on instead of binding options.socketPath. */
   readonly inheritedFd?: number | undefined;
+  /** Shared with the metrics listener, so both /healthz answers and the health gauge agree. Default: one of its own. */
+  readonly health?: HealthProbe;
 }
 
 /** While draining, how long a connection accepted before the agent stopped accepting may take to send its request. */
@@ -51,7 +54,8 @@ interface Route {
 const NDJSON = 'application/x-ndjson';
 
 /** The agent's HTTP/1.1 + JSON API on a Unix socket (docs/agent.md). */
-export function createAgentServer({ service, metrics, logger, options, clock = systemClock, inheritedFd }: AgentServerOptions): AgentServer {
+export function createAgentServer({ service, metrics, logger, options, clock = systemClock, inheritedFd, health: healthProbe }: AgentServerOptions): AgentServer {
+  const health = healthProbe ?? createHealthProbe({ service, metrics, timeoutMs: options.healthTimeoutMs, clock });
   const waits = createEnsureWaits(options.maxWaits, metrics);
   const inFlight = new Set<AbortController>();
   let shuttingDown = false;
@@ -82,12 +86,16 @@ export function createAgentServer({ service, metrics, logger, options, clock = s
       if (ticket.leader) {
         metrics.importsRequested.inc(answer.importRequests);
         if (answer.joined) metrics.importsJoined.inc();
+        if (answer.available !== undefined && answer.available.copiedBytes > 0) metrics.copiedBytes.inc({ store }, answer.available.copiedBytes);
       }
       if (stream) {
         write(answer.document);
         response.end();
       } else {
         sendJson(response, 200, answer.document);
+      }
+      if (answer.available !== undefined) {
+        metrics.timeToAvailable.observe({ store, source: answer.available.source }, (clock.now() - started) / 1000);
       }
     } catch (error) {
       const failure = asFerryError(error, signal);
@@ -116,10 +124,8 @@ export function createAgentServer({ service, metrics, logger, options, clock = s
     {
       name: 'healthz', pattern: /^\/healthz$/, methods: {
         GET: async (_request, response, signal) => {
-          const bounded = AbortSignal.any([signal, AbortSignal.timeout(options.healthTimeoutMs)]);
-          const health = await service.health(bounded);
-          const failing = Object.entries(health).filter(([, check]) => !(check as { ok: boolean }).ok).map(([name]) => name);
-          sendJson(response, failing.length === 0 ? 200 : 503, { ok: failing.length === 0, failing, checks: health });
+          const report = await health.check(signal);
+          sendJson(response, report.ok ? 200 : 503, report);
         },
       },
     },

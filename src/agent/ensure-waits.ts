@@ -28,6 +28,7 @@ export interface EnsureWaits {
  */
 export function createEnsureWaits(maxWaits: number, metrics: AgentMetrics): EnsureWaits {
   const waits = new Map<string, Wait>();
+  metrics.maxWaits.set(maxWaits);
   return {
     get size() {
       return waits.size;

@@ -4,6 +4,9 @@ import { isFerryError } from '../errors/ferry-error.js';
 import { createCloudHolder, type HeldCloud } from '../host/cloud-holder.js';
 import { createHostService } from '../host/host-service.js';
 import type { Logger } from '../logging/logger.js';
+import { formatListenAddress } from '../metrics/listen-address.js';
+import { startMetricsListener, type MetricsListener } from '../metrics/metrics-listener.js';
+import { createHealthProbe } from './agent-health.js';
 import { createAgentMetrics } from './agent-metrics.js';
 import type { ResolvedAgentOptions } from './agent-options.js';
 import { createAgentServer } from './agent-server.js';
@@ -32,6 +35,8 @@ export interface AgentRun {
 export interface AgentRunReport {
   readonly requests: number;
   readonly reloads: number;
+  /** Where the metrics listener was (HOST:PORT), when --metrics-listen asked for one. */
+  readonly metricsListen?: string;
 }
 
 /**
@@ -47,9 +52,27 @@ export async function runAgent(run: AgentRun): Promise<AgentRunReport> {
   const systemd = run.systemd ?? { inheritedFd: takeAgentSocketFd(), notifier: systemdNotifier(logger) };
   const metrics = createAgentMetrics();
   const clouds = await createCloudHolder(run.config, logger, { observeTransport: (transport) => countingTransport(transport, metrics) });
-  const server = createAgentServer({ service: createHostService(clouds), metrics, logger, options: run.options,
-    inheritedFd: systemd.inheritedFd });
-  await server.listen();
+  const service = createHostService(clouds);
+  const health = createHealthProbe({ service, metrics, timeoutMs: run.options.healthTimeoutMs });
+  metrics.refreshHealthOnScrape(() => health.recent());
+  const server = createAgentServer({ service, metrics, logger, options: run.options, health, inheritedFd: systemd.inheritedFd });
+  let metricsListener: MetricsListener | undefined;
+  try {
+    // Before the socket: a metrics address that cannot be bound stops the start before any caller is served.
+    if (run.options.metricsListen !== undefined) {
+      metricsListener = await startMetricsListener({ address: run.options.metricsListen, from: '--metrics-listen', registry: metrics.registry,
+        healthTimeoutMs: run.options.healthTimeoutMs, logger,
+        health: async (signal) => {
+          const report = await health.check(signal);
+          return { ok: report.ok, body: report };
+        } });
+    }
+    await server.listen();
+  } catch (error) {
+    await metricsListener?.close();
+    await clouds.close();
+    throw error;
+  }
   // Type=notify: `systemctl start` returns, and units ordered after this one start, once the agent answers. The
   // configuration is loaded and the cloud holder made; token and fsid warm up behind it, as /healthz reports.
   await systemd.notifier.notify('READY=1', 'STATUS=answering');
@@ -77,10 +100,12 @@ export async function runAgent(run: AgentRun): Promise<AgentRunReport> {
     await stopping;
   } finally {
     process.off('SIGHUP', onHangup);
+    // The scrape port stays up through the drain, so the last counts can still be read; it goes with the process.
+    await metricsListener?.close();
     await clouds.close();
   }
   const requests = (await metrics.responses.get()).values.reduce((sum, value) => sum + value.value, 0);
-  return { requests, reloads };
+  return { requests, reloads, ...(metricsListener ? { metricsListen: formatListenAddress(metricsListener.address) } : {}) };
 }
 
 /** Token, catalog and fsid before the first caller needs them; a failure here is logged, /healthz reports it. */

@@ -6,6 +6,7 @@ import type { FerryConfig } from '../config/ferry-config.js';
 import { ERROR_TABLE } from '../errors/error-table.js';
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import type { Logger } from '../logging/logger.js';
+import { FERRY_VERSION } from '../metrics/ferry-version.js';
 import { COMMANDS } from './command-registry.js';
 import type { CommandContext, CommandSpec, FlagValue, OptionSpec, ProgressSink } from './command-spec.js';
 import { assertListFormat, isDocumentFormat, parseOutputFormat, type OutputChoice } from './output/output-format.js';
@@ -31,7 +32,8 @@ export interface CliIo {
   readonly startupMs?: () => number;
 }
 
-export const VERSION = '0.1.0';
+/** One version for `--version` and the build_info metrics (src/metrics/ferry-version.ts). */
+export const VERSION = FERRY_VERSION;
 
 const SILENT_PROGRESS: ProgressSink = { update: () => undefined, log: () => undefined, clear: () => undefined };
 

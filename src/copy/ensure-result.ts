@@ -24,6 +24,8 @@ export interface EnsureResult {
   readonly imageReads: number;
   /** Import requests (POST /v2/images/{id}/import) made. */
   readonly importRequests: number;
+  /** The image's size as Glance reports it (null when it has none): what a copy moved. */
+  readonly sizeBytes: number | null;
 }
 
 /**

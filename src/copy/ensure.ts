@@ -104,7 +104,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
     return Object.freeze({ needed: true, imageId: image.id, store, copied: result.outcome === 'copied', joined: job.joinedOther,
       transfer: result.outcome === 'copied' ? result.transfer ?? 'glance' : undefined,
       taskId: result.taskId, tookOver: job.tookOver, elapsedMs: elapsed(), target: decision.target, why: decision.why,
-      imageReads: counters.imageReads, importRequests: counters.importRequests });
+      imageReads: counters.imageReads, importRequests: counters.importRequests, sizeBytes: job.image.size });
   } catch (error) {
     // A request cut by the deadline (the lookup, the fsid) is a timeout, not an abort.
     if (deadline.expired() && isFerryError(error, 'FERRY_ABORTED')) {

@@ -2,6 +2,7 @@ import { ensureDocument } from '../contract/ensure-document.js';
 import { statusDocument } from '../contract/status-document.js';
 import type { CopyProgressEvent } from '../copy/copy-progress.js';
 import { copyStatus } from '../copy/copy-status.js';
+import type { EnsureResult } from '../copy/ensure-result.js';
 import { isFerryError } from '../errors/ferry-error.js';
 import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
@@ -34,6 +35,15 @@ export interface HostEnsureAnswer {
   /** For the metrics: copy-image requests made, and whether an import someone else started was joined. */
   readonly importRequests: number;
   readonly joined: boolean;
+  /** Set when a clone target went back: how the image came to be in the store, and the bytes this call's copy moved. */
+  readonly available?: HostAvailability;
+}
+
+export interface HostAvailability {
+  /** present: it was there already; copied: this call (or the flight it shared) copied it; joined: another's import brought it. */
+  readonly source: 'present' | 'copied' | 'joined';
+  /** The image size when source is copied, else 0. */
+  readonly copiedBytes: number;
 }
 
 /** `GET /healthz`: one entry per check; healthy when all pass. */
@@ -61,7 +71,7 @@ export function createHostService(clouds: CloudSource): HostService {
       const outcome = await ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal: call.signal,
         onProgress: call.onProgress, ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
       return { document: ensureDocument(outcome), importRequests: outcome.needed ? outcome.importRequests : 0,
-        joined: outcome.needed && outcome.joined };
+        joined: outcome.needed && outcome.joined, ...(outcome.needed ? { available: availability(outcome) } : {}) };
     }),
     status: (imageRef, signal) => withHeldCloud(clouds, async ({ cloud }) => statusDocument(await copyStatus(cloud, imageRef, { signal }))),
     health: (signal) => withHeldCloud(clouds, async ({ cloud }): Promise<HostHealth> => {
@@ -75,6 +85,11 @@ export function createHostService(clouds: CloudSource): HostService {
         : { ...fsidCheck, fsid: cluster.fsid, source: cluster.source, ...(cluster.warnings.length > 0 ? { warnings: cluster.warnings } : {}) } };
     }),
   };
+}
+
+function availability(outcome: EnsureResult): HostAvailability {
+  if (outcome.copied) return { source: 'copied', copiedBytes: outcome.sizeBytes ?? 0 };
+  return { source: outcome.joined ? 'joined' : 'present', copiedBytes: 0 };
 }
 
 async function check(probe: () => Promise<unknown>): Promise<HealthCheck> {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { AGENT_DEFAULTS, AGENT_SOCKET_ENV, resolveAgentOptions, type AgentOptions } from '../../agent/agent-options.js';
+import { AGENT_DEFAULTS, AGENT_METRICS_LISTEN_ENV, AGENT_SOCKET_ENV, resolveAgentOptions, type AgentOptions } from '../../agent/agent-options.js';
 import { runAgent } from '../../agent/run-agent.js';
 import { FerryError } from '../../errors/ferry-error.js';
+import { parseListenAddress } from '../../metrics/listen-address.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { configFlag, HOST_STORAGE_FLAGS, TRANSFER_FLAGS } from '../global-options.js';
 
@@ -9,6 +10,8 @@ export const agentJsonSchema = z.object({
   socket: z.string(),
   requests: z.number().int(),
   reloads: z.number().int(),
+  /** HOST:PORT of the metrics listener; absent without --metrics-listen. */
+  metrics_listen: z.string().optional(),
 });
 
 export type AgentReport = z.infer<typeof agentJsonSchema>;
@@ -23,6 +26,7 @@ export const agentCommand: CommandSpec<AgentReport> = {
   examples: [
     'ferry agent --nova-conf /etc/nova/nova.conf --socket-group nova',
     'ferry agent --store site-b --ceph-conf /etc/ceph/ceph.conf --socket /run/ferry/agent.sock',
+    'ferry agent --nova-conf /etc/nova/nova.conf --socket-group nova --metrics-listen 127.0.0.1:9464',
   ],
   arguments: [],
   options: [
@@ -31,18 +35,22 @@ export const agentCommand: CommandSpec<AgentReport> = {
     { name: 'shutdown-grace', value: 'DURATION', duration: true,
       description: `on SIGTERM, how long in-flight requests may finish (30s, 1m; a number is seconds; default ${AGENT_DEFAULTS.shutdownGraceMs / 1000}s)` },
     { name: 'max-waits', value: 'N', description: `distinct (image, store) waits at once; more get 429 FERRY_AGENT_BUSY (default ${AGENT_DEFAULTS.maxWaits})` },
+    { name: 'metrics-listen', value: 'HOST:PORT',
+      description: `serve GET /metrics and GET /healthz over TCP here, nothing else; IPv6 in brackets (env ${AGENT_METRICS_LISTEN_ENV}; default off)` },
     ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user', ...TRANSFER_FLAGS, ...HOST_STORAGE_FLAGS].map(configFlag),
   ],
   jsonSchema: agentJsonSchema,
   async run(ctx) {
     const options = resolveAgentOptions(agentOptionsFrom(ctx), { socketPath: ctx.flags.socket !== undefined ? '--socket' : AGENT_SOCKET_ENV,
       shutdownGraceMs: '--shutdown-grace', maxWaits: '--max-waits', socketGroup: '--socket-group' });
-    const { requests, reloads } = await runAgent({ config: ctx.config, reloadConfig: ctx.reloadConfig, options, logger: ctx.logger, signal: ctx.signal });
-    return { socket: options.socketPath, requests, reloads };
+    const { requests, reloads, metricsListen } = await runAgent({ config: ctx.config, reloadConfig: ctx.reloadConfig, options,
+      logger: ctx.logger, signal: ctx.signal });
+    return { socket: options.socketPath, requests, reloads, ...(metricsListen === undefined ? {} : { metrics_listen: metricsListen }) };
   },
   // Stopped by a signal on purpose: not an interruption.
   toJson: (report) => report,
-  render: (report) => `ferry agent on ${report.socket} stopped after ${report.requests} requests (${report.reloads} reloads)`,
+  render: (report) => `ferry agent on ${report.socket} stopped after ${report.requests} requests (${report.reloads} reloads)`
+    + (report.metrics_listen === undefined ? '' : `; metrics were on ${report.metrics_listen}`),
 };
 
 function agentOptionsFrom(ctx: CommandContext): AgentOptions {
@@ -60,8 +68,13 @@ function agentOptionsFrom(ctx: CommandContext): AgentOptions {
   const socketGroup = text('socket-group');
   const shutdownGraceMs = number('shutdown-grace', 1000);
   const maxWaits = number('max-waits', 1);
+  const metricsListen = text('metrics-listen');
+  const metricsListenEnv = ctx.env?.[AGENT_METRICS_LISTEN_ENV];
+  const metricsAddress = metricsListen !== undefined ? parseListenAddress(metricsListen, '--metrics-listen')
+    : metricsListenEnv ? parseListenAddress(metricsListenEnv, AGENT_METRICS_LISTEN_ENV) : undefined;
   return {
     ...(socketPath ? { socketPath } : {}), ...(socketGroup ? { socketGroup } : {}),
     ...(shutdownGraceMs === undefined ? {} : { shutdownGraceMs }), ...(maxWaits === undefined ? {} : { maxWaits }),
+    ...(metricsAddress === undefined ? {} : { metricsListen: metricsAddress }),
   };
 }

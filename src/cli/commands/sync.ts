@@ -1,7 +1,10 @@
 import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { parseDuration } from '../../clock/parse-duration.js';
+import { parseListenAddress, type ListenAddress } from '../../metrics/listen-address.js';
+import { startMetricsListener } from '../../metrics/metrics-listener.js';
 import { parseSyncPolicy } from '../../sync/parse-sync-policy.js';
+import { createSyncMetrics } from '../../sync/sync-metrics.js';
 import { syncOnce } from '../../sync/sync-once.js';
 import type { SyncPolicy } from '../../sync/sync-policy.js';
 import { watchSync } from '../../sync/watch-sync.js';
@@ -22,6 +25,25 @@ function loadPolicy(ctx: CommandContext, file: string): SyncPolicy {
   return parseSyncPolicy(source, file);
 }
 
+/** The environment variable equivalent to `--metrics-listen` (e.g. in the sync unit's environment file). */
+export const SYNC_METRICS_LISTEN_ENV = 'FERRY_SYNC_METRICS_LISTEN';
+
+/** --metrics-listen, else FERRY_SYNC_METRICS_LISTEN; only a watch serves metrics (a single pass is over before a scrape). */
+function metricsAddress(ctx: CommandContext, watch: boolean): ListenAddress | undefined {
+  const flag = typeof ctx.flags['metrics-listen'] === 'string' ? ctx.flags['metrics-listen'] : undefined;
+  if (flag !== undefined && !watch) {
+    throw new FerryError('FERRY_INVALID_OPTION', '--metrics-listen needs --watch', 'Add --watch, or drop --metrics-listen for a single pass.',
+      { option: 'metrics-listen' });
+  }
+  if (!watch) return undefined;
+  if (flag !== undefined) return parseListenAddress(flag, '--metrics-listen');
+  const env = ctx.env?.[SYNC_METRICS_LISTEN_ENV];
+  return env ? parseListenAddress(env, SYNC_METRICS_LISTEN_ENV) : undefined;
+}
+
+/** Bound on one /healthz answer of the watch (it reads the last pass; nothing to wait for). */
+const SYNC_HEALTH_TIMEOUT_MS = 5_000;
+
 export const syncCommand: CommandSpec<SyncOutcome> = {
   name: 'sync',
   summary: 'Bring images into the stores a YAML policy declares, and report the drift (--watch keeps it so)',
@@ -32,6 +54,7 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
     'ferry sync --policy /etc/ferry/edge-images.yaml',
     'ferry sync --policy edge.yaml --dry-run --json',
     'ferry sync --policy edge.yaml --watch --interval 5m',
+    'ferry sync --policy edge.yaml --watch --metrics-listen 127.0.0.1:9465',
   ],
   arguments: [],
   options: [
@@ -39,6 +62,8 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
     { name: 'watch', description: 'repeat until Ctrl-C, one log line per pass' },
     { name: 'interval', value: 'DURATION', description: 'with --watch: pause between passes, e.g. 30s, 5m, 1h (default 5m)' },
     { name: 'dry-run', description: 'report the drift only; send no import request' },
+    { name: 'metrics-listen', value: 'HOST:PORT',
+      description: `with --watch: serve GET /metrics (passes, copies, failures, drift) and GET /healthz over TCP here (env ${SYNC_METRICS_LISTEN_ENV})` },
     ...RUN_OPTIONS,
   ],
   jsonSchema: syncJsonSchema,
@@ -56,6 +81,7 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
     if (intervalMs < 1000) {
       throw new FerryError('FERRY_INVALID_OPTION', `--interval must be at least 1s, got '${interval ?? ''}'`, 'Pass e.g. --interval 30s.', { option: 'interval' });
     }
+    const listen = metricsAddress(ctx, watch);
     const first = loadPolicy(ctx, file);
     const options = { ...runOptionsFromFlags(ctx), dryRun: ctx.flags['dry-run'] === true };
     const cloud = await ctx.connect();
@@ -67,15 +93,26 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
         progress.stop();
       }
     }
+    const metrics = listen === undefined ? undefined : createSyncMetrics();
+    const listener = metrics === undefined || listen === undefined ? undefined : await startMetricsListener({ address: listen,
+      from: ctx.flags['metrics-listen'] === undefined ? SYNC_METRICS_LISTEN_ENV : '--metrics-listen', registry: metrics.registry,
+      health: () => Promise.resolve(metrics.health()), healthTimeoutMs: SYNC_HEALTH_TIMEOUT_MS, logger: ctx.logger });
     let loaded = false;
-    const summary = await watchSync(cloud, () => {
-      if (!loaded) {
-        loaded = true;
-        return first;
-      }
-      return loadPolicy(ctx, file);
-    }, { ...options, intervalMs, onPass: (pass) => ctx.notice?.(describePass(pass)) });
-    return { report: summary.last, watch: summary };
+    try {
+      const summary = await watchSync(cloud, () => {
+        if (!loaded) {
+          loaded = true;
+          return first;
+        }
+        return loadPolicy(ctx, file);
+      }, { ...options, intervalMs, onPass: (pass) => {
+        metrics?.recordPass(pass);
+        ctx.notice?.(describePass(pass));
+      } });
+      return { report: summary.last, watch: summary };
+    } finally {
+      await listener?.close();
+    }
   },
   toJson: syncToJson,
   // The last pass's (image, store) items; --watch that completed no pass has none.

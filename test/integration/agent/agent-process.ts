@@ -14,9 +14,10 @@ export interface AgentProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startAgent(args: readonly string[] = []): Promise<AgentProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'ferry-agent-it-'));
-  const socket = join(dir, 'agent.sock');
+/** `socket`: bind there (an agent restarted on its predecessor's socket; the caller removes its directory). */
+export async function startAgent(args: readonly string[] = [], options: { socket?: string } = {}): Promise<AgentProcess> {
+  const dir = options.socket === undefined ? mkdtempSync(join(tmpdir(), 'ferry-agent-it-')) : undefined;
+  const socket = options.socket ?? join(dir ?? '', 'agent.sock');
   const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, 'agent', '--socket', socket, '--store', 'site-b',
     '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova', ...args], {
     env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,7 +38,7 @@ export async function startAgent(args: readonly string[] = []): Promise<AgentPro
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const code = await exited;
-      rmSync(dir, { recursive: true, force: true });
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
       return code;
     },
   };

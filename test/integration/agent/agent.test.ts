@@ -117,7 +117,7 @@ const novaTrees: NovaTree[] = newer ? [DEBIAN_NOVA, newer] : [DEBIAN_NOVA];
 for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry patch (nova ${tree.version}, ${tree.patch})`, () => {
   let nova: ReturnType<typeof patchedNova>;
   const clone = (image: string, name: string, store: string, env?: Record<string, string>) =>
-    novaClone({ root: nova.root, conf: novaConf(work, store), image, name, token, socket: agent.socket, libs: tree.libs, env });
+    novaClone({ root: nova.root, conf: novaConf(work, store, { socket: agent.socket }), image, name, token, socket: agent.socket, libs: tree.libs, env });
 
   beforeAll(() => { nova = patchedNova(tree); });
   afterAll(() => { nova.cleanup(); });
@@ -126,7 +126,7 @@ for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry p
     const id = await image('nova-one', 'site-a');
     const name = `it-agent-nova-${id.slice(0, 8)}`;
     const result = await clone(id, name, 'site-b');
-    expect(result).toMatchObject({ ok: true, patched: true, version: tree.version });
+    expect(result).toMatchObject({ ok: true, patched: true, version: tree.version, warnings: [], retries: 0 });
     expect(result.module.startsWith(nova.root)).toBe(true);
     clones.push(`vms/${name}`);
     const info = ceph('site-b', 'rbd', ['info', `vms/${name}`]);

@@ -54,14 +54,30 @@ export function patchedNova(tree: NovaTree = DEBIAN_NOVA): { root: string; tree:
   return { root, tree, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-/** A nova.conf for nova's own config parsing: rbd images in site-b's vms pool, Glance of the dev cloud. */
-export function novaConf(dir: string, store: string): string {
+/** How the patched nova reaches the ferry agent: the [libvirt] images_rbd_ferry_agent_* options of the patch. */
+export interface FerryOptions {
+  /** images_rbd_ferry_agent_socket (empty: stock nova). */
+  readonly socket: string;
+  /** images_rbd_ferry_agent_fallback (nova's default: true). */
+  readonly fallback?: boolean;
+  /** images_rbd_ferry_agent_retry_timeout in seconds (nova's default: 30). */
+  readonly retryTimeout?: number;
+}
+
+let confCount = 0;
+
+/** A nova.conf for nova's own config parsing: rbd images in site-b's vms pool, Glance of the dev cloud, the ferry options. */
+export function novaConf(dir: string, store: string, ferry?: FerryOptions): string {
   const facts = devcloud();
-  const path = join(dir, `nova-${store}.conf`);
+  confCount += 1;
+  const path = join(dir, `nova-${store}-${confCount}.conf`);
   writeFileSync(path, [
     '[DEFAULT]', `state_path = ${dir}/state`, '',
     '[libvirt]', 'images_type = rbd', 'images_rbd_pool = vms', `images_rbd_ceph_conf = ${facts.ceph['site-b'].conf}`, 'rbd_user = nova',
-    `images_rbd_glance_store_name = ${store}`, '',
+    `images_rbd_glance_store_name = ${store}`,
+    ...(ferry ? [`images_rbd_ferry_agent_socket = ${ferry.socket}`] : []),
+    ...(ferry?.fallback === undefined ? [] : [`images_rbd_ferry_agent_fallback = ${ferry.fallback}`]),
+    ...(ferry?.retryTimeout === undefined ? [] : [`images_rbd_ferry_agent_retry_timeout = ${ferry.retryTimeout}`]), '',
     '[glance]', `api_servers = ${facts.glance.url}`, '',
   ].join('\n'));
   return path;
@@ -77,16 +93,26 @@ export interface CloneResult {
   readonly error?: string;
   readonly message?: string;
   readonly seconds: number;
+  /** What nova's image backend logged at WARNING or above during the clone. */
+  readonly warnings: readonly string[];
+  /** How often the patch asked an unreachable agent again (its debug line). */
+  readonly retries: number;
+  /** Whether the process could import ferry_agent. */
+  readonly client: boolean;
 }
 
 /** nova's real Rbd(path='vms/NAME').clone(context, image) in its own Python process. */
 export function novaClone(options: {
   root: string; conf: string; image: string; name: string; token: string; socket: string;
   libs?: readonly string[]; env?: Record<string, string>;
+  /** Leave integrations/nova (the ferry_agent client) off PYTHONPATH: the module is missing. */
+  withoutClient?: boolean;
+  /** Kill nova's process after this many seconds (default 120). */
+  timeoutSeconds?: number;
 }): Promise<CloneResult> {
   return new Promise((resolve, reject) => {
-    const pythonPath = [`${process.cwd()}/integrations/nova`, ...(options.libs ?? [])].join(':');
-    const child = spawn('timeout', ['120', PYTHON, `${process.cwd()}/test/integration/agent/nova_clone.py`, options.root, options.conf, options.image, options.name], {
+    const pythonPath = [...(options.withoutClient ? [] : [`${process.cwd()}/integrations/nova`]), ...(options.libs ?? [])].join(':');
+    const child = spawn('timeout', [String(options.timeoutSeconds ?? 120), PYTHON, `${process.cwd()}/test/integration/agent/nova_clone.py`, options.root, options.conf, options.image, options.name], {
       env: { ...process.env, OS_TOKEN: options.token, FERRY_AGENT_SOCKET: options.socket, PYTHONPATH: pythonPath, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

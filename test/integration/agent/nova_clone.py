@@ -8,9 +8,11 @@ Environment: OS_TOKEN (a Keystone token for the RequestContext), FERRY_AGENT_SOC
 Concurrency as nova-compute sets it up: nova 26 monkey patches with eventlet when nova.monkey_patch is imported; newer
 nova (with monkey_patch.patch()) runs nova-compute in native threading unless configured or told otherwise.
 Prints one JSON line: {"ok": true|false, "error": TYPE, "message": TEXT, "seconds": S, "version": V, "concurrency": C,
-"patched": P, "module": FILE}.
+"patched": P, "module": FILE, "warnings": [what the image backend logged at WARNING+], "retries": N (the patch's
+"asking it again" debug lines), "client": ferry_agent importable}.
 """
 import json
+import logging
 import os
 import sys
 import time
@@ -30,6 +32,23 @@ config.parse_args(['nova-compute', '--config-file', nova_conf])
 
 from nova.virt.libvirt import imagebackend  # noqa: E402
 
+
+class _Collect(logging.Handler):
+    """The image backend's log records, as nova-compute's log would show them."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+collected = _Collect()
+backend_logger = logging.getLogger('nova.virt.libvirt.imagebackend')
+backend_logger.addHandler(collected)
+backend_logger.setLevel(logging.DEBUG)
+
 assert imagebackend.__file__.startswith(os.path.realpath(nova_root)) or imagebackend.__file__.startswith(nova_root), \
     imagebackend.__file__
 
@@ -39,7 +58,7 @@ from nova import version as nova_version  # noqa: E402
 
 started = time.monotonic()
 result = {'module': imagebackend.__file__,
-          'patched': getattr(imagebackend, 'ferry_agent', None) is not None,
+          'patched': hasattr(imagebackend.Rbd, '_copy_to_store_by_ferry_agent'),
           'version': nova_version.version_string(),
           'concurrency': 'eventlet' if 'eventlet' in sys.modules
           and sys.modules['eventlet'].patcher.is_monkey_patched('socket') else 'threading'}
@@ -49,4 +68,7 @@ try:
 except Exception as exc:  # report every failure to the test as data
     result.update(ok=False, error=type(exc).__name__, message=str(exc))
 result['seconds'] = round(time.monotonic() - started, 3)
+result['warnings'] = [r.getMessage() for r in collected.records if r.levelno >= logging.WARNING]
+result['retries'] = sum(1 for r in collected.records if 'asking it again' in r.getMessage())
+result['client'] = getattr(imagebackend, 'FERRY_AGENT_IMPORT_ERROR', 'n/a') is None
 print(json.dumps(result))

@@ -37,7 +37,7 @@ function fakeService(overrides: Partial<AgentService> & { hold?: Gate } = {}): A
         })]);
       }
       call.onProgress({ imageId: IMAGE, store: call.store, phase: 'done', elapsedMs: 10, polls: 1 });
-      return { document: { ...DOC, store: call.store }, importRequests: 0, joined: false };
+      return { document: { ...DOC, store: call.store }, importRequests: 0, joined: false, available: { source: 'copied', copiedBytes: 1024 } };
     },
     status: (imageRef) => Promise.resolve({ image: imageRef }),
     health: () => Promise.resolve(healthy),
@@ -242,6 +242,51 @@ describe('agent server', () => {
     expect(answer.text).toContain('ferry_agent_responses_total{route="ensure",status="400"} 1');
     expect(answer.text).toContain('ferry_agent_ensure_duration_seconds_count{outcome="ok"} 1');
     expect(answer.text).toContain('ferry_agent_waits_in_flight 0');
+  });
+
+  it('agent: time to available is observed per request and store; copied bytes once per copy, however many waited on it', async () => {
+    const hold = gate();
+    const service = fakeService({ hold });
+    const { metrics } = await start(service);
+    const first = send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) });
+    await until(() => service.calls.length === 1);
+    const joined = send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) });
+    await until(() => service.calls.length === 2);
+    hold.open();
+    expect((await first).status).toBe(200);
+    expect((await joined).status).toBe(200);
+    await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE, store: 'site-c' }) });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('ferry_agent_copied_bytes_total{store="site-b"} 1024\n');
+    expect(text).toContain('ferry_agent_copied_bytes_total{store="site-c"} 1024\n');
+    expect(text).toContain('ferry_agent_time_to_available_seconds_count{store="site-b",source="copied"} 2\n');
+    expect(text).toContain('ferry_agent_time_to_available_seconds_count{store="site-c",source="copied"} 1\n');
+    expect(text).toContain('ferry_agent_time_to_available_seconds_bucket{le="1800",store="site-b",source="copied"} 2\n');
+  });
+
+  it('agent: no time to available for an answer without a clone target, nor for a failure', async () => {
+    const { metrics } = await start(fakeService({
+      ensure: (call) => Promise.resolve(call.store === 'site-b' ? { document: { ...DOC, needed: false }, importRequests: 0, joined: false }
+        : Promise.reject(new FerryError('FERRY_COPY_FAILED', 'failed', 'check'))),
+    }));
+    expect((await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) })).status).toBe(200);
+    expect((await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE, store: 'site-c' }) })).status).toBe(422);
+    const text = await metrics.registry.metrics();
+    expect(text).not.toContain('ferry_agent_time_to_available_seconds_count');
+    expect(text).not.toContain('ferry_agent_copied_bytes_total{');
+    expect(text).toContain('ferry_agent_ensures_total{outcome="FERRY_COPY_FAILED"} 1');
+  });
+
+  it('agent: the max_waits gauge is --max-waits', async () => {
+    const { metrics } = await start(fakeService(), { maxWaits: 7 });
+    expect(await metrics.registry.getSingleMetricAsString('ferry_agent_max_waits')).toContain('ferry_agent_max_waits 7');
+  });
+
+  it('agent: /healthz on the socket sets the healthy gauge', async () => {
+    const health: AgentHealth = { token: { ok: false, code: 'FERRY_AUTH_FAILED', message: 'no' }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' } };
+    const { metrics } = await start(fakeService({ health: () => Promise.resolve(health) }));
+    expect((await send(socketDir.socket, 'GET', '/healthz')).status).toBe(503);
+    expect(await metrics.registry.getSingleMetricAsString('ferry_agent_healthy')).toContain('ferry_agent_healthy 0');
   });
 });
 

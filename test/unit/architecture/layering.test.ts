@@ -23,6 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['glance'],
   ['config'],
   ['openstack'],
+  ['metrics'],
   ['wait'],
   ['logging'],
   ['clock'],

@@ -1,6 +1,9 @@
-// Contract: every nova patch in integrations/nova/ applies EXACTLY (no fuzz, no offset) to the pristine
-// nova/virt/libvirt/imagebackend.py of the nova version it is for (fixtures/nova/, see its README.md), and the patched
-// file is Python that compiles and asks the ferry agent instead of polling Glance.
+// Contract: every nova patch in integrations/nova/ applies EXACTLY (no fuzz, no offset) to the pristine files of the
+// nova version it is for (fixtures/nova/, see its README.md): nova-<MAJOR>-imagebackend.patch to nova/conf/libvirt.py
+// and nova/virt/libvirt/imagebackend.py (what an operator applies), nova-<MAJOR>-imagebackend-tests.patch to nova's
+// own test_imagebackend.py (scripts/nova-unit-tests runs them). Patched, the code asks the ferry agent first and keeps
+// nova's own copy loop as the fallback, the options are registered in [libvirt] as nova registers its own, and every
+// file compiles; reversed, every file is pristine again.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,26 +14,42 @@ import { afterEach, describe, expect, it } from 'vitest';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const PATCHES = join(ROOT, 'integrations', 'nova');
 const FIXTURES = join(ROOT, 'fixtures', 'nova');
+const CONF = 'nova/conf/libvirt.py';
+const BACKEND = 'nova/virt/libvirt/imagebackend.py';
+const TESTS = 'nova/tests/unit/virt/libvirt/test_imagebackend.py';
 
-/** Each patch and the pristine file (nova's own, from the Debian package named in fixtures/nova/README.md) it is for. */
-const NOVA_PATCHES = [
-  { patch: 'nova-26-imagebackend.patch', pristine: 'imagebackend-26.2.2.py' },
-  { patch: 'nova-34-imagebackend.patch', pristine: 'imagebackend-34.0.0.py' },
-] as const;
+/** Each patch and the pristine files (nova's own, from the Debian packages named in fixtures/nova/README.md) it is for. */
+interface NovaPatch { readonly patch: string; readonly files: Record<string, string> }
+const NOVA_PATCHES: readonly NovaPatch[] = ['26.2.2', '34.0.0'].flatMap((version): NovaPatch[] => {
+  const major = version.split('.')[0];
+  return [
+    { patch: `nova-${major}-imagebackend.patch`, files: { [CONF]: `conf-libvirt-${version}.py`, [BACKEND]: `imagebackend-${version}.py` } },
+    { patch: `nova-${major}-imagebackend-tests.patch`, files: { [TESTS]: `test_imagebackend-${version}.py` } },
+  ];
+});
+const CODE_PATCHES = NOVA_PATCHES.filter((p) => CONF in p.files);
+const TEST_PATCHES = NOVA_PATCHES.filter((p) => TESTS in p.files);
 
 const trees: string[] = [];
 afterEach(() => {
   for (const tree of trees.splice(0)) rmSync(tree, { recursive: true, force: true });
 });
 
-/** A directory holding nova/virt/libvirt/imagebackend.py = the given pristine file, as `patch -p1 -d` expects. */
-function pristineTree(pristine: string): { dir: string; file: string } {
+/** A directory holding the given pristine files at their paths in nova, as `patch -p1 -d` expects. */
+function pristineTree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-nova-patch-'));
   trees.push(dir);
-  const file = join(dir, 'nova', 'virt', 'libvirt', 'imagebackend.py');
-  mkdirSync(dirname(file), { recursive: true });
-  copyFileSync(join(FIXTURES, pristine), file);
-  return { dir, file };
+  for (const [path, fixture] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    copyFileSync(join(FIXTURES, fixture), join(dir, path));
+  }
+  return dir;
+}
+
+function compiles(file: string): void {
+  const compiled = spawnSync('python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
+  expect(compiled.stderr).toBe('');
+  expect(compiled.status).toBe(0);
 }
 
 function patch(dir: string, patchFile: string, ...flags: string[]): { status: number | null; output: string } {
@@ -40,38 +59,80 @@ function patch(dir: string, patchFile: string, ...flags: string[]): { status: nu
 }
 
 describe('nova patches in integrations/nova/', () => {
-  it('every *.patch there has its pristine nova file in fixtures/nova/', () => {
+  it('every *.patch there has its pristine nova files in fixtures/nova/', () => {
     const patches = readdirSync(PATCHES).filter((name) => name.endsWith('.patch')).sort();
     expect(patches).toEqual(NOVA_PATCHES.map((p) => p.patch).sort());
   });
 
-  it.each(NOVA_PATCHES)('$patch applies to $pristine with `patch --dry-run`, without fuzz or offset', ({ patch: patchFile, pristine }) => {
-    const { dir, file } = pristineTree(pristine);
-    const before = readFileSync(file, 'utf8');
+  it.each(NOVA_PATCHES)('$patch applies to its pristine files with `patch --dry-run`, without fuzz or offset', ({ patch: patchFile, files }) => {
+    const dir = pristineTree(files);
     const result = patch(dir, patchFile, '--dry-run');
-    expect(result.output).toBe('checking file nova/virt/libvirt/imagebackend.py\n');
+    expect(result.output).toBe(Object.keys(files).map((path) => `checking file ${path}\n`).join(''));
     expect(result.status).toBe(0);
-    expect(readFileSync(file, 'utf8')).toBe(before);
+    for (const [path, fixture] of Object.entries(files)) expect(readFileSync(join(dir, path), 'utf8')).toBe(readFileSync(join(FIXTURES, fixture), 'utf8'));
   });
 
-  it.each(NOVA_PATCHES)('$patch applied: the file compiles, copy_to_store() asks ferry_agent and no longer polls Glance', ({ patch: patchFile, pristine }) => {
-    const { dir, file } = pristineTree(pristine);
-    expect(readFileSync(file, 'utf8')).toContain('loopingcall.FixedIntervalWithTimeoutLoopingCall(_wait_for_copy)');
+  it.each(CODE_PATCHES)('$patch applied: copy_to_store() asks ferry_agent first and keeps nova\'s own copy loop as the fallback; the files compile', ({ patch: patchFile, files }) => {
+    const dir = pristineTree(files);
     expect(patch(dir, patchFile).status).toBe(0);
-    const patched = readFileSync(file, 'utf8');
-    expect(patched).toContain('result = ferry_agent.ensure(image_id, store=store_name,');
-    expect(patched).toContain('target = self.copy_to_store(context, image_meta)');
-    expect(patched).not.toContain('loopingcall');
-    expect(patched).not.toContain('IMAGE_API.copy_image_to_store');
-    const compiled = spawnSync('python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
-    expect(compiled.stderr).toBe('');
-    expect(compiled.status).toBe(0);
+    const backend = readFileSync(join(dir, BACKEND), 'utf8');
+    expect(backend).toContain('return self._copy_to_store_by_ferry_agent(image_id, store_name)');
+    expect(backend).toContain('result = ferry_agent.ensure(');
+    expect(backend).toContain('target = self.copy_to_store(context, image_meta)');
+    // The fallback: nova's own request and polling loop are still there, unchanged.
+    expect(backend).toContain('IMAGE_API.copy_image_to_store(context, image_id, store_name)');
+    expect(backend).toContain('loopingcall.FixedIntervalWithTimeoutLoopingCall(_wait_for_copy)');
+    expect(backend).toContain("LOG.warning('The ferry agent cannot copy image %(image)s to '");
+    compiles(join(dir, BACKEND));
+    compiles(join(dir, CONF));
   });
 
-  it.each(NOVA_PATCHES)('$patch reversed restores $pristine byte for byte', ({ patch: patchFile, pristine }) => {
-    const { dir, file } = pristineTree(pristine);
+  it.each(CODE_PATCHES)('$patch registers [libvirt] images_rbd_ferry_agent_{socket,fallback,retry_timeout} in nova.conf.libvirt\'s image backend options, with help', ({ patch: patchFile, files }) => {
+    const dir = pristineTree(files);
+    expect(patch(dir, patchFile).status).toBe(0);
+    // Load the option list as oslo.config sees it (a stand-in `cfg` records each option; nothing of nova is imported).
+    const code = [
+      'import ast, json, sys',
+      'tree = ast.parse(open(sys.argv[1]).read())',
+      "opts = next(n.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == 'libvirt_imagebackend_opts')",
+      'found = {}',
+      'for call in opts.elts:',
+      '    name = call.args[0].value',
+      "    kw = {k.arg: (ast.literal_eval(k.value) if k.arg != 'help' else len(ast.literal_eval(k.value))) for k in call.keywords}",
+      '    found[name] = dict(type=call.func.attr, **kw)',
+      'print(json.dumps(found))',
+    ].join('\n');
+    const result = spawnSync('python3', ['-c', code, join(dir, CONF)], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    const opts = JSON.parse(result.stdout) as Record<string, { type: string; default?: unknown; help: number; min?: number }>;
+    expect(opts.images_rbd_ferry_agent_socket).toMatchObject({ type: 'StrOpt', default: '' });
+    expect(opts.images_rbd_ferry_agent_fallback).toMatchObject({ type: 'BoolOpt', default: true });
+    expect(opts.images_rbd_ferry_agent_retry_timeout).toMatchObject({ type: 'IntOpt', default: 30, min: 0 });
+    for (const name of ['images_rbd_ferry_agent_socket', 'images_rbd_ferry_agent_fallback', 'images_rbd_ferry_agent_retry_timeout']) {
+      expect(opts[name]?.help).toBeGreaterThan(200);
+    }
+    // nova's own options are still there.
+    expect(opts.images_rbd_glance_copy_poll_interval).toMatchObject({ type: 'IntOpt', default: 15 });
+  });
+
+  it.each(TEST_PATCHES)('$patch adds nova unit tests of the agent path, the fallback and the verdict path, and rewrites none of nova\'s', ({ patch: patchFile, files }) => {
+    const text = readFileSync(join(PATCHES, patchFile), 'utf8');
+    for (const test of ['test_copy_to_store_ferry_agent', 'test_copy_to_store_ferry_agent_verdict', 'test_copy_to_store_ferry_agent_away_falls_back',
+      'test_copy_to_store_ferry_agent_module_missing', 'test_copy_to_store_ferry_agent_away_no_fallback', 'test_copy_to_store_ferry_agent_restarting',
+      'test_clone_copy_to_store_ferry_target']) {
+      expect(text).toContain(`+    def ${test}(`);
+    }
+    // Only additions: nova's own tests of its copy loop still run unchanged (the loop is the fallback now).
+    expect(text.split('\n').filter((line) => line.startsWith('-') && !line.startsWith('--- '))).toEqual([]);
+    const dir = pristineTree(files);
+    expect(patch(dir, patchFile).status).toBe(0);
+    compiles(join(dir, TESTS));
+  });
+
+  it.each(NOVA_PATCHES)('$patch reversed restores its pristine files byte for byte', ({ patch: patchFile, files }) => {
+    const dir = pristineTree(files);
     expect(patch(dir, patchFile).status).toBe(0);
     expect(spawnSync('patch', ['-p1', '-R', '--batch', '-d', dir, '-i', join(PATCHES, patchFile)]).status).toBe(0);
-    expect(readFileSync(file, 'utf8')).toBe(readFileSync(join(FIXTURES, pristine), 'utf8'));
+    for (const [path, fixture] of Object.entries(files)) expect(readFileSync(join(dir, path), 'utf8')).toBe(readFileSync(join(FIXTURES, fixture), 'utf8'));
   });
 });

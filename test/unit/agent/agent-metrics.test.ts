@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createHealthProbe } from '../../../src/agent/agent-health.js';
+import { createAgentMetrics, TIME_TO_AVAILABLE_BUCKETS } from '../../../src/agent/agent-metrics.js';
+import type { AgentHealth, AgentService } from '../../../src/agent/agent-service.js';
+import { FERRY_VERSION } from '../../../src/metrics/ferry-version.js';
+import { fakeClock } from '../../helpers/fake-clock.js';
+
+/** `| \`name\` | type | …` rows of a markdown table: the documented metrics. */
+function documentedMetrics(file: string, prefix: string): Map<string, string> {
+  const rows = readFileSync(file, 'utf8').split('\n').map((line) => new RegExp(`^\\| \`(${prefix}[a-z_]+)\` \\| (\\w+) \\|`).exec(line));
+  return new Map(rows.flatMap((match) => (match ? [[match[1] ?? '', match[2] ?? ''] as const] : [])));
+}
+
+async function exported(): Promise<Map<string, string>> {
+  const metrics = createAgentMetrics();
+  return new Map((await metrics.registry.getMetricsAsJSON()).map((metric) => [metric.name, String(metric.type)]));
+}
+
+describe('agent metrics: names and types', () => {
+  it('agent metrics: every ferry_agent_* metric is in docs/agent.md with its type, and every documented one exists', async () => {
+    const real = new Map([...(await exported())].filter(([name]) => name.startsWith('ferry_agent_')));
+    expect(real.size).toBeGreaterThanOrEqual(13);
+    expect(Object.fromEntries(real)).toEqual(Object.fromEntries(documentedMetrics('docs/agent.md', 'ferry_agent_')));
+  });
+
+  it('agent metrics: prom-client defaults keep their standard names (no ferry_agent_ prefix)', async () => {
+    const names = [...(await exported()).keys()];
+    expect(names).toEqual(expect.arrayContaining(['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds',
+      'process_open_fds', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_gc_duration_seconds', 'nodejs_version_info',
+      'nodejs_active_handles']));
+    expect(names.filter((name) => /^ferry_agent_(process|nodejs)_/.test(name))).toEqual([]);
+  });
+
+  it('agent metrics: no gauge (or histogram) ends in _total, every counter does', async () => {
+    const types = await exported();
+    expect([...types].filter(([name, type]) => type !== 'counter' && name.endsWith('_total'))).toEqual([]);
+    expect([...types].filter(([name, type]) => type === 'counter' && !name.endsWith('_total'))).toEqual([]);
+  });
+
+  it('agent metrics: build_info is 1 with ferry\'s version (package.json) and the running Node', async () => {
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(FERRY_VERSION).toBe(pkg.version);
+    const text = await metrics.registry.getSingleMetricAsString('ferry_agent_build_info');
+    expect(text).toContain(`ferry_agent_build_info{version="${pkg.version}",node_version="${process.versions.node}",`
+      + `platform="${process.platform}",arch="${process.arch}"} 1`);
+  });
+
+  it('agent metrics: time to available buckets go from 10 ms to 30 min, ascending', () => {
+    expect(TIME_TO_AVAILABLE_BUCKETS[0]).toBe(0.01);
+    expect(TIME_TO_AVAILABLE_BUCKETS.at(-1)).toBe(1800);
+    expect([...TIME_TO_AVAILABLE_BUCKETS].sort((a, b) => a - b)).toEqual([...TIME_TO_AVAILABLE_BUCKETS]);
+  });
+});
+
+describe('agent health probe and the healthy gauge', () => {
+  const good: AgentHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' } };
+  const bad: AgentHealth = { ...good, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'refused' } };
+  function serviceAnswering(answers: (AgentHealth | Error)[]): AgentService & { calls: number } {
+    const service = {
+      calls: 0,
+      defaultStore: () => 'site-b',
+      ensure: () => Promise.reject(new Error('not here')),
+      status: () => Promise.reject(new Error('not here')),
+      health: () => {
+        const answer = answers[Math.min(service.calls, answers.length - 1)];
+        service.calls += 1;
+        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer as AgentHealth);
+      },
+    };
+    return service;
+  }
+  const gauge = async (metrics: ReturnType<typeof createAgentMetrics>): Promise<string> =>
+    (await metrics.registry.getSingleMetricAsString('ferry_agent_healthy')).split('\n').at(-1) ?? '';
+
+  it('health probe: check() names the failing checks and sets the gauge', async () => {
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const probe = createHealthProbe({ service: serviceAnswering([bad, good]), metrics, timeoutMs: 1000, clock: fakeClock() });
+    expect(await probe.check()).toEqual({ ok: false, failing: ['glance'], checks: bad });
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 0');
+    expect(await probe.check()).toEqual({ ok: true, failing: [], checks: good });
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
+  });
+
+  it('health probe: a scrape reuses a check younger than maxAgeMs, then checks again', async () => {
+    const clock = fakeClock();
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const service = serviceAnswering([good, bad]);
+    const probe = createHealthProbe({ service, metrics, timeoutMs: 1000, maxAgeMs: 30_000, clock });
+    metrics.refreshHealthOnScrape(() => probe.recent());
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
+    clock.advance(29_999);
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
+    expect(service.calls).toBe(1);
+    clock.advance(1);
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 0');
+    expect(service.calls).toBe(2);
+  });
+
+  it('health probe: concurrent scrapes share one check', async () => {
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const service = serviceAnswering([good]);
+    const probe = createHealthProbe({ service, metrics, timeoutMs: 1000, clock: fakeClock() });
+    expect(await Promise.all([probe.recent(), probe.recent(), probe.recent()])).toEqual([true, true, true]);
+    expect(service.calls).toBe(1);
+  });
+
+  it('health probe: a check that throws is unhealthy (0), and the scrape still answers', async () => {
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const probe = createHealthProbe({ service: serviceAnswering([new Error('boom')]), metrics, timeoutMs: 1000, clock: fakeClock() });
+    metrics.refreshHealthOnScrape(() => probe.recent());
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 0');
+  });
+});

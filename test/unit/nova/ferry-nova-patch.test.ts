@@ -1,0 +1,94 @@
+// Contract: integrations/nova/ferry-nova-patch applies, checks and reverts the nova patch of the installed nova's
+// version, with the exit codes its header and docs/nova-patch.md document (0 done/patched, 2 usage, 3 no nova or no
+// patch, 4 pristine, 5 neither). Run on a copy of each pristine nova file of fixtures/nova/ with nova's package
+// metadata (the version it picks the patch by).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const COMMAND = join(ROOT, 'integrations', 'nova', 'ferry-nova-patch');
+const FIXTURES = join(ROOT, 'fixtures', 'nova');
+const VERSIONS = [{ version: '26.2.2', major: '26' }, { version: '34.0.0', major: '34' }] as const;
+
+const trees: string[] = [];
+afterEach(() => {
+  for (const tree of trees.splice(0)) rmSync(tree, { recursive: true, force: true });
+});
+
+/** A site directory as Debian lays it out: the two files the patch changes, and nova-VERSION.egg-info/PKG-INFO. */
+function site(version: string): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-nova-site-'));
+  trees.push(dir);
+  const file = join(dir, 'nova', 'virt', 'libvirt', 'imagebackend.py');
+  mkdirSync(dirname(file), { recursive: true });
+  copyFileSync(join(FIXTURES, `imagebackend-${version}.py`), file);
+  mkdirSync(join(dir, 'nova', 'conf'));
+  copyFileSync(join(FIXTURES, `conf-libvirt-${version}.py`), join(dir, 'nova', 'conf', 'libvirt.py'));
+  mkdirSync(join(dir, `nova-${version}.egg-info`));
+  writeFileSync(join(dir, `nova-${version}.egg-info`, 'PKG-INFO'), `Metadata-Version: 2.1\nName: nova\nVersion: ${version}\n`);
+  return { dir, file };
+}
+
+function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(COMMAND, args, { encoding: 'utf8' });
+  if (result.error) throw result.error;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('integrations/nova/ferry-nova-patch', () => {
+  it.each(VERSIONS)('nova $version: check says pristine (4), apply patches (0), check says patched (0), revert restores the file byte for byte', ({ version, major }) => {
+    const { dir, file } = site(version);
+    const pristine = readFileSync(file, 'utf8');
+    expect(run('check', '--nova-dir', dir)).toMatchObject({ status: 4, stdout: expect.stringMatching(/^pristine: .*nova-\d+-imagebackend\.patch/) });
+    const applied = run('apply', '--nova-dir', dir);
+    expect(applied.stdout).toContain(`applied nova-${major}-imagebackend.patch`);
+    expect(applied.status).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('ferry_agent');
+    expect(readFileSync(join(dir, 'nova', 'conf', 'libvirt.py'), 'utf8')).toContain("cfg.StrOpt('images_rbd_ferry_agent_socket'");
+    expect(run('check', '--nova-dir', dir)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^patched: /) });
+    expect(run('apply', '--nova-dir', join(dir, 'nova'))).toMatchObject({ status: 0, stdout: expect.stringMatching(/^already patched: /) });
+    expect(run('revert', '--nova-dir', dir)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^reverted /) });
+    expect(readFileSync(file, 'utf8')).toBe(pristine);
+    expect(readFileSync(join(dir, 'nova', 'conf', 'libvirt.py'), 'utf8')).toBe(readFileSync(join(FIXTURES, `conf-libvirt-${version}.py`), 'utf8'));
+    expect(run('revert', '--nova-dir', dir)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^already pristine: /) });
+  });
+
+  it('a file that is neither pristine nor patched: exit 5, the file untouched', () => {
+    const { dir, file } = site('26.2.2');
+    const edited = readFileSync(file, 'utf8').replace('    def copy_to_store(self, context, image_meta):\n', '    def copy_to_store(self, context, image_meta):  # edited\n');
+    writeFileSync(file, edited);
+    for (const action of ['check', 'apply', 'revert']) {
+      const result = run(action, '--nova-dir', dir);
+      expect(result.status).toBe(5);
+      expect(result.stderr).toContain('neither pristine nor patched');
+    }
+    expect(readFileSync(file, 'utf8')).toBe(edited);
+  });
+
+  it('a nova version without a patch: exit 3 naming the version and the way out (--patch)', () => {
+    const { dir } = site('26.2.2');
+    rmSync(join(dir, 'nova-26.2.2.egg-info'), { recursive: true });
+    mkdirSync(join(dir, 'nova-29.0.1.egg-info'));
+    writeFileSync(join(dir, 'nova-29.0.1.egg-info', 'PKG-INFO'), 'Name: nova\nVersion: 29.0.1\n');
+    const result = run('check', '--nova-dir', dir);
+    expect(result.status).toBe(3);
+    expect(result.stderr).toMatch(/no patch for nova 29\.0\.1 .*--patch FILE/);
+    expect(run('check', '--nova-dir', dir, '--patch', join(ROOT, 'integrations', 'nova', 'nova-26-imagebackend.patch')).status).toBe(4);
+  });
+
+  it('no nova in --nova-dir: exit 3; a bad action or option: usage, exit 2; --help: the header, exit 0', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'ferry-nova-empty-'));
+    trees.push(empty);
+    expect(run('check', '--nova-dir', empty)).toMatchObject({ status: 3, stderr: expect.stringContaining('no nova/virt/libvirt/imagebackend.py under') });
+    expect(run('frobnicate')).toMatchObject({ status: 2, stderr: expect.stringContaining('usage: ferry-nova-patch apply|check|revert') });
+    expect(run('check', '--nova-dri', empty).status).toBe(2);
+    const help = run('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Exit codes:');
+    expect(help.stdout).not.toContain('set -u');
+  });
+});
