@@ -29,6 +29,9 @@ export const CONFIG_DEFAULTS = {
     staleLockAfterMs: COPY_POLICY_DEFAULTS.staleLockAfterMs,
     /** Take over a lock Glance would release anyway (its own 60/120-min rule): nothing is lost by asking. */
     takeOverExpired: COPY_POLICY_DEFAULTS.takeOverExpired,
+    /** Glance's copy-image: the direct RBD transfer needs Ceph access to the source clusters, so it is asked for. */
+    transfer: COPY_POLICY_DEFAULTS.transfer,
+    sourceCephConfs: COPY_POLICY_DEFAULTS.sourceCephConfs,
   },
   ceph: {
     /** nova `[libvirt] images_rbd_pool`. */

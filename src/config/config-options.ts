@@ -1,4 +1,5 @@
 import { IMAGES_TYPES, LOG_LEVELS, VIRT_TYPES } from './ferry-config.js';
+import { TRANSFER_MODES } from './copy-policy.js';
 import { optionTypes, type OptionType } from './option-types.js';
 
 /**
@@ -106,6 +107,15 @@ export const CONFIG_OPTIONS = {
     summary: "age of an import task's last update after which its lock is called stale" }),
   takeOverExpired: option({ key: 'copy.takeOverExpired', flag: 'take-over-expired', valueName: 'BOOL', env: ['FERRY_TAKE_OVER_EXPIRED'],
     type: optionTypes.bool, summary: 'send the import that makes Glance bust an import lock it holds expired (60/120-min rule); default true' }),
+
+  // The direct RBD transfer (docs/copy.md, "The direct RBD transfer").
+  transfer: option({ key: 'copy.transfer', flag: 'transfer', valueName: 'MODE', env: ['FERRY_TRANSFER'], clouds: ['ferry.transfer'],
+    type: optionTypes.oneOf(TRANSFER_MODES), summary: 'how a missing store is brought: glance (copy-image, default), rbd (direct RBD → RBD), auto (rbd where it can)' }),
+  sourceCephConf: option({ key: 'copy.sourceCephConfs', flag: 'source-ceph-conf', valueName: 'STORE=PATH', repeatable: true,
+    env: ['FERRY_SOURCE_CEPH_CONF'], clouds: ['ferry.source_ceph_conf'], type: optionTypes.storeConfPairs,
+    summary: 'a cluster the direct transfer may read from: its Glance store id and ceph.conf (repeatable; env: pairs separated by :)' }),
+  sourceRbdUser: option({ key: 'copy.sourceRbdUser', flag: 'source-rbd-user', valueName: 'USER', env: ['FERRY_SOURCE_RBD_USER'],
+    clouds: ['ferry.source_rbd_user'], type: optionTypes.text, summary: 'cephx user on the source clusters (default: --rbd-user)' }),
 
   // The local Ceph cluster.
   cephConf: option({ key: 'ceph.confFile', flag: 'ceph-conf', valueName: 'FILE', env: ['FERRY_CEPH_CONF'], type: optionTypes.path,

@@ -18,7 +18,16 @@ export interface CopyPolicy {
   readonly staleLockAfterMs: number;
   /** Make Glance bust a lock it would release anyway (expired by its own rule), then follow our own copy. */
   readonly takeOverExpired: boolean;
+  /** How a missing store is brought: Glance's copy-image, the direct RBD transfer, or rbd where it can and else Glance. */
+  readonly transfer: TransferMode;
+  /** The clusters the direct transfer may read from: Glance store id → its ceph.conf (--source-ceph-conf STORE=PATH). */
+  readonly sourceCephConfs: Readonly<Record<string, string>>;
+  /** The cephx user for the source clusters (--source-rbd-user); undefined: the local --rbd-user. */
+  readonly sourceRbdUser: string | undefined;
 }
+
+export const TRANSFER_MODES = ['glance', 'rbd', 'auto'] as const;
+export type TransferMode = (typeof TRANSFER_MODES)[number];
 
 export const COPY_POLICY_DEFAULTS: CopyPolicy = Object.freeze({
   /** nova's images_rbd_glance_copy_timeout (600 s). */
@@ -31,6 +40,10 @@ export const COPY_POLICY_DEFAULTS: CopyPolicy = Object.freeze({
   staleLockAfterMs: 600_000,
   /** Nothing is lost by asking Glance to release a lock it would release on the next import anyway. */
   takeOverExpired: true,
+  /** Glance's own copy, as before the direct transfer existed: it needs no Ceph access on the caller's side. */
+  transfer: 'glance',
+  sourceCephConfs: Object.freeze({}),
+  sourceRbdUser: undefined,
 });
 
 /** A Glance store id as ferry accepts it everywhere (flags, nova.conf, policies, the agent's requests). */
@@ -46,6 +59,9 @@ const policySchema = z.object({
   maxPollDelayMs: positiveMs,
   staleLockAfterMs: positiveMs,
   takeOverExpired: z.boolean(),
+  transfer: z.enum(TRANSFER_MODES),
+  sourceCephConfs: z.record(storeNameSchema(), z.string().min(1)),
+  sourceRbdUser: z.string().min(1).optional(),
 });
 
 /**
@@ -62,17 +78,24 @@ export function resolveCopyPolicy(input: Partial<CopyPolicy>, base: CopyPolicy =
     maxPollDelayMs,
     staleLockAfterMs: input.staleLockAfterMs ?? base.staleLockAfterMs,
     takeOverExpired: input.takeOverExpired ?? base.takeOverExpired,
+    transfer: input.transfer ?? base.transfer,
+    sourceCephConfs: input.sourceCephConfs ?? base.sourceCephConfs,
+    sourceRbdUser: input.sourceRbdUser ?? base.sourceRbdUser,
   };
   const parsed = parseResolvedOptions(policySchema, merged, origin);
   if (merged.minPollDelayMs > merged.maxPollDelayMs) {
     throw new FerryError('FERRY_INVALID_OPTION', `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
       'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
   }
-  return Object.freeze(parsed);
+  if (merged.transfer === 'rbd' && Object.keys(merged.sourceCephConfs).length === 0) {
+    throw new FerryError('FERRY_INVALID_OPTION', `transfer rbd needs at least one source cluster, got none${origin.transfer === undefined ? '' : ` (from ${origin.transfer})`}`,
+      'Name the clusters ferry may read from with --source-ceph-conf STORE=PATH (repeatable), or use --transfer auto / glance.', { option: 'sourceCephConfs' });
+  }
+  return Object.freeze({ ...parsed, sourceCephConfs: Object.freeze({ ...parsed.sourceCephConfs }), sourceRbdUser: parsed.sourceRbdUser });
 }
 
 /** The policy fields of a larger object (resolved options, the configuration's copy section). */
 export function copyPolicyOf(source: CopyPolicy): CopyPolicy {
-  const { timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired } = source;
-  return Object.freeze({ timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired });
+  const { timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired, transfer, sourceCephConfs, sourceRbdUser } = source;
+  return Object.freeze({ timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired, transfer, sourceCephConfs, sourceRbdUser });
 }

@@ -100,6 +100,15 @@ export const optionTypes = {
     }
     return machines;
   })),
+  /**
+   * `--source-ceph-conf STORE=PATH`: one pair per flag, or several comma-separated (env, clouds.yaml), or a clouds.yaml
+   * map `{site-a: /etc/ceph/a.conf}`. A store named twice: the last wins.
+   */
+  storeConfPairs: fromSchema(`STORE=PATH pairs (a Glance store id, ${STORE_NAME_RULE}, and a ceph.conf path)`, z.union([
+    list.pipe(z.array(z.string().regex(/^[A-Za-z0-9_.-]+=.+$/)).min(1))
+      .transform((items) => Object.fromEntries(items.map((item) => [item.slice(0, item.indexOf('=')), item.slice(item.indexOf('=') + 1)]))),
+    z.record(storeNameSchema(), z.string().min(1)),
+  ])),
   /** Glance joins store ids with commas in image fields, so a store id never contains one. */
   storeName: fromSchema(`a Glance store id (${STORE_NAME_RULE})`, storeNameSchema()),
 } as const;

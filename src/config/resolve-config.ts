@@ -95,6 +95,9 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
       timeoutMs,
       staleLockAfterMs: sources.choose('copy.staleLockAfterMs', [layers.pick(O.staleLockAfter)], D.copy.staleLockAfterMs),
       takeOverExpired: sources.choose('copy.takeOverExpired', [layers.pick(O.takeOverExpired)], D.copy.takeOverExpired),
+      transfer: sources.choose('copy.transfer', [layers.pick(O.transfer)], D.copy.transfer),
+      sourceCephConfs: resolveSourceConfs(sources, layers.pickAll(O.sourceCephConf), path),
+      sourceRbdUser: sources.chooseOptional('copy.sourceRbdUser', [layers.pick(O.sourceRbdUser)]),
     },
     ceph: {
       ...(confFile === undefined ? {} : { confFile }),
@@ -177,4 +180,14 @@ function deepFreeze<T>(value: T): T {
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
+}
+
+/** Every STORE=PATH of the highest-ranked layer, merged in order (a store named twice: the last wins), paths made absolute. */
+function resolveSourceConfs(sources: SourceLog, given: readonly Sourced<Readonly<Record<string, string>>>[],
+  path: (p: string) => string | undefined): Readonly<Record<string, string>> {
+  const first = given[0];
+  if (first === undefined) return sources.choose('copy.sourceCephConfs', [], CONFIG_DEFAULTS.copy.sourceCephConfs);
+  const merged: Record<string, string> = {};
+  for (const pair of given) for (const [store, file] of Object.entries(pair.value)) merged[store] = path(file) ?? file;
+  return sources.choose('copy.sourceCephConfs', [{ value: Object.freeze(merged), source: first.source }], CONFIG_DEFAULTS.copy.sourceCephConfs);
 }

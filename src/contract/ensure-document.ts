@@ -9,6 +9,8 @@ export const ensureJsonSchema = z.object({
   needed: z.boolean(),
   copied: z.boolean(),
   joined: z.boolean(),
+  /** The transfer that brought the store when this call copied it (glance copy-image, or the direct rbd one); null otherwise. */
+  transfer: z.enum(['glance', 'rbd']).nullable().optional(),
   seconds: z.number(),
   target: z.object({ fsid: z.string(), pool: z.string(), image: z.string(), snapshot: z.string(), url: z.string() }).nullable(),
   why: z.string(),
@@ -36,6 +38,7 @@ export function ensureDocument(result: EnsureOutcome): EnsureJson {
     needed: true,
     copied: result.copied,
     joined: result.joined,
+    transfer: result.transfer ?? null,
     seconds: Math.round(result.elapsedMs) / 1000,
     target: { ...result.target },
     why: result.why,

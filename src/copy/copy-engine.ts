@@ -6,7 +6,7 @@ import type { GlanceTask } from '../glance/image-task.js';
 import { copyShared, type CopyContext } from './copy-context.js';
 import { startDeadline } from './copy-deadline.js';
 import { failedError, failedReason, gaveUpError, stuckError, timeoutError, unconfirmedError } from './copy-errors.js';
-import type { CopyJob, CopyJobOptions, CopyJobPhase, CopyJobResult, FailedWait, JobState, PendingImport, TransferOutcome } from './copy-job.js';
+import type { CopyJob, CopyJobOptions, CopyJobPhase, CopyJobResult, FailedWait, JobState, PendingImport, TransferKind, TransferOutcome } from './copy-job.js';
 import { decideRound, judgeWaitFailure, storesToName, type RoundAction } from './copy-round.js';
 import type { StaleRule } from './copy-state.js';
 import { COPY_ENGINE_LIMITS } from './ensure-options.js';
@@ -47,7 +47,7 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
       }
       job.state.touchedGlance = true;
       const goOn = next.kind === 'join' ? await joinImport(job, next)
-        : await applyTransfer(job, next.batch, await transfer.bring(job, next.batch, next.takingOver));
+        : await applyTransfer(job, next.batch, await transfer.bring(job, next.batch, next.takingOver), transfer.kind);
       if (!goOn) break;
     }
   } catch (error) {
@@ -130,7 +130,8 @@ async function joinImport<Skip extends string>(job: CopyJob<Skip>, join: Extract
 }
 
 /** What the transfer reported, applied to the job. Returns false to end the job. */
-async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], outcome: TransferOutcome): Promise<boolean> {
+async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], outcome: TransferOutcome,
+  kind: TransferKind): Promise<boolean> {
   const { state } = job;
   switch (outcome.kind) {
     case 'answer-lost':
@@ -146,7 +147,7 @@ async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: rea
     case 'ended':
       state.lastWait = outcome.wait;
       state.image = outcome.snapshot.image;
-      for (const [store, verdict] of outcome.verdicts) await settleJudged(job, store, verdict, outcome);
+      for (const [store, verdict] of outcome.verdicts) await settleJudged(job, store, verdict, { ...outcome, transfer: outcome.transfer ?? kind });
       return true;
   }
 }
@@ -186,7 +187,11 @@ async function settleJudged<Skip extends string>(job: CopyJob<Skip>, store: stri
   switch (verdict.kind) {
     case 'copied':
       copyShared(ctx).copyDurations.record(store, state.image.size, ended.perStoreMs);
-      settle(job, [store], () => ({ outcome: 'copied', reason: `copied to ${store}`, elapsedMs, ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
+      settle(job, [store], () => ({ outcome: 'copied', reason: `copied to ${store}`, elapsedMs, transfer: ended.transfer ?? 'glance',
+        ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
+      return;
+    case 'refused':
+      settleError(job, [store], verdict.error);
       return;
     case 'joined':
       state.joinedOther = true;

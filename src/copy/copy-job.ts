@@ -147,4 +147,6 @@ export type TransferOutcome =
       /** From the request to the end, and its share per store (what the duration estimator learns). */
       readonly elapsedMs: number;
       readonly perStoreMs: number;
+      /** The transfer that ran (an `auto` transfer may hand a store to Glance); default: the job's transfer's kind. */
+      readonly transfer?: TransferKind;
     };

@@ -15,6 +15,8 @@ export interface EnsureOptions extends Partial<CopyPolicy> {
   readonly onProgress?: (event: CopyProgressEvent) => void;
   /** For tests: the jitter source. */
   readonly random?: () => number;
+  /** The local cluster, where the direct RBD transfer writes (--ceph-conf, --rbd-user); needed by transfer rbd/auto. */
+  readonly localCluster?: { readonly confFile: string; readonly user?: string | undefined } | undefined;
 }
 
 /** ensureOnHost(): the host's storage backends (images_type + images_type_mapping) decide whether a copy is needed. */
@@ -37,7 +39,7 @@ export const COPY_ENGINE_LIMITS = {
 export const ENSURE_DEFAULTS = Object.freeze({ ...COPY_POLICY_DEFAULTS, ...COPY_ENGINE_LIMITS });
 
 export type ResolvedEnsureOptions = CopyPolicy & { readonly store: string }
-  & Pick<EnsureOptions, 'fsid' | 'poolAllowList' | 'signal' | 'onProgress' | 'random'> & { readonly backend?: BackendConfig | undefined };
+  & Pick<EnsureOptions, 'fsid' | 'poolAllowList' | 'signal' | 'onProgress' | 'random' | 'localCluster'> & { readonly backend?: BackendConfig | undefined };
 
 const schema = z.object({
   store: storeNameSchema(),
@@ -57,5 +59,6 @@ export function resolveEnsureOptions(input: EnsureOptions & { readonly backend?:
     throw new FerryError('FERRY_INVALID_OPTION', `${field} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}`,
       `Fix the ${field} option.`, { option: field });
   }
-  return { ...policy, ...result.data, signal: input.signal, onProgress: input.onProgress, random: input.random, backend: input.backend };
+  return { ...policy, ...result.data, signal: input.signal, onProgress: input.onProgress, random: input.random, backend: input.backend,
+    localCluster: input.localCluster };
 }

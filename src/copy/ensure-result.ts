@@ -8,6 +8,8 @@ export interface EnsureResult {
   readonly store: string;
   /** True when this call (or the flight it shared) asked Glance to copy and the copy landed. */
   readonly copied: boolean;
+  /** The transfer that brought the store, when this call copied it: Glance's copy-image or the direct RBD transfer. */
+  readonly transfer: 'glance' | 'rbd' | undefined;
   /** True when it waited on an import someone else had started. */
   readonly joined: boolean;
   /** The import task that brought the store (ours or the one joined); undefined when it was there already. */

@@ -14,6 +14,7 @@ import type { CopyPhase } from './copy-progress.js';
 import { resolveEnsureOptions, type EnsureOptions, type HostEnsureOptions, type ResolvedEnsureOptions } from './ensure-options.js';
 import type { EnsureOutcome, EnsureResult } from './ensure-result.js';
 import { findImageOrThrow } from './find-image-or-throw.js';
+import { chooseTransfer } from './transfer/choose-transfer.js';
 
 /**
  * Make sure `imageRef` (ID or unique name) has a copy-on-write-clonable location in the local Ceph cluster, asking
@@ -82,6 +83,8 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
       },
       requestMode: 'store',
       policy: copyPolicyOf(options),
+      transfer: chooseTransfer(options, options.localCluster === undefined ? new Map() : new Map([[store, {
+        confFile: options.localCluster.confFile, user: options.localCluster.user }]]), options.localCluster?.user),
       signal: options.signal, deadline, counters, random: options.random,
       onProgress: (event) => report(event.phase, image.id, event.note, event.taskMessage),
       ...(ctx.findLeftover ? { findLeftover: ctx.findLeftover } : {}),
@@ -99,6 +102,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
     if (decision.kind !== 'clonable') throw new Error(`ensure: ${store} settled as ${result.outcome} but the image is not clonable`);
     report('done', image.id, decision.why);
     return Object.freeze({ needed: true, imageId: image.id, store, copied: result.outcome === 'copied', joined: job.joinedOther,
+      transfer: result.outcome === 'copied' ? result.transfer ?? 'glance' : undefined,
       taskId: result.taskId, tookOver: job.tookOver, elapsedMs: elapsed(), target: decision.target, why: decision.why,
       imageReads: counters.imageReads, importRequests: counters.importRequests, sizeBytes: job.image.size });
   } catch (error) {

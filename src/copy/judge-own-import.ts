@@ -1,3 +1,4 @@
+import type { FerryError } from '../errors/ferry-error.js';
 import type { GlanceTask } from '../glance/image-task.js';
 import type { CopySnapshot } from './copy-snapshot.js';
 import { copyState, type StaleRule } from './copy-state.js';
@@ -14,7 +15,9 @@ export type OwnImportVerdict =
   | { readonly kind: 'copied'; readonly taskId: string | undefined }
   | { readonly kind: 'joined'; readonly taskId: string; readonly ownTaskId: string }
   | { readonly kind: 'lost'; readonly ownTaskId: string }
-  | { readonly kind: 'failed'; readonly failure: FailedKind; readonly taskId: string | undefined };
+  | { readonly kind: 'failed'; readonly failure: FailedKind; readonly taskId: string | undefined }
+  /** A transfer outside Glance (the direct RBD one) refused or failed this store with a coded error. */
+  | { readonly kind: 'refused'; readonly error: FerryError };
 
 /** Glance's messages for a task that lost its lock to another before doing its work. */
 const ABORTED_BY_OTHER = /aborted externally|expired lock preempted/i;

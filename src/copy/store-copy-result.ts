@@ -38,6 +38,8 @@ export interface StoreCopyResult<Skip extends string = string> {
   readonly taskId?: string;
   /** interrupted or timed out: a copy towards this store goes on inside Glance. */
   readonly runningInGlance?: boolean;
+  /** copied: which transfer brought it (Glance's copy-image, or the direct RBD transfer). */
+  readonly transfer?: 'glance' | 'rbd';
   /** failed: the coded error, with its hint and details (library callers rethrow it; reports show code and reason). */
   readonly error?: FerryError;
 }

@@ -50,6 +50,16 @@ export interface GlanceClient {
   getStoresDetail(call?: CallOptions): Promise<GlanceStoresInfo>;
   getImportInfo(call?: CallOptions): Promise<GlanceImportInfo>;
   listImageTasks(id: string, call?: CallOptions): Promise<readonly GlanceTask[]>;
+  /**
+   * PATCH add /locations/- with metadata.store: register a copy someone else wrote (the direct RBD transfer). Glance
+   * checks only the URL's scheme and the size, never the bytes: the caller proves them first. 403 → FERRY_LOCATION_REFUSED.
+   */
+  addLocation(id: string, location: NewLocation, call?: CallOptions): Promise<GlanceImage>;
+}
+
+export interface NewLocation {
+  readonly url: string;
+  readonly store: string;
 }
 
 export function createGlanceClient(http: ServiceClient): GlanceClient {
@@ -148,6 +158,18 @@ export function createGlanceClient(http: ServiceClient): GlanceClient {
       if (response.status === 404) throw imageNotFound(id, response);
       return parseTaskList(response.body, response.endpoint);
     },
+
+    async addLocation(id, location, call) {
+      assertImageId(id);
+      const response = await http.request({
+        method: 'PATCH', path: `/v2/images/${id}`, signal: call?.signal, idempotent: false, accept: [200, 400, 403, 404, 409],
+        headers: { 'content-type': 'application/openstack-images-v2.1-json-patch' },
+        body: [{ op: 'add', path: '/locations/-', value: { url: location.url, metadata: { store: location.store } } }],
+      });
+      if (response.status === 200) return parseImage(response.body, response.endpoint);
+      if (response.status === 404) throw imageNotFound(id, response);
+      throw locationRefused(id, location, response);
+    },
   };
   return client;
 }
@@ -175,6 +197,19 @@ function copyRequestBody(request: CopyRequest): Record<string, unknown> {
   }
   if (request.allStoresMustSucceed !== undefined) body.all_stores_must_succeed = request.allStoresMustSucceed;
   return body;
+}
+
+function locationRefused(id: string, location: NewLocation, response: ServiceResponse): FerryError {
+  const message = serverMessage(response.body) ?? '';
+  const context = { method: 'PATCH', url: response.endpoint.slice('PATCH '.length), service: 'Glance' };
+  const hidden = /invisible|show_multiple_locations/i.test(message);
+  const hint = response.status === 403
+    ? (hidden
+      ? 'Glance hides locations (show_multiple_locations = false), and then refuses to add one: set show_multiple_locations = true in glance-api.conf, or use --transfer glance.'
+      : 'Adding a location is governed by the Glance policies "add_image_location" (and "get_image_location", "set_image_location"); grant them to this role, or use --transfer glance.')
+    : 'Glance refused the location; check the URL and the image (its size, its status), or use --transfer glance.';
+  return new FerryError('FERRY_LOCATION_REFUSED', `Glance refused to add location ${location.url} (store ${location.store}) to image ${id}: ${response.status} ${message || 'no message'}`,
+    hint, { ...httpErrorDetails(response, context), ...(response.status === 403 ? { policy: hidden ? 'show_multiple_locations' : 'add_image_location' } : {}) });
 }
 
 function imageNotFound(id: string, response: ServiceResponse): FerryError {

@@ -41,6 +41,7 @@ export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, 
     ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
     store: call.store,
     signal: call.signal,
+    ...(config.ceph.confFile === undefined ? {} : { localCluster: { confFile: config.ceph.confFile, user: config.ceph.user } }),
     ...(call.onProgress ? { onProgress: call.onProgress } : {}),
   };
   const backend = hostBackend(config);

@@ -26,6 +26,11 @@ export interface PrewarmOptions extends Partial<CopyPolicy> {
   readonly onProgress?: (event: PrewarmEvent) => void;
   /** For tests: the jitter source. */
   readonly random?: () => number;
+  /** The local store's cluster (--store with --ceph-conf, --rbd-user): a target of the direct transfer too. */
+  readonly localCluster?: { readonly confFile: string; readonly user?: string | undefined } | undefined;
+  readonly localStore?: string | undefined;
+  /** Direct transfers at once per source cluster and per target store. Default RBD_DIRECT_DEFAULTS.perClusterLimit. */
+  readonly perClusterTransfers?: number;
 }
 
 export const PREWARM_DEFAULTS = {
@@ -60,6 +65,9 @@ export interface ResolvedPrewarmOptions extends CopyPolicy {
   readonly signal: AbortSignal | undefined;
   readonly onProgress: ((event: PrewarmEvent) => void) | undefined;
   readonly random: (() => number) | undefined;
+  readonly localCluster: PrewarmOptions['localCluster'];
+  readonly localStore: string | undefined;
+  readonly perClusterTransfers: number | undefined;
 }
 
 const storeName = storeNameSchema();
@@ -90,5 +98,6 @@ export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Re
   const parsed = parseResolvedOptions(schema, merged, origin);
   const policy = resolveCopyPolicy(input, PREWARM_POLICY_BASE, origin);
   return Object.freeze({ ...parsed, ...policy, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
-    signal: input.signal, onProgress: input.onProgress, random: input.random });
+    signal: input.signal, onProgress: input.onProgress, random: input.random, localCluster: input.localCluster, localStore: input.localStore,
+    perClusterTransfers: input.perClusterTransfers });
 }

@@ -24,6 +24,8 @@ export interface PrewarmItemReport {
   /** copied, joined, failed: from the request (or the join) to Glance releasing the lock. */
   readonly elapsedMs?: number;
   readonly taskId?: string;
+  /** copied: glance (copy-image) or rbd (the direct transfer). */
+  readonly transfer?: 'glance' | 'rbd';
   /** interrupted: a copy towards this store goes on inside Glance. */
   readonly runningInGlance?: boolean;
 }

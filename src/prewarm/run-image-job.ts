@@ -1,6 +1,7 @@
 import { copyPolicyOf } from '../config/copy-policy.js';
 import type { CopyContext } from '../copy/copy-context.js';
 import { runCopyJob } from '../copy/copy-engine.js';
+import type { CopyTransfer } from '../copy/copy-job.js';
 import type { CopyCounters } from '../copy/follow-import.js';
 import { classifyPlacement, type NotCopyableReason } from './classify-placement.js';
 import type { PlannedJob } from './plan-prewarm.js';
@@ -19,6 +20,8 @@ export interface JobEnvironment {
   readonly emit: (event: PrewarmEvent) => void;
   /** The run's own import durations: when to read after a request. */
   readonly pace: RunPace;
+  /** How missing stores are brought, made once per run (the direct transfer's per-cluster bounds span its jobs). */
+  readonly transfer: CopyTransfer;
 }
 
 /**
@@ -47,6 +50,7 @@ export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnv
     },
     requestMode: options.requestMode,
     policy: copyPolicyOf(options),
+    transfer: env.transfer,
     signal: options.signal, counters: env.counters, random: options.random,
     pace: env.pace, firstRead: FIRST_READ_AT,
     onProgress: (event) => env.emit(Object.freeze({ type: 'job-progress', imageId: job.imageId, imageName: job.imageName,

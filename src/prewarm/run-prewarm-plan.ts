@@ -5,6 +5,8 @@ import type { ResolvedPrewarmOptions } from './prewarm-options.js';
 import { countOutcomes, type PrewarmItemReport, type PrewarmReport, type RunningCopy } from './prewarm-report.js';
 import { runImageJob, type RequestCounters } from './run-image-job.js';
 import { createRunPace } from './run-pace.js';
+import type { CopyTransfer } from '../copy/copy-job.js';
+import { chooseTransfer } from '../copy/transfer/choose-transfer.js';
 import { createSlotScheduler } from './slot-scheduler.js';
 import type { StoreCatalogue } from './store-catalogue.js';
 import type { StoreResult } from './store-result.js';
@@ -46,6 +48,7 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
   if (!options.dryRun && plan.jobs.length > 0) {
     const scheduler = createSlotScheduler({ global: options.concurrency, perStore: options.perStoreConcurrency });
     const pace = createRunPace();
+    const transfer = runTransfer(options);
     const onAbort = (): void => emit(Object.freeze({ type: 'aborting', running: scheduler.running, queued: scheduler.queued }));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const planned = new Map(plan.items.map((item) => [key(item.imageId, item.store), item]));
@@ -55,7 +58,7 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
         const results: ReadonlyMap<string, StoreResult> = options.signal?.aborted
           ? new Map(job.stores.map((store) => [store, { outcome: 'interrupted', runningInGlance: false,
             reason: 'the run stopped before this copy started' }]))
-          : await runImageJob(ctx, job, { options, catalogue, counters, emit, pace });
+          : await runImageJob(ctx, job, { options, catalogue, counters, emit, pace, transfer });
         for (const [store, result] of results) {
           const item = itemOf(job, store);
           if (item !== undefined) decide(item, result);
@@ -106,4 +109,17 @@ function runningCopies(items: readonly PrewarmItemReport[]): readonly RunningCop
     copies.set(`${item.imageId}\u0000${item.taskId}`, entry);
   }
   return Object.freeze([...copies.values()].map((copy) => Object.freeze({ ...copy, stores: Object.freeze(copy.stores) })));
+}
+
+/**
+ * The run's transfer. In prewarm and sync every cluster named by --source-ceph-conf is both read from and written to
+ * (an operator's host that owns the sites), plus the local store's cluster when --ceph-conf names it.
+ */
+function runTransfer(options: ResolvedPrewarmOptions): CopyTransfer {
+  const user = options.localCluster?.user;
+  const targets = new Map(Object.entries(options.sourceCephConfs).map(([store, confFile]) => [store, { confFile, user: options.sourceRbdUser ?? user }] as const));
+  if (options.localCluster !== undefined && options.localStore !== undefined) {
+    targets.set(options.localStore, { confFile: options.localCluster.confFile, user });
+  }
+  return chooseTransfer(options, targets, user, { perClusterLimit: options.perClusterTransfers });
 }

@@ -4,7 +4,7 @@ import { runAgent } from '../../agent/run-agent.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { parseListenAddress } from '../../metrics/listen-address.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
-import { configFlag, HOST_STORAGE_FLAGS } from '../global-options.js';
+import { configFlag, HOST_STORAGE_FLAGS, TRANSFER_FLAGS } from '../global-options.js';
 
 export const agentJsonSchema = z.object({
   socket: z.string(),
@@ -37,7 +37,7 @@ export const agentCommand: CommandSpec<AgentReport> = {
     { name: 'max-waits', value: 'N', description: `distinct (image, store) waits at once; more get 429 FERRY_AGENT_BUSY (default ${AGENT_DEFAULTS.maxWaits})` },
     { name: 'metrics-listen', value: 'HOST:PORT',
       description: `serve GET /metrics and GET /healthz over TCP here, nothing else; IPv6 in brackets (env ${AGENT_METRICS_LISTEN_ENV}; default off)` },
-    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user', ...HOST_STORAGE_FLAGS].map(configFlag),
+    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'fsid', 'ceph-conf', 'rbd-user', ...TRANSFER_FLAGS, ...HOST_STORAGE_FLAGS].map(configFlag),
   ],
   jsonSchema: agentJsonSchema,
   async run(ctx) {

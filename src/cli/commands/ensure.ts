@@ -7,7 +7,7 @@ import { agentDocument, callAgent } from '../../agent/agent-client.js';
 import { AGENT_DEFAULTS, AGENT_SOCKET_ENV } from '../../agent/agent-options.js';
 import { answers } from '../../agent/listen-on-socket.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
-import { configFlag, HOST_STORAGE_FLAGS } from '../global-options.js';
+import { configFlag, HOST_STORAGE_FLAGS, TRANSFER_FLAGS } from '../global-options.js';
 import { renderEnsure, type EnsureView } from '../render/ensure.js';
 import { describeCopyProgress } from '../render/copy-progress-line.js';
 import type { CopyProgressEvent } from '../../copy/copy-progress.js';
@@ -30,11 +30,12 @@ export const ensureCommand: CommandSpec<EnsureReport> = {
     'ferry ensure 3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10 --store site-b',
     'ferry ensure cirros-raw --store site-b --json',
     'ferry ensure IMAGE --nova-conf /etc/nova/nova.conf',
+    'ferry ensure IMAGE --store site-b --ceph-conf B.conf --rbd-user glance --transfer rbd --source-ceph-conf site-a=A.conf --json',
     'ferry ensure IMAGE --store site-b --fsid 1c8b72c6-a5a4-4acb-8aac-181c2f242f55 --os-token $T --glance-endpoint http://glance:9292',
   ],
   arguments: [{ name: 'IMAGE', description: 'image ID or unique name', required: true }],
   options: [
-    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', 'fsid', 'ceph-conf', 'rbd-user', ...HOST_STORAGE_FLAGS]
+    ...['store', 'timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', 'fsid', 'ceph-conf', 'rbd-user', ...TRANSFER_FLAGS, ...HOST_STORAGE_FLAGS]
       .map(configFlag),
     { name: 'agent', value: 'PATH', description: `ask the ferry agent on this socket (env ${AGENT_SOCKET_ENV}; default: ${AGENT_DEFAULTS.socketPath} when it answers)` },
     { name: 'no-agent', description: 'run in this process even when an agent answers' },

@@ -3,7 +3,7 @@ import type { PrewarmEvent } from '../../prewarm/prewarm-events.js';
 import { PREWARM_DEFAULTS, REQUEST_MODES, type PrewarmOptions, type RequestMode } from '../../prewarm/prewarm-options.js';
 import { parsePropertyFilters, type PrewarmSelection } from '../../prewarm/prewarm-selection.js';
 import type { CommandContext, OptionSpec } from '../command-spec.js';
-import { configFlag } from '../global-options.js';
+import { configFlag, TRANSFER_FLAGS } from '../global-options.js';
 import { createPrewarmProgress } from '../render/prewarm-progress.js';
 
 // The flags and terminal progress that prewarm, sync and status --matrix share.
@@ -22,7 +22,7 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
   { name: 'per-store', value: 'N', description: 'images copied into any one store at once (default: the --concurrency value)' },
   { name: 'request-mode', value: 'MODE', description: `image: one import per image naming all its stores; store: one per store (default ${PREWARM_DEFAULTS.requestMode})` },
   { name: 'any-format', description: 'copy non-raw images into rbd stores too (nova clones only raw ones from there)' },
-  ...['timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired'].map(configFlag),
+  ...['timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', ...TRANSFER_FLAGS, 'ceph-conf', 'rbd-user'].map(configFlag),
 ];
 
 const list = (value: unknown): readonly string[] => (Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : []);
@@ -70,6 +70,11 @@ export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, '
     maxPollDelayMs: ctx.config.copy.maxPollDelayMs,
     staleLockAfterMs: ctx.config.copy.staleLockAfterMs,
     takeOverExpired: ctx.config.copy.takeOverExpired,
+    transfer: ctx.config.copy.transfer,
+    sourceCephConfs: ctx.config.copy.sourceCephConfs,
+    ...(ctx.config.copy.sourceRbdUser === undefined ? {} : { sourceRbdUser: ctx.config.copy.sourceRbdUser }),
+    ...(ctx.config.ceph.confFile === undefined ? {} : { localCluster: { confFile: ctx.config.ceph.confFile, user: ctx.config.ceph.user },
+      localStore: ctx.config.copy.store }),
     signal: ctx.signal,
   };
 }

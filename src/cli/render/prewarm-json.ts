@@ -20,6 +20,8 @@ export const prewarmJsonSchema = z.object({
   store_types_known: z.boolean(),
   plan: z.object({ present: count, copying: count, failed_earlier: count, missing: count, not_copyable: count }),
   counts: z.object({ copied: count, joined: count, present: count, failed: count, skipped: count, interrupted: count }),
+  /** The copied items by the transfer that brought them: Glance's copy-image, or the direct RBD transfer (--transfer). */
+  transfers: z.object({ glance: count, rbd: count }).optional(),
   items: z.array(z.object({
     image: z.string(),
     name: z.string().nullable(),
@@ -56,6 +58,10 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
     plan: { present: report.plan.present, copying: report.plan.copying, failed_earlier: report.plan['failed-earlier'],
       missing: report.plan.missing, not_copyable: report.plan['not-copyable'] },
     counts: { ...report.counts },
+    transfers: {
+      glance: report.items.filter((item) => item.outcome === 'copied' && item.transfer !== 'rbd').length,
+      rbd: report.items.filter((item) => item.outcome === 'copied' && item.transfer === 'rbd').length,
+    },
     items: report.items.map((item) => ({
       image: item.imageId,
       name: item.imageName,

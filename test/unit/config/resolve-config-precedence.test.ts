@@ -45,6 +45,17 @@ const SETTINGS: readonly Setting[] = [
   { key: 'ceph.fsid', read: (c) => c.ceph.fsid,
     flag: { name: 'fsid', raw: '11111111-2222-3333-4444-555555555555', value: '11111111-2222-3333-4444-555555555555' },
     env: { name: 'FERRY_FSID', raw: 'AAAAAAAA-2222-3333-4444-555555555555', value: 'aaaaaaaa-2222-3333-4444-555555555555' } },
+  { key: 'copy.transfer', read: (c) => c.copy.transfer, flag: { name: 'transfer', raw: 'rbd', value: 'rbd' },
+    env: { name: 'FERRY_TRANSFER', raw: 'auto', value: 'auto' }, clouds: { path: 'ferry.transfer', raw: 'rbd', value: 'rbd' }, fallback: 'glance' },
+  { key: 'copy.sourceCephConfs', read: (c) => c.copy.sourceCephConfs,
+    flag: { name: 'source-ceph-conf', raw: 'site-a=a.conf', value: { 'site-a': '/srv/work/a.conf' } },
+    env: { name: 'FERRY_SOURCE_CEPH_CONF', raw: 'site-a=/etc/ceph/a.conf:site-c=/etc/ceph/c.conf',
+      value: { 'site-a': '/etc/ceph/a.conf', 'site-c': '/etc/ceph/c.conf' } },
+    clouds: { path: 'ferry.source_ceph_conf', raw: 'site-a=/etc/ceph/a.conf,site-c=/etc/ceph/c.conf',
+      value: { 'site-a': '/etc/ceph/a.conf', 'site-c': '/etc/ceph/c.conf' } }, fallback: {} },
+  { key: 'copy.sourceRbdUser', read: (c) => c.copy.sourceRbdUser, flag: { name: 'source-rbd-user', raw: 'reader', value: 'reader' },
+    env: { name: 'FERRY_SOURCE_RBD_USER', raw: 'env-reader', value: 'env-reader' },
+    clouds: { path: 'ferry.source_rbd_user', raw: 'yaml-reader', value: 'yaml-reader' } },
   { key: 'http.requestTimeoutMs', read: (c) => c.http.requestTimeoutMs, flag: { name: 'request-timeout', raw: '5', value: 5000 },
     env: { name: 'FERRY_REQUEST_TIMEOUT', raw: '6', value: 6000 }, clouds: { path: 'api_timeout', raw: '7.5', value: 7500 },
     fallback: 30_000 },
@@ -139,6 +150,7 @@ describe('resolveConfig precedence', () => {
       maxPollDelayMs: CONFIG_DEFAULTS.copy.pollIntervalMs, timeoutMs: CONFIG_DEFAULTS.copy.timeoutMs,
       staleLockAfterMs: CONFIG_DEFAULTS.copy.staleLockAfterMs,
       takeOverExpired: CONFIG_DEFAULTS.copy.takeOverExpired,
+      transfer: CONFIG_DEFAULTS.copy.transfer, sourceCephConfs: CONFIG_DEFAULTS.copy.sourceCephConfs,
     });
     expect(config.ceph).toEqual({ pool: 'rbd' });
     expect(config.http).toEqual(CONFIG_DEFAULTS.http);

@@ -251,3 +251,33 @@ describe('GlanceClient: discovery and tasks', () => {
     expect(scope.isDone()).toBe(true);
   });
 });
+
+describe('GlanceClient.addLocation', () => {
+  // The 400 as Glance 25.1.0 on the dev cloud answered a PATCH adding a location twice; the two 403 wordings are
+  // Glance's (its source), not recorded here: the dev cloud runs with show_multiple_locations on and admin only.
+  const exchange = loadExchange('glance', 'image-active-site-a');
+  const id = imageIdOf(exchange);
+  const url = `rbd://5068a88c-13d5-4a0e-9927-daf7b7fec0fd/images/${id}/snap`;
+  const patchBody = [{ op: 'add', path: '/locations/-', value: { url, metadata: { store: 'site-b' } } }];
+
+  it('addLocation: PATCH add /locations/- with metadata.store and the json-patch media type → the image', async () => {
+    const scope = nock(GLANCE_ROOT, { reqheaders: { 'content-type': 'application/openstack-images-v2.1-json-patch' } })
+      .patch(`/v2/images/${id}`, patchBody).reply(200, bodyOf<Record<string, unknown>>(exchange));
+    const { client } = glance();
+    await expect(client.addLocation(id, { url, store: 'site-b' })).resolves.toMatchObject({ id });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each([
+    { status: 400, message: `The location ${url} already exists<br /><br />\n\n\n`, hint: /check the URL/ },
+    { status: 403, message: "It's not allowed to add locations if locations are invisible.", hint: /show_multiple_locations = true/ },
+    { status: 403, message: 'You are not authorized to complete add_image_location action.', hint: /add_image_location/ },
+  ])('addLocation: $status $message → FERRY_LOCATION_REFUSED with a hint naming the fix', async ({ status, message, hint }) => {
+    const scope = nock(GLANCE_ROOT).patch(`/v2/images/${id}`).reply(status, { message, code: `${status}`, title: 'refused' });
+    const { client } = glance();
+    const refused = client.addLocation(id, { url, store: 'site-b' });
+    await expect(refused).rejects.toMatchObject({ code: 'FERRY_LOCATION_REFUSED' });
+    await expect(refused).rejects.toHaveProperty('hint', expect.stringMatching(hint));
+    expect(scope.isDone()).toBe(true);
+  });
+});

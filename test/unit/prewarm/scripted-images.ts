@@ -118,6 +118,7 @@ export function scriptedImages(scripts: Readonly<Record<string, ImageScript>>, o
       ? Promise.reject(new FerryError('FERRY_FORBIDDEN', 'Glance answered 403 to GET /v2/info/stores/detail', 'Use an admin.', { status: 403 }))
       : Promise.resolve(parseStoresInfo(storesBody(true), 'GET /v2/info/stores/detail'))),
     getImportInfo: () => Promise.reject(new Error('not scripted')),
+    addLocation: () => Promise.reject(new Error('not scripted')),
   };
   return client;
 }

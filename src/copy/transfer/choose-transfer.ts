@@ -1,0 +1,27 @@
+import type { CopyPolicy } from '../../config/copy-policy.js';
+import { FerryError } from '../../errors/ferry-error.js';
+import type { CopyTransfer } from '../copy-job.js';
+import { glanceCopyImage } from './glance-copy-image.js';
+import { createRbdDirectTransfer, type RbdDirectOptions } from './rbd-direct.js';
+import type { RbdCluster } from './rbd-direct-plan.js';
+
+/** The clusters ferry may write to: Glance store id → its ceph.conf and cephx user (ensure: the local store only). */
+export type TransferTargets = ReadonlyMap<string, RbdCluster>;
+
+/**
+ * The transfer a policy asks for: Glance's copy-image; the direct RBD transfer (sources from --source-ceph-conf, read
+ * as --source-rbd-user, else the local --rbd-user); or `auto`, direct with Glance as the fallback. A direct transfer
+ * without a target cluster is refused before any request.
+ */
+export function chooseTransfer(policy: CopyPolicy, targets: TransferTargets, localUser: string | undefined,
+  extra: Pick<RbdDirectOptions, 'perClusterLimit' | 'runner'> = {}): CopyTransfer {
+  if (policy.transfer === 'glance') return glanceCopyImage;
+  if (targets.size === 0) {
+    if (policy.transfer === 'auto') return glanceCopyImage;
+    throw new FerryError('FERRY_INVALID_OPTION', 'transfer rbd writes into the local cluster, but no ceph.conf names it',
+      'Pass --ceph-conf FILE (and --rbd-user USER with write caps on the target pool), or use --transfer glance.', { option: 'cephConf' });
+  }
+  const user = policy.sourceRbdUser ?? localUser;
+  const sources = new Map(Object.entries(policy.sourceCephConfs).map(([store, confFile]) => [store, { confFile, user }] as const));
+  return createRbdDirectTransfer({ targets, sources, ...(policy.transfer === 'auto' ? { fallback: glanceCopyImage } : {}), ...extra });
+}

@@ -1,0 +1,199 @@
+import { hostname } from 'node:os';
+import type { FerryError} from '../../errors/ferry-error.js';
+import { isFerryError } from '../../errors/ferry-error.js';
+import { hasStore, type GlanceImage } from '../../glance/image.js';
+import type { CephCliOptions } from '../../rbd/ceph-cli.js';
+import { formatRbdLocation } from '../../rbd/format-rbd-location.js';
+import {
+  countRbdWatchers, createRbdImage, getRbdImageMeta, protectRbdSnapshot, readRbdImageInfo, removeRbdImage, renameRbdImage, setRbdImageMeta,
+  type RbdImageInfo, type RbdImageRef,
+} from '../../rbd/rbd-image-commands.js';
+import { hashRbdSnapshot, pipeRbdDiff, RbdStreamError } from '../../rbd/rbd-streams.js';
+import type { CopyJob } from '../copy-job.js';
+import { hashMismatchError, sourceLostError, targetExistsError, targetWriteError } from './rbd-direct-errors.js';
+import {
+  glanceWritesStore, judgeCommitted, judgeReadBack, judgeTemporary, temporaryImageName, VERIFIED_META_KEY, verifiedMark,
+  type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
+} from './rbd-direct-plan.js';
+
+/** One store's direct copy, from the source chosen for the batch. */
+export interface StoreCopyPlan {
+  readonly store: string;
+  readonly target: RbdCluster;
+  readonly targetFsid: string;
+  readonly source: RbdSourceCandidate;
+  readonly shape: RbdImageInfo;
+  readonly expected: ExpectedHash;
+  /** An expired Glance lock the round decided to ignore: it writes nothing. */
+  readonly ignoredLock: string | undefined;
+  readonly quietMs: number;
+  readonly pollMs: number;
+  readonly runner?: CephCliOptions['runner'];
+}
+
+export type StoreCopyEnd =
+  | { readonly kind: 'copied'; readonly image: GlanceImage; readonly bytes: number; readonly verifyMs: number }
+  /** Glance (or another ferry) is bringing the store, or it is there now: the engine looks again and joins. */
+  | { readonly kind: 'busy' | 'present'; readonly image: GlanceImage }
+  | { readonly kind: 'refused'; readonly error: FerryError };
+
+const SNAPSHOT = 'snap';
+const WRITER_META_KEY = 'ferry.writer';
+
+/**
+ * Bring one store: (registered by now?) → a committed copy of an earlier run is registered → the temporary image of
+ * another writer is waited for, a leftover removed, a verified one resumed → create, export-diff | import-diff (sparse,
+ * makes `snap`), read back through the hash, protect, mark verified → rename (the commit; fails if the name exists)
+ * → PATCH the location. Whatever fails before the PATCH succeeded removes what this run wrote.
+ */
+export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd> {
+  const imageId = job.state.image.id;
+  const signal = job.deadline.signal;
+  const cli: CephCliOptions = { confFile: plan.target.confFile, ...(plan.target.user ? { user: plan.target.user } : {}), signal,
+    ...(plan.runner ? { runner: plan.runner } : {}) };
+  const pool = plan.source.location.pool;
+  const temp: RbdImageRef = { pool, image: temporaryImageName(imageId) };
+  const final: RbdImageRef = { pool, image: imageId };
+
+  for (let attempt = 0; ; attempt += 1) {
+    const image = await job.read();
+    const blocked = blockedBy(image, plan);
+    if (blocked !== undefined) return { kind: blocked, image };
+    // Both names at once: each rbd command costs a process start and a cluster connection (~0.1–0.2 s).
+    const [committed, existing] = await Promise.all([readRbdImageInfo(cli, final), readRbdImageInfo(cli, temp)]);
+    if (committed !== undefined) {
+      // Renamed by an earlier run (or a writer that just finished) but not registered: ours only if it was verified.
+      if (judgeCommitted(await getRbdImageMeta(cli, final, VERIFIED_META_KEY), plan.expected) === 'foreign') {
+        const again = await job.read();
+        const now = blockedBy(again, plan);
+        if (now !== undefined) return { kind: now, image: again };
+        return { kind: 'refused', error: targetExistsError(imageId, plan.store, pool, plan.target) };
+      }
+      return register(job, plan, cli, final, 0, 0);
+    }
+    if (existing !== undefined) {
+      const verdict = judgeTemporary(await temporaryFacts(cli, temp, existing), plan.expected, Math.floor(job.ctx.clock.wallNow() / 1000), plan.quietMs);
+      if (verdict.kind === 'live') {
+        job.progress('joining', [plan.store], `another writer has ${temp.pool}/${temp.image} open: waiting for it`);
+        await job.ctx.clock.sleep(plan.pollMs, signal);
+        continue;
+      }
+      if (verdict.kind === 'resume') return commit(job, plan, cli, temp, final, 0, 0);
+      job.ctx.logger.warn({ imageId, store: plan.store, rbdImage: `${temp.pool}/${temp.image}` }, 'removing the leftover temporary image of an earlier direct transfer');
+      await removeRbdImage(cli, temp, SNAPSHOT);
+    }
+    if (await createRbdImage(cli, temp, plan.shape) === 'exists') continue; // another writer won the create: look again
+    return write(job, plan, cli, temp, final);
+  }
+}
+
+/** Glance's import writes our store, or the store is there now. */
+function blockedBy(image: GlanceImage, plan: StoreCopyPlan): 'busy' | 'present' | undefined {
+  if (hasStore(image.stores, plan.store)) return 'present';
+  if (image.importTask !== plan.ignoredLock && glanceWritesStore(image, plan.store)) return 'busy';
+  return undefined;
+}
+
+async function temporaryFacts(cli: CephCliOptions, temp: RbdImageRef, info: RbdImageInfo): Promise<Parameters<typeof judgeTemporary>[0]> {
+  const [watchers, verified, writer, snap] = await Promise.all([
+    countRbdWatchers(cli, temp), getRbdImageMeta(cli, temp, VERIFIED_META_KEY), getRbdImageMeta(cli, temp, WRITER_META_KEY),
+    readRbdImageInfo(cli, { ...temp, snapshot: SNAPSHOT }),
+  ]);
+  return { watchers, modifiedAtSec: info.modifiedAtSec, verified, protectedSnapshot: snap?.protected === true, writerGone: writerGone(writer) };
+}
+
+/** The writer named in the image ran on this host and its process is gone: no need to wait for the quiet time. */
+function writerGone(writer: string | undefined): boolean {
+  const match = /^(.+):(\d+)$/.exec(writer ?? '');
+  if (match === null || match[1] !== hostname()) return false;
+  try {
+    process.kill(Number(match[2]), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function write<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
+  final: RbdImageRef): Promise<StoreCopyEnd> {
+  const imageId = job.state.image.id;
+  const { source } = plan;
+  const sourceCli: CephCliOptions = { confFile: source.cluster.confFile, ...(source.cluster.user ? { user: source.cluster.user } : {}),
+    ...(plan.runner ? { runner: plan.runner } : {}) };
+  try {
+    await setRbdImageMeta(cli, temp, WRITER_META_KEY, `${hostname()}:${process.pid}`);
+    job.progress('copying', [plan.store], `rbd export-diff ${source.store} | rbd import-diff ${plan.store}`);
+    const bytes = await pipeRbdDiff(sourceCli, source.location, cli, temp, job.deadline.signal);
+    job.progress('copying', [plan.store], 'verifying the copy');
+    const started = job.ctx.clock.now();
+    const actual = await hashRbdSnapshot(cli, { ...temp, snapshot: SNAPSHOT }, plan.expected.algorithm, job.deadline.signal);
+    const verifyMs = job.ctx.clock.now() - started;
+    const verdict = judgeReadBack(plan.expected, actual, job.state.image.size);
+    if (verdict.kind === 'mismatch') {
+      await removeQuietly(job, cli, temp);
+      return { kind: 'refused', error: hashMismatchError(imageId, plan.store, verdict.reason, plan.expected) };
+    }
+    await protectRbdSnapshot(cli, temp, SNAPSHOT);
+    await setRbdImageMeta(cli, temp, VERIFIED_META_KEY, verifiedMark(plan.expected));
+    return await commit(job, plan, cli, temp, final, bytes, verifyMs);
+  } catch (error) {
+    if (error instanceof RbdStreamError) {
+      await removeQuietly(job, cli, temp);
+      return { kind: 'refused', error: error.failure.side === 'source' ? sourceLostError(imageId, source, plan.store, error)
+        : targetWriteError(imageId, plan.store, plan.target, error) };
+    }
+    // Interrupted or cut by the deadline: remove what we wrote if we still can (a killed run leaves it to the next).
+    if (isFerryError(error, 'FERRY_ABORTED')) await removeQuietly(job, cli, temp);
+    throw error;
+  }
+}
+
+/** Rename = commit: the verified temporary image takes the image's name, unless someone's image has it already. */
+async function commit<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
+  final: RbdImageRef, bytes: number, verifyMs: number): Promise<StoreCopyEnd> {
+  const image = await job.read();
+  const blocked = blockedBy(image, plan);
+  if (blocked !== undefined) {
+    await removeQuietly(job, cli, temp);
+    return { kind: blocked, image };
+  }
+  if (await renameRbdImage(cli, temp.pool, temp.image, final.image) === 'exists') {
+    await removeQuietly(job, cli, temp);
+    // Loop back through copyStore's checks: the name's holder decides (a verified copy of ours is registered).
+    return copyStore(job, plan);
+  }
+  return register(job, plan, cli, final, bytes, verifyMs);
+}
+
+/** PATCH add /locations/-. A refusal removes the committed copy (nothing points to it); a lost answer is looked up. */
+async function register<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, final: RbdImageRef,
+  bytes: number, verifyMs: number): Promise<StoreCopyEnd> {
+  const imageId = job.state.image.id;
+  const url = formatRbdLocation({ fsid: plan.targetFsid, pool: final.pool, image: final.image, snapshot: SNAPSHOT });
+  job.progress('copying', [plan.store], `registering ${url}`);
+  try {
+    const image = await job.ctx.glance.addLocation(imageId, { url, store: plan.store }, { signal: job.deadline.signal });
+    return { kind: 'copied', image, bytes, verifyMs };
+  } catch (error) {
+    if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
+    const now = await job.read().catch(() => undefined);
+    if (now !== undefined && (now.locations ?? []).some((location) => location.url === url)) {
+      // Refused because it is there already: another writer's PATCH came first (a lost answer may have been ours).
+      return error.code === 'FERRY_LOCATION_REFUSED' ? { kind: 'present', image: now } : { kind: 'copied', image: now, bytes, verifyMs };
+    }
+    if (error.code === 'FERRY_LOCATION_REFUSED' || error.code === 'FERRY_IMAGE_NOT_FOUND') {
+      await removeQuietly(job, cli, final);
+      return { kind: 'refused', error };
+    }
+    // Glance did not answer clearly: the verified copy stays committed, and the next run registers it.
+    throw error;
+  }
+}
+
+async function removeQuietly<Skip extends string>(job: CopyJob<Skip>, cli: CephCliOptions, ref: RbdImageRef): Promise<void> {
+  // Without the job's signal: an interrupted job still cleans up, within the CLI's own timeout.
+  const { signal: _signal, ...unsignalled } = cli;
+  await removeRbdImage({ ...unsignalled, timeoutMs: 20_000 }, ref, SNAPSHOT).catch((error: unknown) => {
+    job.ctx.logger.warn({ rbdImage: `${ref.pool}/${ref.image}`, error: (error as Error).message }, 'could not remove what the direct transfer wrote; the next run removes it');
+  });
+}

@@ -1,0 +1,62 @@
+import { FerryError } from '../../errors/ferry-error.js';
+import type { RbdStreamError } from '../../rbd/rbd-streams.js';
+import type { ExpectedHash, RbdCluster, RbdSourceCandidate } from './rbd-direct-plan.js';
+
+// The direct RBD transfer's refusals and failures, worded once. Pure.
+
+function rbdCommand(cluster: RbdCluster): string {
+  return `rbd -c ${cluster.confFile}${cluster.user === undefined ? '' : ` --id ${cluster.user}`}`;
+}
+
+export function notRawError(imageId: string, diskFormat: string | null): FerryError {
+  return new FerryError('FERRY_NOT_CLONABLE', `image ${imageId} has disk_format ${diskFormat ?? '(unset)'}: the direct RBD transfer copies raw images only`,
+    'Only raw images are cloned copy-on-write: convert it to raw (qemu-img convert -O raw) and upload it again, or use --transfer glance.',
+    { imageId, diskFormat });
+}
+
+export function noSourceError(imageId: string, store: string, known: readonly string[], tried: readonly { store: string; error: string }[]): FerryError {
+  const why = tried.length === 0
+    ? `none of its rbd locations is in a cluster named by --source-ceph-conf (${known.length === 0 ? 'none given' : known.join(', ')})`
+    : `no source cluster could be read: ${tried.map((t) => `${t.store}: ${t.error}`).join('; ')}`;
+  return new FerryError('FERRY_RBD_SOURCE_UNREACHABLE', `cannot copy image ${imageId} to ${store} directly: ${why}`,
+    'Name a cluster that holds the image with --source-ceph-conf STORE=PATH (its ceph.conf and a keyring readable by --source-rbd-user, '
+    + 'caps: mon \'profile rbd\', osd \'profile rbd-read-only pool=images\'), check that its mons answer, or use --transfer auto / glance.',
+    { imageId, store, sources: known, tried });
+}
+
+export function unverifiableError(imageId: string, store: string): FerryError {
+  return new FerryError('FERRY_COPY_UNVERIFIABLE', `image ${imageId} has neither os_hash_value (with an algorithm this host knows) nor checksum: a direct copy to ${store} cannot be proven`,
+    'Glance checks nothing of a location ferry adds, so ferry refuses to add one it cannot prove. Use --transfer glance (or auto) for this image.',
+    { imageId, store });
+}
+
+export function hashMismatchError(imageId: string, store: string, reason: string, expected: ExpectedHash): FerryError {
+  return new FerryError('FERRY_COPY_HASH_MISMATCH', `the direct copy of image ${imageId} to ${store} does not match Glance's hash: ${reason}`,
+    'Nothing was registered and the written copy was removed. Check the source image (rbd export … | sha512sum) against Glance\'s '
+    + 'os_hash_value; if the source is damaged, re-upload the image. Run ferry again, or use --transfer glance.',
+    { imageId, store, algorithm: expected.algorithm, field: expected.field, expected: expected.value });
+}
+
+export function sourceLostError(imageId: string, source: RbdSourceCandidate, store: string, stream: RbdStreamError): FerryError {
+  return new FerryError('FERRY_RBD_SOURCE_LOST',
+    `the source of image ${imageId} (${source.store}: ${source.location.pool}/${source.location.image}@${source.location.snapshot}) went away `
+    + `during the direct copy to ${store}: ${stream.message}`,
+    `Nothing was registered; the partial copy is removed on the next run. Check the source cluster (${rbdCommand(source.cluster)} info `
+    + `${source.location.pool}/${source.location.image}@${source.location.snapshot}), then run ferry again.`,
+    { imageId, store, source: source.store, exitCode: stream.failure.exitCode, stderr: stream.failure.message });
+}
+
+export function targetWriteError(imageId: string, store: string, target: RbdCluster, stream: RbdStreamError): FerryError {
+  return new FerryError('FERRY_CEPH', `writing image ${imageId} into ${store} failed: ${stream.message}`,
+    `Check the target cluster and client.${target.user ?? 'admin'}'s caps (osd 'profile rbd pool=…' on the target pool): ${rbdCommand(target)} ls`,
+    { imageId, store, exitCode: stream.failure.exitCode, stderr: stream.failure.message });
+}
+
+export function targetExistsError(imageId: string, store: string, pool: string, target: RbdCluster): FerryError {
+  const rbd = rbdCommand(target);
+  return new FerryError('FERRY_COPY_TARGET_EXISTS',
+    `cannot copy ${imageId} to ${store} directly: the pool already holds an RBD image ${pool}/${imageId} that no Glance location points to `
+    + 'and that ferry did not verify (a partial copy left by a crash?)',
+    `Check that nothing was cloned from it (${rbd} children --all ${pool}/${imageId}@snap), remove it (${rbd} snap purge ${pool}/${imageId}; `
+    + `${rbd} rm ${pool}/${imageId}), then run ferry again.`, { imageId, store, pool, rbdImage: imageId, outcome: 'failed' });
+}

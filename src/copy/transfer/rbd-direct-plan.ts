@@ -1,0 +1,123 @@
+import { getHashes } from 'node:crypto';
+import type { GlanceImage } from '../../glance/image.js';
+import { hasStore } from '../../glance/image.js';
+import { parseRbdLocation, type RbdLocation } from '../../rbd/parse-rbd-location.js';
+
+// The direct RBD transfer's decisions, as pure functions over what its steps read. rbd-direct.ts does the I/O.
+
+/** A Ceph cluster ferry may reach, by the Glance store that stands for it. */
+export interface RbdCluster {
+  readonly confFile: string;
+  readonly user: string | undefined;
+}
+
+/** Where the bytes may come from: one rbd location of the image in a cluster ferry may read. */
+export interface RbdSourceCandidate {
+  readonly store: string;
+  readonly location: RbdLocation;
+  readonly cluster: RbdCluster;
+}
+
+/**
+ * The image's rbd locations in clusters named by --source-ceph-conf, in Glance's location order, never the target
+ * store itself. Empty: no source cluster is known for this image (FERRY_RBD_SOURCE_UNREACHABLE, or Glance in auto).
+ */
+export function planRbdSources(image: Pick<GlanceImage, 'locations'>, sources: ReadonlyMap<string, RbdCluster>, target: string): RbdSourceCandidate[] {
+  const candidates: RbdSourceCandidate[] = [];
+  for (const location of image.locations ?? []) {
+    if (location.store === undefined || location.store === target) continue;
+    const cluster = sources.get(location.store);
+    const parsed = parseRbdLocation(location.url);
+    if (cluster === undefined || !parsed.ok) continue;
+    candidates.push({ store: location.store, location: parsed.location, cluster });
+  }
+  return candidates;
+}
+
+/** The name ferry writes under until the copy is proven; fixed per image so a later run finds an earlier one's leftover. */
+export function temporaryImageName(imageId: string): string {
+  return `${imageId}.ferry-partial`;
+}
+
+/** The image-meta key ferry sets on a copy it verified, before the rename: what makes a committed copy ours. */
+export const VERIFIED_META_KEY = 'ferry.verified';
+
+/** The hash a copy must match: os_hash_algo/os_hash_value when this Node knows the algorithm, else the md5 checksum. */
+export interface ExpectedHash {
+  readonly algorithm: string;
+  readonly value: string;
+  readonly field: 'os_hash_value' | 'checksum';
+}
+
+export function expectedHash(image: Pick<GlanceImage, 'raw'>, known: readonly string[] = getHashes()): ExpectedHash | undefined {
+  const algo = image.raw.os_hash_algo;
+  const value = image.raw.os_hash_value;
+  if (typeof algo === 'string' && typeof value === 'string' && value !== '' && known.includes(algo.toLowerCase())) {
+    return { algorithm: algo.toLowerCase(), value: value.toLowerCase(), field: 'os_hash_value' };
+  }
+  const checksum = image.raw.checksum;
+  if (typeof checksum === 'string' && checksum !== '') return { algorithm: 'md5', value: checksum.toLowerCase(), field: 'checksum' };
+  return undefined;
+}
+
+/** The image-meta value that marks a verified copy (compared as a whole on a later run). */
+export function verifiedMark(hash: ExpectedHash): string {
+  return `${hash.algorithm}:${hash.value}`;
+}
+
+export type VerifyVerdict =
+  | { readonly kind: 'match' }
+  | { readonly kind: 'mismatch'; readonly reason: string };
+
+/** Read-back verdict: the whole snapshot's bytes, hashed, against Glance's hash and size. */
+export function judgeReadBack(expected: ExpectedHash, actual: { readonly digest: string; readonly bytes: number }, size: number | null): VerifyVerdict {
+  if (size !== null && actual.bytes !== size) {
+    return { kind: 'mismatch', reason: `read ${actual.bytes} bytes back, Glance says the image has ${size}` };
+  }
+  if (actual.digest.toLowerCase() !== expected.value) {
+    return { kind: 'mismatch', reason: `${expected.algorithm} of the copy is ${actual.digest}, Glance's ${expected.field} is ${expected.value}` };
+  }
+  return { kind: 'match' };
+}
+
+/** What a temporary image found at the start is. */
+export type TemporaryVerdict =
+  /** Another writer has it open, or wrote it moments ago: wait for it (two writers never both write). */
+  | { readonly kind: 'live' }
+  /** Verified and complete (killed before the rename): rename and register it, no copy needed. */
+  | { readonly kind: 'resume' }
+  /** An earlier run's partial image: remove it, then write. */
+  | { readonly kind: 'leftover' };
+
+export interface TemporaryFacts {
+  readonly watchers: number;
+  readonly modifiedAtSec: number | undefined;
+  readonly verified: string | undefined;
+  readonly protectedSnapshot: boolean;
+  /** The writer it names ran on this host and its process is gone. */
+  readonly writerGone: boolean;
+}
+
+/**
+ * A writer between two rbd commands has no watch open, so "no watcher" alone does not prove it dead: a temporary
+ * image is a leftover only once it also has not been written for `quietMs` (librbd updates the time at most once a
+ * minute, so quietMs must be well above 60 s).
+ */
+export function judgeTemporary(facts: TemporaryFacts, expected: ExpectedHash, nowSec: number, quietMs: number): TemporaryVerdict {
+  if (facts.verified === verifiedMark(expected) && facts.protectedSnapshot && facts.watchers === 0) return { kind: 'resume' };
+  if (facts.watchers > 0) return { kind: 'live' };
+  if (facts.writerGone) return { kind: 'leftover' };
+  const quiet = facts.modifiedAtSec === undefined || (nowSec - facts.modifiedAtSec) * 1000 >= quietMs;
+  return quiet ? { kind: 'leftover' } : { kind: 'live' };
+}
+
+/** An image of the target name exists but no location points to it: ours (verified, killed before the PATCH) or not. */
+export function judgeCommitted(verified: string | undefined, expected: ExpectedHash): 'register' | 'foreign' {
+  return verified === verifiedMark(expected) ? 'register' : 'foreign';
+}
+
+/** Glance's import lock writes (or may write: its stores are not known yet) our store: join it, never race it. */
+export function glanceWritesStore(image: Pick<GlanceImage, 'importTask' | 'importingTo' | 'stores'>, store: string): boolean {
+  if (image.importTask === undefined || hasStore(image.stores, store)) return false;
+  return image.importingTo.length === 0 || hasStore(image.importingTo, store);
+}

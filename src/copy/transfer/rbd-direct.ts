@@ -1,0 +1,157 @@
+import { isFerryError, type FerryError } from '../../errors/ferry-error.js';
+import { readClusterFsid, type CephCliOptions } from '../../rbd/ceph-cli.js';
+import type { CommandRunner } from '../../rbd/command-runner.js';
+import { readRbdImageInfo, type RbdImageInfo } from '../../rbd/rbd-image-commands.js';
+import type { CopyJob, CopyTransfer, TransferOutcome } from '../copy-job.js';
+import type { OwnImportVerdict } from '../judge-own-import.js';
+import { createKeyedLimiter } from './keyed-limiter.js';
+import { copyStore, type StoreCopyEnd } from './rbd-copy-store.js';
+import { noSourceError, notRawError, unverifiableError } from './rbd-direct-errors.js';
+import { expectedHash, planRbdSources, type ExpectedHash, type RbdCluster, type RbdSourceCandidate } from './rbd-direct-plan.js';
+
+export interface RbdDirectOptions {
+  /** Stores ferry may write to, with their cluster (ensure: the local store and --ceph-conf). */
+  readonly targets: ReadonlyMap<string, RbdCluster>;
+  /** Stores ferry may read from (--source-ceph-conf STORE=PATH, as --source-rbd-user). */
+  readonly sources: ReadonlyMap<string, RbdCluster>;
+  /** `auto`: what brings a store the direct transfer cannot (not raw, no hash, no readable source, no target cluster). */
+  readonly fallback?: CopyTransfer | undefined;
+  /** Concurrent direct copies per source cluster and per target store (prewarm/sync run many). */
+  readonly perClusterLimit?: number;
+  /** A temporary image nobody has open and nobody wrote for this long is a leftover. */
+  readonly quietMs?: number;
+  readonly pollMs?: number;
+  readonly runner?: CommandRunner;
+}
+
+export const RBD_DIRECT_DEFAULTS = {
+  perClusterLimit: 2,
+  // librbd updates an image's modify time at most once a minute (rbd_mtime_update_interval): three times that.
+  quietMs: 180_000,
+  pollMs: 1_000,
+} as const;
+
+type Eligibility =
+  | { readonly kind: 'direct'; readonly source: RbdSourceCandidate; readonly shape: RbdImageInfo; readonly expected: ExpectedHash }
+  | { readonly kind: 'refused'; readonly error: FerryError };
+
+/**
+ * The direct RBD → RBD transfer (issue 19): the bytes go from a source cluster's snapshot straight into the target
+ * pool, sparse, verified against Glance's hash, committed by a rename and registered as a location. Glance stages
+ * nothing. With a fallback (`--transfer auto`), an image it cannot copy goes to Glance's copy-image instead.
+ */
+export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer {
+  const limiter = createKeyedLimiter(options.perClusterLimit ?? RBD_DIRECT_DEFAULTS.perClusterLimit);
+  const fsids = new Map<string, Promise<string>>();
+  const fsidOf = (cluster: RbdCluster, signal: AbortSignal): Promise<string> => {
+    let known = fsids.get(cluster.confFile);
+    if (known === undefined) {
+      known = readClusterFsid(cliOf(cluster, signal, options.runner));
+      known.catch(() => fsids.delete(cluster.confFile));
+      fsids.set(cluster.confFile, known);
+    }
+    return known;
+  };
+
+  return {
+    kind: 'rbd',
+    async bring(job, batch, takingOver) {
+      // The targets' fsids are needed for the locations: ask while the source is checked.
+      for (const store of batch) {
+        const target = options.targets.get(store);
+        if (target !== undefined) fsidOf(target, job.deadline.signal).catch(() => undefined);
+      }
+      const eligibility = await checkEligibility(job, batch, options, fsidOf);
+      if (eligibility.kind === 'refused') {
+        if (options.fallback !== undefined) {
+          job.ctx.logger.info({ imageId: job.state.image.id, stores: batch, why: eligibility.error.code }, 'direct RBD transfer not possible: using Glance');
+          const outcome = await options.fallback.bring(job, batch, takingOver);
+          // The engine stamps copies with the job's transfer kind unless the outcome names its own.
+          return outcome.kind === 'ended' ? { ...outcome, transfer: outcome.transfer ?? options.fallback.kind } : outcome;
+        }
+        return ended(job, new Map(batch.map((store) => [store, { kind: 'refused', error: eligibility.error }])), 0);
+      }
+      const started = job.ctx.clock.now();
+      const ends = await Promise.all(batch.map(async (store) => {
+        const target = options.targets.get(store);
+        if (target === undefined) throw new Error(`rbd-direct: ${store} passed the eligibility check without a target cluster`);
+        const end = await limiter.run([`source:${eligibility.source.store}`, `target:${store}`], job.deadline.signal, async () =>
+          copyStore(job, {
+            store, target, targetFsid: await fsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
+            expected: eligibility.expected, ignoredLock: takingOver, quietMs: options.quietMs ?? RBD_DIRECT_DEFAULTS.quietMs,
+            pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}),
+          }));
+        return [store, end] as const;
+      }));
+      return assemble(job, ends, started);
+    },
+  };
+}
+
+/** Before anything is written: raw, provable, a readable source of the same cluster its location names, a target cluster. */
+async function checkEligibility<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], options: RbdDirectOptions,
+  fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>): Promise<Eligibility> {
+  const image = job.state.image;
+  const signal = job.deadline.signal;
+  if (image.diskFormat !== 'raw') return { kind: 'refused', error: notRawError(image.id, image.diskFormat) };
+  const expected = expectedHash(image);
+  if (expected === undefined) return { kind: 'refused', error: unverifiableError(image.id, batch.join(',')) };
+  const missingTarget = batch.find((store) => !options.targets.has(store));
+  if (missingTarget !== undefined) {
+    return { kind: 'refused', error: noSourceError(image.id, missingTarget, [...options.targets.keys()],
+      [{ store: missingTarget, error: 'ferry knows no ceph.conf for this target store (--ceph-conf is the local store\'s)' }]) };
+  }
+  const candidates = planRbdSources(image, options.sources, batch[0] ?? '').filter((candidate) => !batch.includes(candidate.store));
+  const tried: { store: string; error: string }[] = [];
+  for (const candidate of candidates) {
+    try {
+      const fsid = await fsidOf(candidate.cluster, signal);
+      if (fsid !== candidate.location.fsid.toLowerCase()) {
+        tried.push({ store: candidate.store, error: `${candidate.cluster.confFile} reaches cluster ${fsid}, the location is in ${candidate.location.fsid}` });
+        continue;
+      }
+      const shape = await readRbdImageInfo(cliOf(candidate.cluster, signal, options.runner), candidate.location);
+      if (shape === undefined) {
+        tried.push({ store: candidate.store, error: `${candidate.location.pool}/${candidate.location.image}@${candidate.location.snapshot} does not exist` });
+        continue;
+      }
+      return { kind: 'direct', source: candidate, shape, expected };
+    } catch (error) {
+      if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
+      tried.push({ store: candidate.store, error: error.message });
+    }
+  }
+  return { kind: 'refused', error: noSourceError(image.id, batch.join(','), [...options.sources.keys()], tried) };
+}
+
+/** The stores' ends as the engine's outcome: copied/refused stores get verdicts; busy/present ones are looked at again. */
+function assemble<Skip extends string>(job: CopyJob<Skip>, ends: readonly (readonly [string, StoreCopyEnd])[], started: number): TransferOutcome {
+  const verdicts = new Map<string, OwnImportVerdict>();
+  let busy = false;
+  for (const [store, end] of ends) {
+    if (end.kind === 'copied') {
+      verdicts.set(store, { kind: 'copied', taskId: undefined });
+      job.state.image = end.image;
+    } else if (end.kind === 'refused') {
+      verdicts.set(store, { kind: 'refused', error: end.error });
+    } else {
+      busy ||= end.kind === 'busy';
+      job.state.image = end.image;
+    }
+  }
+  if (verdicts.size === 0) return { kind: 'not-started', image: job.state.image, busy };
+  return ended(job, verdicts, job.ctx.clock.now() - started);
+}
+
+function ended<Skip extends string>(job: CopyJob<Skip>, verdicts: ReadonlyMap<string, OwnImportVerdict>, elapsedMs: number): TransferOutcome {
+  const image = job.state.image;
+  return {
+    kind: 'ended', transfer: 'rbd', verdicts, tasks: [], elapsedMs, perStoreMs: elapsedMs / Math.max(1, verdicts.size),
+    wait: { elapsedMs },
+    snapshot: { image, watchedTask: undefined, task: undefined, elapsedMs, wallNowMs: job.ctx.clock.wallNow() },
+  };
+}
+
+function cliOf(cluster: RbdCluster, signal: AbortSignal, runner: CommandRunner | undefined): CephCliOptions {
+  return { confFile: cluster.confFile, ...(cluster.user ? { user: cluster.user } : {}), signal, ...(runner ? { runner } : {}) };
+}

@@ -1,0 +1,122 @@
+import { FerryError } from '../errors/ferry-error.js';
+import { cephConnectionArgs, cephMessage, cephTimeoutSeconds, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
+
+// The rbd commands the direct transfer runs on one image: thin, one command each, no decisions beyond reading the
+// CLI's answer. Every call names the cluster by its ceph.conf and cephx user, as the other CLI edges do.
+
+/** What Glance's rbd store chose for an image, read from the source so the copy is made alike. */
+export interface RbdImageInfo {
+  readonly size: number;
+  readonly objectSize: number;
+  readonly features: readonly string[];
+  /** A snapshot's info: whether it is protected (clones need it). */
+  readonly protected: boolean;
+  /** Unix seconds of the last write (librbd updates it at most once a minute) or creation. */
+  readonly modifiedAtSec: number | undefined;
+}
+
+export interface RbdImageRef {
+  readonly pool: string;
+  readonly image: string;
+}
+
+const ENOENT = 2;
+const EEXIST = 17;
+const NOT_FOUND = /\(2\) No such file or directory$/;
+
+/** `rbd info --format json`: undefined when the image (or snapshot) does not exist. */
+export async function readRbdImageInfo(cli: CephCliOptions, ref: RbdImageRef & { readonly snapshot?: string }): Promise<RbdImageInfo | undefined> {
+  const spec = `${ref.pool}/${ref.image}${ref.snapshot === undefined ? '' : `@${ref.snapshot}`}`;
+  const out = await rbd(cli, ['info', '--format', 'json', spec], `rbd info ${spec}`, [0, ENOENT]);
+  if (out.exitCode === ENOENT) return undefined;
+  const parsed = JSON.parse(out.stdout) as { size?: number; object_size?: number; features?: string[]; modify_timestamp?: string;
+    create_timestamp?: string; protected?: string };
+  const stamp = parsed.modify_timestamp ?? parsed.create_timestamp;
+  const ms = stamp === undefined ? Number.NaN : Date.parse(stamp);
+  return {
+    size: Number(parsed.size ?? 0),
+    objectSize: Number(parsed.object_size ?? 0),
+    features: parsed.features ?? [],
+    protected: parsed.protected === 'true',
+    modifiedAtSec: Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined,
+  };
+}
+
+/** `rbd create` with the given shape; 'exists' when the name is taken (the atomic "who writes" decision). */
+export async function createRbdImage(cli: CephCliOptions, ref: RbdImageRef, shape: RbdImageInfo): Promise<'created' | 'exists'> {
+  const spec = `${ref.pool}/${ref.image}`;
+  const features = shape.features.flatMap((feature) => ['--image-feature', feature]);
+  const out = await rbd(cli, ['create', '--size', `${shape.size}B`, '--object-size', `${shape.objectSize}B`, ...features, spec],
+    `rbd create ${spec}`, [0, EEXIST]);
+  return out.exitCode === EEXIST ? 'exists' : 'created';
+}
+
+/** `rbd rename`: the commit of a copy. 'exists' when the new name is taken. */
+export async function renameRbdImage(cli: CephCliOptions, pool: string, from: string, to: string): Promise<'renamed' | 'exists'> {
+  const out = await rbd(cli, ['rename', `${pool}/${from}`, `${pool}/${to}`], `rbd rename ${pool}/${from} ${pool}/${to}`, [0, EEXIST]);
+  return out.exitCode === EEXIST ? 'exists' : 'renamed';
+}
+
+export async function protectRbdSnapshot(cli: CephCliOptions, ref: RbdImageRef, snapshot: string): Promise<void> {
+  const spec = `${ref.pool}/${ref.image}@${snapshot}`;
+  await rbd(cli, ['snap', 'protect', spec], `rbd snap protect ${spec}`, [0]);
+}
+
+/** `rbd image-meta get`: undefined when the key (or the image) is absent. */
+export async function getRbdImageMeta(cli: CephCliOptions, ref: RbdImageRef, key: string): Promise<string | undefined> {
+  const spec = `${ref.pool}/${ref.image}`;
+  const out = await rbd(cli, ['image-meta', 'get', spec, key], `rbd image-meta get ${spec} ${key}`, [0, ENOENT]);
+  return out.exitCode === ENOENT ? undefined : out.stdout.trim();
+}
+
+export async function setRbdImageMeta(cli: CephCliOptions, ref: RbdImageRef, key: string, value: string): Promise<void> {
+  const spec = `${ref.pool}/${ref.image}`;
+  await rbd(cli, ['image-meta', 'set', spec, key, value], `rbd image-meta set ${spec} ${key}`, [0]);
+}
+
+/** `rbd status`: how many clients have the image open (a live writer watches it). */
+export async function countRbdWatchers(cli: CephCliOptions, ref: RbdImageRef): Promise<number> {
+  const spec = `${ref.pool}/${ref.image}`;
+  const out = await rbd(cli, ['status', '--format', 'json', spec], `rbd status ${spec}`, [0, ENOENT]);
+  if (out.exitCode === ENOENT) return 0;
+  const parsed = JSON.parse(out.stdout) as { watchers?: unknown[] };
+  return parsed.watchers?.length ?? 0;
+}
+
+/**
+ * Remove an image ferry wrote and nothing was cloned from: unprotect `snapshot` (if protected), purge snapshots, rm.
+ * Absent already → nothing to do. A watcher still open (a killed writer's, for up to ~30 s) makes rm fail: FERRY_CEPH.
+ */
+export async function removeRbdImage(cli: CephCliOptions, ref: RbdImageRef, snapshot: string): Promise<void> {
+  const spec = `${ref.pool}/${ref.image}`;
+  // EINVAL (22): not protected. ENOENT: no such snapshot or image.
+  await rbd(cli, ['snap', 'unprotect', `${spec}@${snapshot}`], `rbd snap unprotect ${spec}@${snapshot}`, [0, ENOENT, 22]);
+  await rbd(cli, ['snap', 'purge', '--no-progress', spec], `rbd snap purge ${spec}`, [0, ENOENT]);
+  await rbd(cli, ['rm', '--no-progress', spec], `rbd rm ${spec}`, [0, ENOENT]);
+}
+
+interface Exited { readonly exitCode: number; readonly stdout: string; readonly stderr: string }
+
+async function rbd(options: CephCliOptions, args: readonly string[], shown: string, accepted: readonly number[]): Promise<Exited> {
+  const o = resolveCephCliOptions(options);
+  const timeout = String(cephTimeoutSeconds(o.connectTimeoutMs));
+  const full = [...cephConnectionArgs(o), '--client-mount-timeout', timeout, '--rados-mon-op-timeout', timeout,
+    '--rados-osd-op-timeout', timeout, ...args];
+  const where = `${shown} (-c ${o.confFile}${o.user === undefined ? '' : ` --id ${o.user}`})`;
+  const out = await o.runner.run(o.rbdBinary, full, { timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) });
+  if (out.outcome === 'aborted') throw new FerryError('FERRY_ABORTED', `${where} was interrupted`, 'Nothing to do: the operation was cancelled', { command: where });
+  if (out.outcome === 'failed') {
+    throw new FerryError('FERRY_CEPH', `could not run rbd: ${out.message}`, 'Install the Ceph client tools (Debian/Ubuntu: ceph-common)', { command: where });
+  }
+  if (out.outcome === 'timed-out') {
+    throw new FerryError('FERRY_CEPH', `${where} did not finish within ${out.timeoutMs} ms and was killed`,
+      'Check that this host reaches the mons of that cluster and that the cluster is healthy', { command: where, timeoutMs: out.timeoutMs });
+  }
+  const code = out.exitCode ?? -1;
+  // ENOENT is only "absent" when rbd says so: it also exits 2 when it cannot connect at all.
+  const absent = code === ENOENT && NOT_FOUND.test(cephMessage(out.stderr));
+  if (code === 0 || (accepted.includes(code) && (code !== ENOENT || absent))) return { exitCode: code, stdout: out.stdout, stderr: out.stderr };
+  throw new FerryError('FERRY_CEPH', `${where} failed (exit ${code}): ${cephMessage(out.stderr)}`,
+    `Run the command by hand with -c ${o.confFile} --id ${o.user ?? 'admin'} to see the full error`,
+    { command: where, exitCode: code, stderr: cephMessage(out.stderr) });
+}

@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { FerryError } from '../errors/ferry-error.js';
+import { cephConnectionArgs, cephMessage, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
+import type { RbdImageRef } from './rbd-image-commands.js';
+
+// The two data streams of the direct transfer. The bytes pass through this process (not a shell pipe) so that when
+// ferry stops or dies, both rbd processes lose their pipe and end at once: no orphan keeps writing.
+
+/** How a stream ended, for the caller to judge (a source gone mid-stream is not a target failure). */
+export type StreamFailure = { readonly side: 'source' | 'target'; readonly exitCode: number | null; readonly message: string };
+
+/**
+ * `rbd export-diff SRC@snap - | rbd import-diff - DST`: the allocated extents only (sparse), and import-diff creates
+ * the end snapshot `snap` on the target. Returns the diff stream's byte count.
+ */
+export async function pipeRbdDiff(source: CephCliOptions, from: RbdImageRef & { readonly snapshot: string },
+  target: CephCliOptions, to: RbdImageRef, signal: AbortSignal): Promise<number> {
+  const src = resolveCephCliOptions(source);
+  const dst = resolveCephCliOptions(target);
+  const exporter = spawn(src.rbdBinary, [...cephConnectionArgs(src), 'export-diff', '--no-progress', `${from.pool}/${from.image}@${from.snapshot}`, '-'],
+    { stdio: ['ignore', 'pipe', 'pipe'], signal });
+  const importer = spawn(dst.rbdBinary, [...cephConnectionArgs(dst), 'import-diff', '--no-progress', '-', `${to.pool}/${to.image}`],
+    { stdio: ['pipe', 'ignore', 'pipe'], signal });
+  let bytes = 0;
+  exporter.stdout?.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+  exporter.stdout?.pipe(importer.stdin);
+  // The importer ending early (an error) must not crash us with EPIPE on its stdin.
+  importer.stdin?.on('error', () => undefined);
+  const [exported, imported] = await Promise.all([ended(exporter), ended(importer)]);
+  if (signal.aborted) throw aborted(`${from.pool}/${from.image}@${from.snapshot}`);
+  if (exported.exitCode !== 0) throw streamError({ side: 'source', exitCode: exported.exitCode, message: cephMessage(exported.stderr) });
+  if (imported.exitCode !== 0) throw streamError({ side: 'target', exitCode: imported.exitCode, message: cephMessage(imported.stderr) });
+  return bytes;
+}
+
+/** `rbd export IMG@snap -` through a hash: the bytes a clone of that snapshot would read. */
+export async function hashRbdSnapshot(cli: CephCliOptions, ref: RbdImageRef & { readonly snapshot: string }, algorithm: string,
+  signal: AbortSignal): Promise<{ readonly digest: string; readonly bytes: number }> {
+  const o = resolveCephCliOptions(cli);
+  const hash = createHash(algorithm);
+  const child = spawn(o.rbdBinary, [...cephConnectionArgs(o), 'export', '--no-progress', `${ref.pool}/${ref.image}@${ref.snapshot}`, '-'],
+    { stdio: ['ignore', 'pipe', 'pipe'], signal });
+  let bytes = 0;
+  child.stdout?.on('data', (chunk: Buffer) => { bytes += chunk.length; hash.update(chunk); });
+  const done = await ended(child);
+  if (signal.aborted) throw aborted(`${ref.pool}/${ref.image}@${ref.snapshot}`);
+  if (done.exitCode !== 0) throw streamError({ side: 'target', exitCode: done.exitCode, message: cephMessage(done.stderr) });
+  return { digest: hash.digest('hex'), bytes };
+}
+
+function ended(child: ChildProcess): Promise<{ exitCode: number | null; stderr: string }> {
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => { if (stderr.length < 8192) stderr += chunk.toString('utf8'); });
+  return new Promise((resolve) => {
+    child.on('error', (error) => { stderr += `\n${error.message}`; });
+    child.on('close', (code) => resolve({ exitCode: code, stderr }));
+  });
+}
+
+function aborted(spec: string): FerryError {
+  return new FerryError('FERRY_ABORTED', `the transfer of ${spec} was interrupted`, 'Run the same command again: a leftover temporary image is removed first');
+}
+
+/** Coded by the transfer (rbd-direct-errors.ts) with the side that failed; here only the facts. */
+export class RbdStreamError extends Error {
+  constructor(readonly failure: StreamFailure) {
+    super(`rbd ${failure.side === 'source' ? 'export-diff' : 'import-diff/export'} failed (exit ${failure.exitCode ?? 'signal'}): ${failure.message}`);
+    this.name = 'RbdStreamError';
+  }
+}
+
+function streamError(failure: StreamFailure): RbdStreamError {
+  return new RbdStreamError(failure);
+}

@@ -1,0 +1,100 @@
+// Shared by the direct RBD transfer's integration tests: a sparse image upload with known bytes, ferry run as scripts
+// run it (the exact flags of issue 19), and reads of both clusters with the rbd CLI.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { readImage, tokenFor } from '../../helpers/glance-admin.js';
+
+export const MiB = 1024 * 1024;
+
+/** `size` bytes of zeros with `data` random bytes at a quarter of the way in: Glance still writes it dense into site-a. */
+export function sparseBytes(size: number, data: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  randomBytes(data).copy(bytes, Math.floor(size / 4));
+  return bytes;
+}
+
+export async function uploadBytes(name: string, bytes: Buffer, store = 'site-a', diskFormat = 'raw'): Promise<string> {
+  const facts = devcloud();
+  const token = await tokenFor('admin');
+  const created = await fetch(`${facts.glance.url}/v2/images`, {
+    method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, disk_format: diskFormat, container_format: 'bare' }),
+  });
+  if (created.status !== 201) throw new Error(`create image: ${created.status}`);
+  const { id } = (await created.json()) as { id: string };
+  const upload = await fetch(`${facts.glance.url}/v2/images/${id}/file`, {
+    method: 'PUT', headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream', 'x-image-meta-store': store }, body: bytes,
+  });
+  if (upload.status !== 204) throw new Error(`upload image: ${upload.status} ${await upload.text()}`);
+  return id;
+}
+
+/** The issue's command line, for store site-b, reading site-a. */
+export function rbdEnsureArgs(id: string, extra: readonly string[] = []): string[] {
+  const facts = devcloud();
+  return ['ensure', id, '--store', 'site-b', '--ceph-conf', facts.ceph['site-b'].conf, '--rbd-user', 'glance',
+    '--transfer', 'rbd', '--source-ceph-conf', `site-a=${facts.ceph['site-a'].conf}`, '--json', ...extra];
+}
+
+const ferryBin = `${process.cwd()}/bin/ferry`;
+
+export interface FerryRun { readonly code: number; readonly json: Record<string, unknown>; readonly stderr: string }
+
+export function ferrySync(args: readonly string[]): FerryRun {
+  const result = spawnSync(process.execPath, [ferryBin, ...args], { encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...cloudEnv() } });
+  return { code: result.status ?? -1, json: JSON.parse(result.stdout || '{}') as Record<string, unknown>, stderr: result.stderr };
+}
+
+/** ferry in the background: for races and kills. */
+export function ferryAsync(args: readonly string[]): { child: ReturnType<typeof spawn>; done: Promise<FerryRun> } {
+  const child = spawn(process.execPath, [ferryBin, ...args], { env: { ...process.env, ...cloudEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const done = new Promise<FerryRun>((resolve) => child.on('close', (code) => {
+    let json: Record<string, unknown> = {};
+    try { json = JSON.parse(stdout || '{}') as Record<string, unknown>; } catch { json = { unparsable: stdout }; }
+    resolve({ code: code ?? -1, json, stderr });
+  }));
+  return { child, done };
+}
+
+/** md5 of what a clone of IMAGE@snap in site-b would read. */
+export function md5OfSnapshot(site: 'site-a' | 'site-b', image: string): string {
+  const result = spawnSync('sh', ['-c', `timeout 120 rbd -c ${devcloud().ceph[site].conf} --id admin export --no-progress images/${image}@snap - | md5sum`],
+    { encoding: 'utf8' });
+  return result.stdout.split(' ')[0] ?? '';
+}
+
+export function md5(bytes: Buffer): string {
+  return createHash('md5').update(bytes).digest('hex');
+}
+
+/** Bytes used by the image and its snapshots (`rbd du`, fast-diff: exact per object). */
+export function usedBytes(site: 'site-a' | 'site-b', image: string): number {
+  const out = ceph(site, 'rbd', ['du', '--format', 'json', `images/${image}`], 'admin');
+  if (out.code !== 0) throw new Error(`rbd du images/${image} on ${site}: ${out.stderr}`);
+  // A single image's du lists the image and its snapshots, without a total.
+  const parsed = JSON.parse(out.stdout) as { images: { used_size: number }[] };
+  return parsed.images.reduce((sum, entry) => sum + entry.used_size, 0);
+}
+
+export function rbdNames(site: 'site-a' | 'site-b'): string[] {
+  return ceph(site, 'rbd', ['ls', 'images'], 'admin').stdout.split('\n').filter((line) => line !== '');
+}
+
+/** The image's site-b locations, as Glance lists them. */
+export async function siteBLocations(id: string): Promise<string[]> {
+  const image = await readImage(id);
+  return ((image.locations ?? []) as { url: string; metadata: { store?: string } }[])
+    .filter((location) => location.metadata.store === 'site-b').map((location) => location.url);
+}
+
+/** Remove an RBD image of site-b whatever its state (unprotect, purge, rm), as admin; best effort. */
+export function removeSiteB(name: string): void {
+  ceph('site-b', 'rbd', ['snap', 'unprotect', `images/${name}@snap`], 'admin');
+  ceph('site-b', 'rbd', ['snap', 'purge', '--no-progress', `images/${name}`], 'admin');
+  ceph('site-b', 'rbd', ['rm', '--no-progress', `images/${name}`], 'admin');
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
+import {
+  ferrySync, md5, md5OfSnapshot, MiB, rbdEnsureArgs, rbdNames, removeSiteB, siteBLocations, sparseBytes, uploadBytes, usedBytes,
+} from './rbd-transfer-helpers.js';
+
+// The direct RBD → RBD transfer (issue 19) against the dev cloud's Glance and both Ceph clusters, through the CLI
+// exactly as scripts call it.
+const created = imagesDeletedAfterAll();
+
+async function image(name: string, bytes: Buffer, diskFormat = 'raw'): Promise<string> {
+  const id = await uploadBytes(`it-rbd-${name}`, bytes, 'site-a', diskFormat);
+  created.push(id);
+  return id;
+}
+
+describe('ferry ensure --transfer rbd', () => {
+  it('ensure --transfer rbd: a sparse image lands sparse, verified, registered and clonable; a second ensure says already local', async () => {
+    const bytes = sparseBytes(32 * MiB, 4 * MiB);
+    const id = await image('happy', bytes);
+    const run = ferrySync(rbdEnsureArgs(id));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json).toMatchObject({ image: id, store: 'site-b', copied: true, transfer: 'rbd', import_requests: 0,
+      target: { fsid: devcloud().ceph['site-b'].fsid, pool: 'images', image: id, snapshot: 'snap' } });
+
+    const glance = await readImage(id);
+    expect(String(glance.stores).split(',').sort()).toEqual(['site-a', 'site-b']);
+    expect(md5OfSnapshot('site-b', id)).toBe(glance.checksum);
+    expect(md5(bytes)).toBe(glance.checksum);
+    // Only the allocated extents were written: 4 MiB of data lie in one 8 MiB object, the zeros nowhere.
+    const used = usedBytes('site-b', id);
+    expect(used).toBeGreaterThan(0);
+    expect(used).toBeLessThanOrEqual(8 * MiB);
+    expect(usedBytes('site-a', id)).toBe(32 * MiB);
+    expect(rbdNames('site-b')).not.toContain(`${id}.ferry-partial`);
+
+    const clone = `vms/it-rbd-clone-${id.slice(0, 8)}`;
+    const cloned = ceph('site-b', 'rbd', ['clone', `images/${id}@snap`, clone], 'glance');
+    expect(cloned.code, cloned.stderr).toBe(0);
+    expect(ceph('site-b', 'rbd', ['info', clone], 'glance').stdout).toContain(`parent: images/${id}@snap`);
+    ceph('site-b', 'rbd', ['rm', '--no-progress', clone], 'glance');
+
+    const again = ferrySync(rbdEnsureArgs(id));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ copied: false, transfer: null, import_requests: 0, image_reads: 1 });
+  });
+
+  it('ensure --transfer auto: no source cluster holds the image → Glance\'s copy-image brings it', async () => {
+    const id = await image('auto', sparseBytes(8 * MiB, MiB));
+    const args = rbdEnsureArgs(id).map((arg) => (arg === 'rbd' ? 'auto' : arg.startsWith('site-a=') ? `site-c=${devcloud().ceph['site-a'].conf}` : arg));
+    const run = ferrySync(args);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json).toMatchObject({ copied: true, transfer: 'glance', import_requests: 1 });
+  });
+});
+
+describe('ferry prewarm --transfer rbd', () => {
+  it('prewarm --transfer rbd: two images into site-b, the report counts them as rbd transfers, no import request, verified bytes', async () => {
+    const ids = [await image('prewarm-1', sparseBytes(16 * MiB, 2 * MiB)), await image('prewarm-2', sparseBytes(16 * MiB, 2 * MiB))];
+    const facts = devcloud();
+    const run = ferrySync(['prewarm', ...ids, '--store', 'site-b', '--transfer', 'rbd', '--rbd-user', 'glance', '--json',
+      '--source-ceph-conf', `site-a=${facts.ceph['site-a'].conf}`, '--source-ceph-conf', `site-b=${facts.ceph['site-b'].conf}`]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json).toMatchObject({ counts: { copied: 2, failed: 0 }, transfers: { rbd: 2, glance: 0 }, requests: { import_requests: 0 } });
+    for (const id of ids) expect(md5OfSnapshot('site-b', id)).toBe((await readImage(id)).checksum);
+  });
+});
+
+describe('ferry ensure --transfer rbd refuses clearly, never half-done', () => {
+  it('refusal: no cluster named for the image\'s store → 36 FERRY_RBD_SOURCE_UNREACHABLE, nothing written', async () => {
+    const id = await image('nosource', sparseBytes(4 * MiB, MiB));
+    const args = rbdEnsureArgs(id).map((arg) => (arg.startsWith('site-a=') ? `site-c=${devcloud().ceph['site-a'].conf}` : arg));
+    const run = ferrySync(args);
+    expect(run.code).toBe(36);
+    expect(run.json).toMatchObject({ error: { code: 'FERRY_RBD_SOURCE_UNREACHABLE' } });
+    expect(String((run.json.error as { hint: string }).hint)).toContain('--source-ceph-conf');
+    expect(rbdNames('site-b').filter((name) => name.startsWith(id))).toEqual([]);
+    expect(await siteBLocations(id)).toEqual([]);
+  });
+
+  it('refusal: the source conf reaches another cluster than the location names → 36, naming the fsids', async () => {
+    const id = await image('wrongcluster', sparseBytes(4 * MiB, MiB));
+    const args = rbdEnsureArgs(id).map((arg) => (arg.startsWith('site-a=') ? `site-a=${devcloud().ceph['site-b'].conf}` : arg));
+    const run = ferrySync(args);
+    expect(run.code).toBe(36);
+    expect(String((run.json.error as { message: string }).message)).toContain(devcloud().ceph['site-b'].fsid);
+  });
+
+  it('refusal: not raw → 24 FERRY_NOT_CLONABLE before anything is written', async () => {
+    const id = await image('qcow2', sparseBytes(4 * MiB, MiB), 'qcow2');
+    const run = ferrySync(rbdEnsureArgs(id));
+    expect(run.code).toBe(24);
+    expect(run.json).toMatchObject({ error: { code: 'FERRY_NOT_CLONABLE' } });
+  });
+
+  it('refusal: an image of that name ferry did not verify → 33 FERRY_COPY_TARGET_EXISTS; it is left alone, nothing registered', async () => {
+    const id = await image('foreign', sparseBytes(4 * MiB, MiB));
+    expect(ceph('site-b', 'rbd', ['create', '--size', '4M', `images/${id}`], 'admin').code).toBe(0);
+    try {
+      const run = ferrySync(rbdEnsureArgs(id));
+      expect(run.code).toBe(33);
+      expect(run.json).toMatchObject({ error: { code: 'FERRY_COPY_TARGET_EXISTS' } });
+      expect(rbdNames('site-b')).toContain(id);
+      expect(rbdNames('site-b')).not.toContain(`${id}.ferry-partial`);
+      expect(await siteBLocations(id)).toEqual([]);
+    } finally {
+      removeSiteB(id);
+    }
+  });
+
+  it('refusal: the source snapshot differs from Glance\'s hash → 38 FERRY_COPY_HASH_MISMATCH, the copy removed, nothing registered', async () => {
+    const id = await image('mismatch', sparseBytes(4 * MiB, MiB));
+    // Rewrite site-a's snapshot behind Glance's back: same size, other bytes.
+    const a = (args: string[]): void => { expect(ceph('site-a', 'rbd', args, 'admin').code).toBe(0); };
+    a(['snap', 'unprotect', `images/${id}@snap`]);
+    a(['snap', 'rm', '--no-progress', `images/${id}@snap`]);
+    a(['bench', '--io-type', 'write', '--io-size', '4096', '--io-total', '65536', '--io-pattern', 'seq', `images/${id}`]);
+    a(['snap', 'create', `images/${id}@snap`]);
+    a(['snap', 'protect', `images/${id}@snap`]);
+    const run = ferrySync(rbdEnsureArgs(id));
+    expect(run.code).toBe(38);
+    expect(run.json).toMatchObject({ error: { code: 'FERRY_COPY_HASH_MISMATCH' } });
+    expect(rbdNames('site-b').filter((name) => name.startsWith(id))).toEqual([]);
+    expect(await siteBLocations(id)).toEqual([]);
+  });
+
+  it('refusal: --transfer rbd without --source-ceph-conf → 2 FERRY_INVALID_OPTION before any request', () => {
+    const run = ferrySync(rbdEnsureArgs('00000000-0000-4000-8000-000000000000').filter((arg) => !arg.startsWith('site-a=') && arg !== '--source-ceph-conf'));
+    expect(run.code).toBe(2);
+    expect(String((run.json.error as { message: string }).message)).toContain('source cluster');
+  });
+});

@@ -1,0 +1,146 @@
+import { spawnSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { imagesDeletedAfterAll, readImage, tokenFor } from '../../helpers/glance-admin.js';
+import {
+  ferryAsync, ferrySync, md5OfSnapshot, MiB, rbdEnsureArgs, rbdNames, siteBLocations, sparseBytes, uploadBytes,
+} from '../copy/rbd-transfer-helpers.js';
+
+// Faults of the direct RBD transfer (issue 19, item 4): a killed ferry, the states a kill leaves, racing writers, a
+// racing Glance copy-image, the source cluster stopping. After each, a re-run converges and nothing unverified is
+// ever registered.
+const created = imagesDeletedAfterAll();
+const RACE_RUNS = Number(process.env.FERRY_RBD_RACE_RUNS ?? 5);
+const passed = { twoWriters: 0, glanceRace: 0 };
+afterAll(() => {
+  // Concurrency tests are trusted after many runs: say how many passed.
+  console.log(`rbd transfer races: two writers ${passed.twoWriters}/${RACE_RUNS}, Glance copy-image ${passed.glanceRace}/${RACE_RUNS}`);
+});
+
+async function image(name: string, size = 16 * MiB, data = 4 * MiB): Promise<string> {
+  const id = await uploadBytes(`it-rbd-fault-${name}`, sparseBytes(size, data));
+  created.push(id);
+  return id;
+}
+
+async function expectConverged(id: string): Promise<void> {
+  const glance = await readImage(id);
+  expect(await siteBLocations(id)).toHaveLength(1);
+  expect(md5OfSnapshot('site-b', id)).toBe(glance.checksum);
+  expect(rbdNames('site-b')).not.toContain(`${id}.ferry-partial`);
+}
+
+/** What a run leaves when it dies after the verification: the copy under `name`, snap protected, marked verified. */
+async function leaveVerifiedCopy(id: string, name: string): Promise<void> {
+  const glance = await readImage(id);
+  const { conf: a } = devcloud().ceph['site-a'];
+  const { conf: b } = devcloud().ceph['site-b'];
+  // import-diff writes into an existing image: create it as ferry does (Glance's object size and features).
+  expect(ceph('site-b', 'rbd', ['create', '--size', `${String(glance.size)}B`, '--object-size', '8M', `images/${name}`], 'admin').code).toBe(0);
+  const pipe = spawnSync('sh', ['-c', `rbd -c ${a} --id admin export-diff --no-progress images/${id}@snap - | rbd -c ${b} --id admin import-diff --no-progress - images/${name}`]);
+  expect(pipe.status, String(pipe.stderr)).toBe(0);
+  expect(ceph('site-b', 'rbd', ['snap', 'protect', `images/${name}@snap`], 'admin').code).toBe(0);
+  expect(ceph('site-b', 'rbd', ['image-meta', 'set', `images/${name}`, 'ferry.verified', `sha512:${String(glance.os_hash_value)}`], 'admin').code).toBe(0);
+}
+
+describe('direct transfer: a killed ferry, and the states a kill leaves', () => {
+  it('fault: ferry SIGKILLed mid-transfer → nothing registered; a re-run removes the partial image and converges', async () => {
+    const id = await image('kill', 256 * MiB, 192 * MiB);
+    const run = ferryAsync(rbdEnsureArgs(id));
+    const deadline = Date.now() + 60_000;
+    while (!rbdNames('site-b').includes(`${id}.ferry-partial`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(rbdNames('site-b')).toContain(`${id}.ferry-partial`);
+    run.child.kill('SIGKILL');
+    await run.done;
+    expect(await siteBLocations(id)).toEqual([]);
+    const again = ferrySync(rbdEnsureArgs(id));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ copied: true, transfer: 'rbd' });
+    await expectConverged(id);
+  });
+
+  it('fault: killed after the rename (or during the PATCH): the verified copy is registered by the re-run, not copied again', async () => {
+    const id = await image('renamed');
+    await leaveVerifiedCopy(id, id);
+    expect(await siteBLocations(id)).toEqual([]);
+    const again = ferrySync(rbdEnsureArgs(id));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ copied: true, transfer: 'rbd' });
+    await expectConverged(id);
+  });
+
+  it('fault: killed between verification and rename: the verified temporary image is resumed', async () => {
+    const id = await image('resume');
+    await leaveVerifiedCopy(id, `${id}.ferry-partial`);
+    const again = ferrySync(rbdEnsureArgs(id));
+    expect(again.code, again.stderr).toBe(0);
+    await expectConverged(id);
+  });
+
+  it('fault: a partial temporary image whose writer on this host is gone is removed, then the copy runs', async () => {
+    const id = await image('partial');
+    expect(ceph('site-b', 'rbd', ['create', '--size', '16M', `images/${id}.ferry-partial`], 'admin').code).toBe(0);
+    // pid 2^22 - 1 is above Linux's default pid_max on this machine's kernels: never a live process.
+    const host = spawnSync('hostname', { encoding: 'utf8' }).stdout.trim();
+    expect(ceph('site-b', 'rbd', ['image-meta', 'set', `images/${id}.ferry-partial`, 'ferry.writer', `${host}:4194303`], 'admin').code).toBe(0);
+    const again = ferrySync(rbdEnsureArgs(id));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ copied: true, transfer: 'rbd' });
+    await expectConverged(id);
+  });
+});
+
+describe('direct transfer: racing writers', () => {
+  it(`race: two ferry processes for the same image and store (${RACE_RUNS} runs): one writes, the other waits; one location, verified bytes`, async () => {
+    for (let run = 0; run < RACE_RUNS; run += 1) {
+      const id = await image(`race-${run}`);
+      const [one, two] = await Promise.all([ferryAsync(rbdEnsureArgs(id)).done, ferryAsync(rbdEnsureArgs(id)).done]);
+      expect(one.code, one.stderr).toBe(0);
+      expect(two.code, two.stderr).toBe(0);
+      expect([one.json.copied, two.json.copied].filter((copied) => copied === true)).toHaveLength(1);
+      await expectConverged(id);
+      passed.twoWriters += 1;
+    }
+  }, 60_000 * RACE_RUNS);
+
+  it(`race: Glance copy-image to site-b against the direct transfer (${RACE_RUNS} runs): ferry ends 0, one location, verified bytes`, async () => {
+    const token = await tokenFor('admin');
+    for (let run = 0; run < RACE_RUNS; run += 1) {
+      const id = await image(`glance-race-${run}`);
+      const direct = ferryAsync(rbdEnsureArgs(id));
+      const glance = await fetch(`${devcloud().glance.url}/v2/images/${id}/import`, {
+        method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json' },
+        body: JSON.stringify({ method: { name: 'copy-image' }, stores: ['site-b'] }),
+      });
+      expect([202, 400, 409]).toContain(glance.status);
+      const ended = await direct.done;
+      expect(ended.code, ended.stderr).toBe(0);
+      // Whoever lost: Glance's copy fails on the existing image, or ferry joined Glance's.
+      for (let i = 0; i < 300 && (await readImage(id)).os_glance_import_task !== undefined; i += 1) await new Promise((r) => setTimeout(r, 100));
+      await expectConverged(id);
+      passed.glanceRace += 1;
+    }
+  }, 60_000 * RACE_RUNS);
+});
+
+describe('direct transfer: the source cluster stops mid-transfer', () => {
+  it('fault: site-a\'s OSD killed mid-transfer → 37 FERRY_RBD_SOURCE_LOST, nothing registered, nothing left; after up, a re-run converges', async () => {
+    const id = await image('source-stop', 256 * MiB, 192 * MiB);
+    const run = ferryAsync(rbdEnsureArgs(id, ['--timeout', '120']));
+    const deadline = Date.now() + 60_000;
+    while (!rbdNames('site-b').includes(`${id}.ferry-partial`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const env = { ...process.env };
+    try {
+      expect(spawnSync('bash', ['scripts/devcloud/fault', 'kill', 'ceph-site-a-osd'], { encoding: 'utf8', env }).status).toBe(0);
+      const ended = await run.done;
+      expect(ended.code, ended.stderr).toBe(37);
+      expect(ended.json).toMatchObject({ error: { code: 'FERRY_RBD_SOURCE_LOST' } });
+      expect(await siteBLocations(id)).toEqual([]);
+    } finally {
+      expect(spawnSync('bash', ['scripts/devcloud/up'], { encoding: 'utf8', env, timeout: 300_000 }).status).toBe(0);
+    }
+    const again = ferrySync(rbdEnsureArgs(id));
+    expect(again.code, again.stderr).toBe(0);
+    await expectConverged(id);
+  });
+});

@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  expectedHash, glanceWritesStore, judgeCommitted, judgeReadBack, judgeTemporary, planRbdSources, temporaryImageName, verifiedMark,
+  type ExpectedHash, type TemporaryFacts,
+} from '../../../src/copy/transfer/rbd-direct-plan.js';
+import { parseImage } from '../../../src/glance/image.js';
+
+// A real image read from the dev cloud's Glance (site-a only), and the same image with a second location.
+const recorded = (JSON.parse(readFileSync('fixtures/glance/image-active-site-a.json', 'utf8')) as { body: Record<string, unknown> }).body;
+const siteA = parseImage(recorded);
+const FSID_B = 'f7361058-0c4e-46a3-ac5c-987f4f577315';
+const twoSites = parseImage({ ...recorded, stores: 'site-a,site-b',
+  locations: [...(recorded.locations as unknown[]), { url: `rbd://${FSID_B}/images/${siteA.id}/snap`, metadata: { store: 'site-b' } }] });
+const A = { confFile: '/etc/ceph/a.conf', user: 'reader' };
+const B = { confFile: '/etc/ceph/b.conf', user: undefined };
+
+describe('planRbdSources', () => {
+  it.each([
+    { name: 'the one location in a named cluster', image: siteA, sources: { 'site-a': A }, target: 'site-b', expected: ['site-a'] },
+    { name: 'no cluster named for the image\'s store', image: siteA, sources: { 'site-c': A }, target: 'site-b', expected: [] },
+    { name: 'nothing named at all', image: siteA, sources: {}, target: 'site-b', expected: [] },
+    { name: 'the target store itself is never a source', image: twoSites, sources: { 'site-a': A, 'site-b': B }, target: 'site-b', expected: ['site-a'] },
+    { name: 'Glance\'s location order', image: twoSites, sources: { 'site-a': A, 'site-b': B }, target: 'site-c', expected: ['site-a', 'site-b'] },
+    { name: 'locations hidden', image: parseImage({ ...recorded, locations: undefined }), sources: { 'site-a': A }, target: 'site-b', expected: [] },
+  ])('planRbdSources: $name', ({ image, sources, target, expected }) => {
+    const planned = planRbdSources(image, new Map(Object.entries(sources)), target);
+    expect(planned.map((candidate) => candidate.store)).toEqual(expected);
+  });
+
+  it('planRbdSources: the source carries the parsed location and its cluster', () => {
+    const [first] = planRbdSources(siteA, new Map([['site-a', A]]), 'site-b');
+    expect(first).toEqual({ store: 'site-a', cluster: A,
+      location: { fsid: 'e5b8a1bd-d1b4-4749-8e33-9521a944a5ea', pool: 'images', image: siteA.id, snapshot: 'snap' } });
+  });
+});
+
+describe('expectedHash', () => {
+  it.each([
+    { name: 'os_hash_value with a known algorithm', raw: {}, expected: { algorithm: 'sha512', field: 'os_hash_value' } },
+    { name: 'an algorithm this Node lacks: the checksum', raw: { os_hash_algo: 'blake9' }, expected: { algorithm: 'md5', field: 'checksum', value: '534012fa0c821e18b245ff695d363a84' } },
+    { name: 'no os_hash_value: the checksum', raw: { os_hash_value: null }, expected: { algorithm: 'md5', field: 'checksum' } },
+    { name: 'neither: cannot be proven', raw: { os_hash_value: null, checksum: null }, expected: undefined },
+  ])('expectedHash: $name', ({ raw, expected }) => {
+    const hash = expectedHash({ raw: { ...recorded, ...raw } });
+    if (expected === undefined) expect(hash).toBeUndefined();
+    else expect(hash).toMatchObject(expected);
+  });
+});
+
+const SHA: ExpectedHash = { algorithm: 'sha512', value: 'ab'.repeat(64), field: 'os_hash_value' };
+
+describe('judgeReadBack', () => {
+  it.each([
+    { name: 'same digest and size', actual: { digest: 'AB'.repeat(64), bytes: 4096 }, size: 4096, kind: 'match' },
+    { name: 'size unknown to Glance: the digest decides', actual: { digest: 'ab'.repeat(64), bytes: 4096 }, size: null, kind: 'match' },
+    { name: 'short read', actual: { digest: 'ab'.repeat(64), bytes: 4095 }, size: 4096, kind: 'mismatch' },
+    { name: 'other digest', actual: { digest: 'cd'.repeat(64), bytes: 4096 }, size: 4096, kind: 'mismatch' },
+  ])('judgeReadBack: $name', ({ actual, size, kind }) => {
+    expect(judgeReadBack(SHA, actual, size).kind).toBe(kind);
+  });
+});
+
+const NOW = 1_800_000_000;
+const fresh: TemporaryFacts = { watchers: 0, modifiedAtSec: NOW - 10, verified: undefined, protectedSnapshot: false, writerGone: false };
+
+describe('judgeTemporary', () => {
+  it.each([
+    { name: 'open by a writer', facts: { ...fresh, watchers: 1 }, kind: 'live' },
+    { name: 'written moments ago, between two commands', facts: fresh, kind: 'live' },
+    { name: 'quiet for the whole quiet time', facts: { ...fresh, modifiedAtSec: NOW - 180 }, kind: 'leftover' },
+    { name: 'no timestamp', facts: { ...fresh, modifiedAtSec: undefined }, kind: 'leftover' },
+    { name: 'its writer on this host is gone', facts: { ...fresh, writerGone: true }, kind: 'leftover' },
+    { name: 'writer gone but its watch still open (the watch times out first)', facts: { ...fresh, writerGone: true, watchers: 1 }, kind: 'live' },
+    { name: 'verified and protected: resumed', facts: { ...fresh, verified: verifiedMark(SHA), protectedSnapshot: true }, kind: 'resume' },
+    { name: 'verified for another hash: not ours to resume', facts: { ...fresh, verified: 'md5:00', protectedSnapshot: true, writerGone: true }, kind: 'leftover' },
+    { name: 'verified but not protected yet: removed, not trusted', facts: { ...fresh, verified: verifiedMark(SHA), writerGone: true }, kind: 'leftover' },
+  ])('judgeTemporary: $name', ({ facts, kind }) => {
+    expect(judgeTemporary(facts, SHA, NOW, 180_000).kind).toBe(kind);
+  });
+});
+
+describe('judgeCommitted, glanceWritesStore, names', () => {
+  it.each([
+    { verified: verifiedMark(SHA), expected: 'register' },
+    { verified: undefined, expected: 'foreign' },
+    { verified: 'sha512:00', expected: 'foreign' },
+  ])('judgeCommitted: $verified → $expected', ({ verified, expected }) => {
+    expect(judgeCommitted(verified, SHA)).toBe(expected);
+  });
+
+  it.each([
+    { name: 'no lock', image: { importTask: undefined, importingTo: [], stores: ['site-a'] }, writes: false },
+    { name: 'a lock writing our store', image: { importTask: 't', importingTo: ['site-b'], stores: ['site-a'] }, writes: true },
+    { name: 'a lock whose stores are not known yet', image: { importTask: 't', importingTo: [], stores: ['site-a'] }, writes: true },
+    { name: 'a lock writing another store only', image: { importTask: 't', importingTo: ['site-c'], stores: ['site-a'] }, writes: false },
+    { name: 'our store already there', image: { importTask: 't', importingTo: [], stores: ['site-a', 'site-b'] }, writes: false },
+  ])('glanceWritesStore: $name', ({ image, writes }) => {
+    expect(glanceWritesStore(image, 'site-b')).toBe(writes);
+  });
+
+  it('temporaryImageName: fixed per image, never the image id itself', () => {
+    expect(temporaryImageName(siteA.id)).toBe(`${siteA.id}.ferry-partial`);
+  });
+});
