@@ -127,6 +127,16 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     expect(ensureThroughSocket(id)).toMatchObject({ image: id, store: 'site-b', copied: false });
   }, 600_000);
 
+  it('deb: a rollback installs the previous build over the newer one: the edited conffile stays, the agent answers again', () => {
+    const before = ok('cat /etc/default/ferry-agent');
+    ok(`dpkg -i '${deb}' </dev/null`);
+    expect(ok("dpkg-query -W -f '${Version}' ferry")).toBe('0.1.0');
+    expect(ok('cat /etc/default/ferry-agent')).toBe(before);
+    expect(ok('systemctl is-active ferry-agent.socket').trim()).toBe('active');
+    const id = created[0] ?? '';
+    expect(ensureThroughSocket(id)).toMatchObject({ image: id, store: 'site-b', copied: false });
+  }, 600_000);
+
   it('deb: python3-nova reinstalled → the dpkg trigger applies the nova patch again; one that no longer applies is said loudly', () => {
     ok("sed -i 's/^FERRY_NOVA_PATCH=.*/FERRY_NOVA_PATCH=yes/' /etc/default/ferry-agent && /usr/lib/ferry/nova-integration sync");
     ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch check');
@@ -143,6 +153,11 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     expect(inside('/usr/lib/ferry/integrations/nova/ferry-nova-patch check').code).not.toBe(0);
     expect(JSON.parse(ok('cat /var/lib/ferry/nova-integration.json'))).toMatchObject({ state: 'failed' });
     expect(ok('journalctl -t ferry-nova-integration -p err --no-pager -o cat')).toContain('NOVA PATCH NO LONGER APPLIES');
+    // ... and the agent's /healthz says so too: 503, the failing check nova_integration
+    const health = ok(`curl -s -o - -w '\\n%{http_code}' --unix-socket ${SOCKET} http://agent/healthz`).trim().split('\n');
+    expect(health.at(-1)).toBe('503');
+    expect(JSON.parse(health.slice(0, -1).join('\n'))).toMatchObject({ ok: false, failing: ['nova_integration'],
+      checks: { nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION' } } });
   }, 1_200_000);
 
   it('deb: remove keeps the configuration; purge removes it and the user ferry', () => {
