@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { findCycles } from '../../helpers/import-graph.js';
 import { allImports, resolveSource, staticImports } from '../../helpers/static-imports.js';
 
 // The CLI layer stays thin: commands return data, renderers only render. No renderer imports a command module, not
@@ -17,22 +18,8 @@ const rendererToCommand = (g: Map<string, string[]>): string[] => cliFiles.filte
   .flatMap((file) => (g.get(file) ?? []).filter((target) => target.startsWith('src/cli/commands/'))
     .map((target) => `${file} → ${target}`)).sort();
 
-function cycles(): string[][] {
-  const found: string[][] = [];
-  const state = new Map<string, 'open' | 'done'>();
-  const visit = (file: string, path: string[]): void => {
-    if (state.get(file) === 'done') return;
-    if (state.get(file) === 'open') {
-      found.push([...path.slice(path.indexOf(file)), file]);
-      return;
-    }
-    state.set(file, 'open');
-    for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
-    state.set(file, 'done');
-  };
-  for (const file of cliFiles) visit(file, []);
-  return found;
-}
+/** Load-time cycles of the CLI's own graph (static imports only: a lazy import() is not an edge). */
+const cycles = (): string[][] => findCycles(graph);
 
 describe('CLI layering', () => {
   it('cli: has commands and renderers to check', () => {
