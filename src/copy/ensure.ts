@@ -62,6 +62,9 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
   try {
     report('checking', imageRef);
     counters.imageReads += 1;
+    // The local fsid (a `ceph fsid` process, ~0.3 s) is asked while Glance is: it is needed unless the image needs no copy.
+    const localFsid = options.fsid === undefined ? ctx.localFsid(deadline.signal) : Promise.resolve(options.fsid);
+    localFsid.catch(() => undefined);
     const image = await findImageOrThrow(ctx.glance, imageRef, deadline.signal);
     if (options.backend !== undefined && image.diskFormat !== null) {
       const backend = selectBackend(image.diskFormat, options.backend);
@@ -70,7 +73,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
         return Object.freeze({ needed: false, imageId: image.id, store, backend, elapsedMs: elapsed(), imageReads: counters.imageReads });
       }
     }
-    const fsid = options.fsid ?? await ctx.localFsid(deadline.signal);
+    const fsid = await localFsid;
     const local = { fsid, store, ...(options.poolAllowList ? { poolAllowList: options.poolAllowList } : {}) };
 
     const job = await runCopyJob(ctx, image, {
@@ -83,8 +86,9 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
       },
       requestMode: 'store',
       policy: copyPolicyOf(options),
+      // The target's fsid is the one just resolved: the location ferry registers must be what classify reads as local.
       transfer: chooseTransfer(options, options.localCluster === undefined ? new Map() : new Map([[store, {
-        confFile: options.localCluster.confFile, user: options.localCluster.user }]]), options.localCluster?.user),
+        confFile: options.localCluster.confFile, user: options.localCluster.user, fsid }]]), options.localCluster?.user),
       signal: options.signal, deadline, counters, random: options.random,
       onProgress: (event) => report(event.phase, image.id, event.note, event.taskMessage),
       ...(ctx.findLeftover ? { findLeftover: ctx.findLeftover } : {}),

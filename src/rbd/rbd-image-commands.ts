@@ -42,6 +42,17 @@ export async function readRbdImageInfo(cli: CephCliOptions, ref: RbdImageRef & {
   };
 }
 
+/**
+ * `rbd diff --whole-object --format json IMG@snap`: the objects that exist in the snapshot, as image extents. From
+ * the object map when the image has fast-diff (Glance's images do): one cheap call, no object is read.
+ */
+export async function listRbdObjectExtents(cli: CephCliOptions, ref: RbdImageRef & { readonly snapshot: string }): Promise<{ offset: number; length: number }[]> {
+  const spec = `${ref.pool}/${ref.image}@${ref.snapshot}`;
+  const out = await rbd(cli, ['diff', '--whole-object', '--format', 'json', spec], `rbd diff ${spec}`, [0]);
+  const parsed = JSON.parse(out.stdout) as { offset?: number; length?: number; exists?: string }[];
+  return parsed.filter((extent) => extent.exists !== 'false').map((extent) => ({ offset: Number(extent.offset ?? 0), length: Number(extent.length ?? 0) }));
+}
+
 /** `rbd create` with the given shape; 'exists' when the name is taken (the atomic "who writes" decision). */
 export async function createRbdImage(cli: CephCliOptions, ref: RbdImageRef, shape: RbdImageInfo): Promise<'created' | 'exists'> {
   const spec = `${ref.pool}/${ref.image}`;

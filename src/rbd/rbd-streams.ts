@@ -10,12 +10,17 @@ import type { RbdImageRef } from './rbd-image-commands.js';
 /** How a stream ended, for the caller to judge (a source gone mid-stream is not a target failure). */
 export type StreamFailure = { readonly side: 'source' | 'target'; readonly exitCode: number | null; readonly message: string };
 
+/** Sees every chunk of the diff stream, in order, as it goes to import-diff (the stream hasher). Throwing stops both. */
+export interface DiffStreamInspector {
+  push(chunk: Buffer): void;
+}
+
 /**
  * `rbd export-diff SRC@snap - | rbd import-diff - DST`: the allocated extents only (sparse), and import-diff creates
- * the end snapshot `snap` on the target. Returns the diff stream's byte count.
+ * the end snapshot `snap` on the target. Returns the diff stream's byte count: every byte import-diff was fed.
  */
 export async function pipeRbdDiff(source: CephCliOptions, from: RbdImageRef & { readonly snapshot: string },
-  target: CephCliOptions, to: RbdImageRef, signal: AbortSignal): Promise<number> {
+  target: CephCliOptions, to: RbdImageRef, signal: AbortSignal, inspector?: DiffStreamInspector): Promise<number> {
   const src = resolveCephCliOptions(source);
   const dst = resolveCephCliOptions(target);
   const exporter = spawn(src.rbdBinary, [...cephConnectionArgs(src), 'export-diff', '--no-progress', `${from.pool}/${from.image}@${from.snapshot}`, '-'],
@@ -23,12 +28,25 @@ export async function pipeRbdDiff(source: CephCliOptions, from: RbdImageRef & { 
   const importer = spawn(dst.rbdBinary, [...cephConnectionArgs(dst), 'import-diff', '--no-progress', '-', `${to.pool}/${to.image}`],
     { stdio: ['pipe', 'ignore', 'pipe'], signal });
   let bytes = 0;
-  exporter.stdout?.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+  let rejected: Error | undefined;
+  exporter.stdout?.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (inspector === undefined || rejected !== undefined) return;
+    try {
+      inspector.push(chunk);
+    } catch (error) {
+      // A stream ferry cannot read is not imported either: both processes end, nothing of it is kept.
+      rejected = error instanceof Error ? error : new Error(String(error));
+      exporter.kill('SIGTERM');
+      importer.kill('SIGTERM');
+    }
+  });
   exporter.stdout?.pipe(importer.stdin);
   // The importer ending early (an error) must not crash us with EPIPE on its stdin.
   importer.stdin?.on('error', () => undefined);
   const [exported, imported] = await Promise.all([ended(exporter), ended(importer)]);
   if (signal.aborted) throw aborted(`${from.pool}/${from.image}@${from.snapshot}`);
+  if (rejected !== undefined) throw rejected;
   if (exported.exitCode !== 0) throw streamError({ side: 'source', exitCode: exported.exitCode, message: cephMessage(exported.stderr) });
   if (imported.exitCode !== 0) throw streamError({ side: 'target', exitCode: imported.exitCode, message: cephMessage(imported.stderr) });
   return bytes;

@@ -5,22 +5,25 @@ import { hasStore, type GlanceImage } from '../../glance/image.js';
 import type { CephCliOptions } from '../../rbd/ceph-cli.js';
 import { formatRbdLocation } from '../../rbd/format-rbd-location.js';
 import {
-  countRbdWatchers, createRbdImage, getRbdImageMeta, protectRbdSnapshot, readRbdImageInfo, removeRbdImage, renameRbdImage, setRbdImageMeta,
+  countRbdWatchers, createRbdImage, getRbdImageMeta, listRbdObjectExtents, protectRbdSnapshot, readRbdImageInfo, removeRbdImage, renameRbdImage, setRbdImageMeta,
   type RbdImageInfo, type RbdImageRef,
 } from '../../rbd/rbd-image-commands.js';
+import { RbdDiffFormatError, RbdDiffHasher, type RbdDiffSummary } from '../../rbd/rbd-diff-stream.js';
 import { hashRbdSnapshot, pipeRbdDiff, RbdStreamError } from '../../rbd/rbd-streams.js';
 import type { CopyJob } from '../copy-job.js';
-import { hashMismatchError, sourceLostError, targetExistsError, targetWriteError } from './rbd-direct-errors.js';
+import { hashMismatchError, malformedStreamError, sourceLostError, targetExistsError, targetWriteError } from './rbd-direct-errors.js';
 import {
   glanceWritesStore, judgeCommitted, judgeReadBack, judgeTemporary, temporaryImageName, VERIFIED_META_KEY, verifiedMark,
-  type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
+  type ExpectedHash, type RbdCluster, type RbdSourceCandidate, type VerifyVerdict,
 } from './rbd-direct-plan.js';
+import { judgeStreamedCopy } from './rbd-stream-verify.js';
 
 /** One store's direct copy, from the source chosen for the batch. */
 export interface StoreCopyPlan {
   readonly store: string;
   readonly target: RbdCluster;
-  readonly targetFsid: string;
+  /** Awaited only to register: asked while the copy runs. */
+  readonly targetFsid: Promise<string>;
   readonly source: RbdSourceCandidate;
   readonly shape: RbdImageInfo;
   readonly expected: ExpectedHash;
@@ -43,7 +46,7 @@ const WRITER_META_KEY = 'ferry.writer';
 /**
  * Bring one store: (registered by now?) → a committed copy of an earlier run is registered → the temporary image of
  * another writer is waited for, a leftover removed, a verified one resumed → create, export-diff | import-diff (sparse,
- * makes `snap`), read back through the hash, protect, mark verified → rename (the commit; fails if the name exists)
+ * makes `snap`; the stream is hashed on its way), check the target, protect, mark verified → rename (the commit; fails if the name exists)
  * → PATCH the location. Whatever fails before the PATCH succeeded removes what this run wrote.
  */
 export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd> {
@@ -120,23 +123,34 @@ async function write<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPla
   const { source } = plan;
   const sourceCli: CephCliOptions = { confFile: source.cluster.confFile, ...(source.cluster.user ? { user: source.cluster.user } : {}),
     ...(plan.runner ? { runner: plan.runner } : {}) };
+  let protecting: Promise<Error | undefined> | undefined;
   try {
     await setRbdImageMeta(cli, temp, WRITER_META_KEY, `${hostname()}:${process.pid}`);
     job.progress('copying', [plan.store], `rbd export-diff ${source.store} | rbd import-diff ${plan.store}`);
-    const bytes = await pipeRbdDiff(sourceCli, source.location, cli, temp, job.deadline.signal);
+    const hasher = new RbdDiffHasher(plan.expected.algorithm, plan.shape.objectSize);
+    const bytes = await pipeRbdDiff(sourceCli, source.location, cli, temp, job.deadline.signal, hasher);
     job.progress('copying', [plan.store], 'verifying the copy');
     const started = job.ctx.clock.now();
-    const actual = await hashRbdSnapshot(cli, { ...temp, snapshot: SNAPSHOT }, plan.expected.algorithm, job.deadline.signal);
+    const stream = hasher.finish();
+    // Protect while the target is looked at: it changes no byte, and a copy that fails the check is removed anyway.
+    protecting = protectRbdSnapshot(cli, temp, SNAPSHOT).then(() => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    const verdict = await verifyStreamed(job, plan, cli, temp, stream);
     const verifyMs = job.ctx.clock.now() - started;
-    const verdict = judgeReadBack(plan.expected, actual, job.state.image.size);
+    const protectError = await protecting;
     if (verdict.kind === 'mismatch') {
       await removeQuietly(job, cli, temp);
       return { kind: 'refused', error: hashMismatchError(imageId, plan.store, verdict.reason, plan.expected) };
     }
-    await protectRbdSnapshot(cli, temp, SNAPSHOT);
+    if (protectError !== undefined) throw protectError;
     await setRbdImageMeta(cli, temp, VERIFIED_META_KEY, verifiedMark(plan.expected));
     return await commit(job, plan, cli, temp, final, bytes, verifyMs);
   } catch (error) {
+    await protecting; // settled, never rejects: the removal below must not race the protect
+    if (error instanceof RbdDiffFormatError) {
+      await removeQuietly(job, cli, temp);
+      return { kind: 'refused', error: malformedStreamError(imageId, source, plan.store, error) };
+    }
     if (error instanceof RbdStreamError) {
       await removeQuietly(job, cli, temp);
       return { kind: 'refused', error: error.failure.side === 'source' ? sourceLostError(imageId, source, plan.store, error)
@@ -146,6 +160,21 @@ async function write<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPla
     if (isFerryError(error, 'FERRY_ABORTED')) await removeQuietly(job, cli, temp);
     throw error;
   }
+}
+
+/**
+ * The streamed bytes' hash plus a cheap look at the target (rbd-stream-verify.ts); the read-back (`rbd export
+ * TEMP@snap | hash`) only when the stream could not be hashed in one pass.
+ */
+async function verifyStreamed<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
+  stream: RbdDiffSummary): Promise<VerifyVerdict> {
+  const snap = { ...temp, snapshot: SNAPSHOT };
+  const [info, extents] = await Promise.all([readRbdImageInfo(cli, snap), stream.ordered ? listRbdObjectExtents(cli, snap) : []]);
+  const verdict = judgeStreamedCopy(plan.expected, stream, job.state.image.size, plan.shape.objectSize, SNAPSHOT,
+    { snapshotSize: info?.size, extents });
+  if (verdict.kind !== 'read-back') return verdict;
+  job.ctx.logger.info({ imageId: job.state.image.id, store: plan.store, why: verdict.reason }, 'verifying the direct copy by reading it back');
+  return judgeReadBack(plan.expected, await hashRbdSnapshot(cli, snap, plan.expected.algorithm, job.deadline.signal), job.state.image.size);
 }
 
 /** Rename = commit: the verified temporary image takes the image's name, unless someone's image has it already. */
@@ -169,7 +198,7 @@ async function commit<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPl
 async function register<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, final: RbdImageRef,
   bytes: number, verifyMs: number): Promise<StoreCopyEnd> {
   const imageId = job.state.image.id;
-  const url = formatRbdLocation({ fsid: plan.targetFsid, pool: final.pool, image: final.image, snapshot: SNAPSHOT });
+  const url = formatRbdLocation({ fsid: await plan.targetFsid, pool: final.pool, image: final.image, snapshot: SNAPSHOT });
   job.progress('copying', [plan.store], `registering ${url}`);
   try {
     const image = await job.ctx.glance.addLocation(imageId, { url, store: plan.store }, { signal: job.deadline.signal });

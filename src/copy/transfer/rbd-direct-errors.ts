@@ -1,4 +1,5 @@
 import { FerryError } from '../../errors/ferry-error.js';
+import type { RbdDiffFormatError } from '../../rbd/rbd-diff-stream.js';
 import type { RbdStreamError } from '../../rbd/rbd-streams.js';
 import type { ExpectedHash, RbdCluster, RbdSourceCandidate } from './rbd-direct-plan.js';
 
@@ -59,4 +60,12 @@ export function targetExistsError(imageId: string, store: string, pool: string, 
     + 'and that ferry did not verify (a partial copy left by a crash?)',
     `Check that nothing was cloned from it (${rbd} children --all ${pool}/${imageId}@snap), remove it (${rbd} snap purge ${pool}/${imageId}; `
     + `${rbd} rm ${pool}/${imageId}), then run ferry again.`, { imageId, store, pool, rbdImage: imageId, outcome: 'failed' });
+}
+
+/** export-diff wrote something ferry cannot read as an rbd diff v1 stream: nothing of it is kept or registered. */
+export function malformedStreamError(imageId: string, source: RbdSourceCandidate, store: string, format: RbdDiffFormatError): FerryError {
+  const spec = `${source.location.pool}/${source.location.image}@${source.location.snapshot}`;
+  return new FerryError('FERRY_CEPH', `the export-diff stream of ${spec} (${source.store}) for the direct copy of image ${imageId} to ${store} is malformed: ${format.message}`,
+    `Nothing was registered and the partial copy was removed. Check the source's rbd client (${rbdCommand(source.cluster)} export-diff ${spec} - | head -c 12 `
+    + 'prints "rbd diff v1"), or use --transfer glance.', { imageId, store, source: source.store, at: format.at });
 }

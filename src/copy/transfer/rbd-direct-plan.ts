@@ -9,6 +9,8 @@ import { parseRbdLocation, type RbdLocation } from '../../rbd/parse-rbd-location
 export interface RbdCluster {
   readonly confFile: string;
   readonly user: string | undefined;
+  /** The cluster's fsid when the caller resolved it already (ensure: the local cluster's): it is not asked again. */
+  readonly fsid?: string | undefined;
 }
 
 /** Where the bytes may come from: one rbd location of the image in a cluster ferry may read. */

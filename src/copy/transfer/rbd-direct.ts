@@ -1,5 +1,6 @@
 import { isFerryError, type FerryError } from '../../errors/ferry-error.js';
 import { readClusterFsid, type CephCliOptions } from '../../rbd/ceph-cli.js';
+import { readCephConfFsid } from '../../rbd/ceph-conf-fsid.js';
 import type { CommandRunner } from '../../rbd/command-runner.js';
 import { readRbdImageInfo, type RbdImageInfo } from '../../rbd/rbd-image-commands.js';
 import type { CopyJob, CopyTransfer, TransferOutcome } from '../copy-job.js';
@@ -43,25 +44,34 @@ type Eligibility =
 export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer {
   const limiter = createKeyedLimiter(options.perClusterLimit ?? RBD_DIRECT_DEFAULTS.perClusterLimit);
   const fsids = new Map<string, Promise<string>>();
-  const fsidOf = (cluster: RbdCluster, signal: AbortSignal): Promise<string> => {
-    let known = fsids.get(cluster.confFile);
+  const remembered = (key: string, ask: () => Promise<string>): Promise<string> => {
+    let known = fsids.get(key);
     if (known === undefined) {
-      known = readClusterFsid(cliOf(cluster, signal, options.runner));
-      known.catch(() => fsids.delete(cluster.confFile));
-      fsids.set(cluster.confFile, known);
+      known = ask();
+      known.catch(() => fsids.delete(key));
+      fsids.set(key, known);
     }
     return known;
   };
+  // A target's fsid goes into the registered location: the cluster's own answer (`ceph fsid`), unless the caller
+  // resolved it already. It is asked while the copy runs and awaited only to register.
+  const targetFsidOf = (cluster: RbdCluster, signal: AbortSignal): Promise<string> => cluster.fsid !== undefined ? Promise.resolve(cluster.fsid)
+    : remembered(`cluster:${cluster.confFile}`, () => readClusterFsid(cliOf(cluster, signal, options.runner)));
+  // A source's fsid only picks the cluster to read: the conf's `fsid` when it names one (no python `ceph` process,
+  // ~0.3 s). A conf that names a wrong one can only make ferry read the wrong cluster, and those bytes fail the hash.
+  const sourceFsidOf = (cluster: RbdCluster, signal: AbortSignal): Promise<string> => cluster.fsid !== undefined ? Promise.resolve(cluster.fsid)
+    : remembered(`conf:${cluster.confFile}`, async () => (await readCephConfFsid(cluster.confFile, cluster.user))?.fsid
+      ?? await targetFsidOf(cluster, signal));
 
   return {
     kind: 'rbd',
     async bring(job, batch, takingOver) {
-      // The targets' fsids are needed for the locations: ask while the source is checked.
+      // The targets' fsids are needed for the locations: ask while the source is checked and the bytes travel.
       for (const store of batch) {
         const target = options.targets.get(store);
-        if (target !== undefined) fsidOf(target, job.deadline.signal).catch(() => undefined);
+        if (target !== undefined) targetFsidOf(target, job.deadline.signal).catch(() => undefined);
       }
-      const eligibility = await checkEligibility(job, batch, options, fsidOf);
+      const eligibility = await checkEligibility(job, batch, options, sourceFsidOf);
       if (eligibility.kind === 'refused') {
         if (options.fallback !== undefined) {
           job.ctx.logger.info({ imageId: job.state.image.id, stores: batch, why: eligibility.error.code }, 'direct RBD transfer not possible: using Glance');
@@ -77,7 +87,7 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
         if (target === undefined) throw new Error(`rbd-direct: ${store} passed the eligibility check without a target cluster`);
         const end = await limiter.run([`source:${eligibility.source.store}`, `target:${store}`], job.deadline.signal, async () =>
           copyStore(job, {
-            store, target, targetFsid: await fsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
+            store, target, targetFsid: targetFsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
             expected: eligibility.expected, ignoredLock: takingOver, quietMs: options.quietMs ?? RBD_DIRECT_DEFAULTS.quietMs,
             pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}),
           }));
