@@ -1,8 +1,10 @@
 // `npm run bench -- transfer [--sizes 256,1024]`: the direct RBD transfer (issue 19) against Glance's copy-image and the
 // bare `rbd export-diff | rbd import-diff` pipe, site-a → site-b on the dev cloud, for dense and sparse (⅛ data)
 // images of each size (MiB). Each transfer gets its own freshly uploaded image, so none finds the work done. Also
-// measured: the read-back verification alone (`rbd export TARGET@snap - | sha512`), the target's used bytes, and the
-// bytes in Glance's staging directory right after the direct copy.
+// measured: where a direct transfer's time goes (one more run with the rbd/ceph processes timed, bench/lib/step-log),
+// the fixed cost of an `ensure` process (the same ensure again, the image local by then), the hash throughput of
+// this machine, the target's used bytes, and the bytes in Glance's staging directory right after the direct copy.
+// Writes bench/results/transfer.json; exits 1 when a goal is missed.
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
@@ -10,6 +12,8 @@ import { join } from 'node:path';
 import { readBenchDevcloud, REPO_ROOT } from './lib/devcloud-facts.js';
 import { formatTable } from './lib/format-table.js';
 import { createGlanceAdmin } from './lib/glance-admin.js';
+import { createStepLog, type Step } from './lib/step-log.js';
+import { writeBenchResult } from './lib/write-bench-result.js';
 
 const MiB = 1024 * 1024;
 const devcloud = readBenchDevcloud();
@@ -19,6 +23,7 @@ const sizes = (sizesFlag > 0 ? process.argv[sizesFlag + 1] ?? '256' : '256').spl
 const A = devcloud.ceph['site-a'].conf;
 const B = devcloud.ceph['site-b'].conf;
 const env = { ...process.env, OS_CLOUD: 'devcloud-admin', OS_CLIENT_CONFIG_FILE: devcloud.cloudsYaml, FERRY_LOG_LEVEL: 'silent' };
+const steps = createStepLog();
 
 function bytesFor(size: number, sparse: boolean): Buffer {
   if (!sparse) return randomBytes(size);
@@ -40,9 +45,9 @@ async function upload(name: string, bytes: Buffer): Promise<string> {
   return id;
 }
 
-function timed(command: string, args: readonly string[]): { seconds: number; status: number | null; stdout: string } {
+function timed(command: string, args: readonly string[], extraEnv: Record<string, string> = {}): { seconds: number; status: number | null; stdout: string } {
   const started = process.hrtime.bigint();
-  const run = spawnSync(command, args, { encoding: 'utf8', env, cwd: REPO_ROOT, maxBuffer: 64 * MiB });
+  const run = spawnSync(command, args, { encoding: 'utf8', env: { ...env, ...extraEnv }, cwd: REPO_ROOT, maxBuffer: 64 * MiB });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (run.status !== 0) console.error(`${command} ${args.join(' ')} → ${run.status}: ${run.stderr.slice(-400)}`);
   return { seconds, status: run.status, stdout: run.stdout };
@@ -63,35 +68,81 @@ function stagingBytes(): number {
   return readdirSync(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
 }
 
-const ferry = (id: string, extra: readonly string[]): number => {
-  const run = timed(process.execPath, [join(REPO_ROOT, 'bin/ferry'), 'ensure', id, '--store', 'site-b', '--ceph-conf', B, '--rbd-user', 'glance', '--json', ...extra]);
+const RBD = ['--transfer', 'rbd', '--source-ceph-conf', `site-a=${A}`];
+const ferry = (id: string, extra: readonly string[], extraEnv: Record<string, string> = {}): number => {
+  const run = timed(process.execPath, [join(REPO_ROOT, 'bin/ferry'), 'ensure', id, '--store', 'site-b', '--ceph-conf', B, '--rbd-user', 'glance', '--json', ...extra], extraEnv);
   return run.status === 0 ? run.seconds : Number.NaN;
 };
 
+/** One more direct transfer with its rbd/ceph processes timed: the timeline, relative to the ensure process's start. */
+function stepRun(id: string): { totalS: number; steps: Step[] } {
+  const startedAt = Date.now() / 1000;
+  const totalS = ferry(id, RBD, steps.env);
+  return { totalS, steps: steps.read(startedAt).map((step) => ({ ...step, startS: round(step.startS), endS: round(step.endS) })) };
+}
+
+function hashThroughput(): Record<string, number> {
+  const chunk = randomBytes(MiB);
+  return Object.fromEntries(['sha512', 'md5'].map((algorithm) => {
+    const hash = createHash(algorithm);
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < 256; i += 1) hash.update(chunk);
+    hash.digest();
+    return [algorithm, Math.round(256 / (Number(process.hrtime.bigint() - started) / 1e9))];
+  }));
+}
+
+const round = (value: number): number => Math.round(value * 1000) / 1000;
 const rows: (string | number)[][] = [];
+const results: Record<string, unknown>[] = [];
+const hashMiBps = hashThroughput();
 try {
   for (const size of sizes) {
     for (const sparse of [false, true]) {
       const bytes = bytesFor(size * MiB, sparse);
       const label = `${size} MiB ${sparse ? 'sparse ⅛' : 'dense'}`;
-      const [viaGlance, viaRbd, viaPipe] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
-        await upload(`bench-transfer-p-${size}`, bytes)];
+      const [viaGlance, viaRbd, viaPipe, viaSteps] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
+        await upload(`bench-transfer-p-${size}`, bytes), await upload(`bench-transfer-s-${size}`, bytes)];
       const glanceS = ferry(viaGlance, []);
-      const rbdS = ferry(viaRbd, ['--transfer', 'rbd', '--source-ceph-conf', `site-a=${A}`]);
+      const rbdS = ferry(viaRbd, RBD);
       const staged = stagingBytes();
+      const localS = ferry(viaRbd, RBD); // the same ensure again: the image is local now, nothing is copied
       const shape = `--size ${size * MiB}B --object-size 8M`;
       const pipe = sh(`rbd -c ${B} --id admin create ${shape} images/${viaPipe} && rbd -c ${A} --id admin export-diff --no-progress images/${viaPipe}@snap - `
         + `| rbd -c ${B} --id admin import-diff --no-progress - images/${viaPipe}`);
-      const verify = sh(`rbd -c ${B} --id admin export --no-progress images/${viaRbd}@snap - | sha512sum`);
+      const readBack = sh(`rbd -c ${B} --id admin export --no-progress images/${viaRbd}@snap - | sha512sum`);
       const expected = createHash('sha512').update(bytes).digest('hex');
+      const timeline = stepRun(viaSteps);
+      const rbdUsed = usedBytes(B, viaRbd);
       rows.push([label, glanceS.toFixed(2), rbdS.toFixed(2), pipe.seconds.toFixed(2), (pipe.seconds / rbdS).toFixed(2), (glanceS / rbdS).toFixed(2),
-        verify.seconds.toFixed(2), (usedBytes(B, viaRbd) / MiB).toFixed(0), (usedBytes(B, viaGlance) / MiB).toFixed(0), staged,
-        verify.stdout.startsWith(expected) ? 'yes' : 'NO']);
+        localS.toFixed(2), readBack.seconds.toFixed(2), (rbdUsed / MiB).toFixed(0), (usedBytes(B, viaGlance) / MiB).toFixed(0), staged,
+        readBack.stdout.startsWith(expected) ? 'yes' : 'NO']);
+      results.push({ image: label, sizeMiB: size, sparse, glanceS: round(glanceS), rbdS: round(rbdS), pipeS: round(pipe.seconds),
+        rbdOverPipe: round(pipe.seconds / rbdS), glanceOverRbd: round(glanceS / rbdS), ensureLocalS: round(localS), readBackS: round(readBack.seconds),
+        rbdUsedBytes: rbdUsed, glanceUsedBytes: usedBytes(B, viaGlance), stagingBytes: staged, hashOk: readBack.stdout.startsWith(expected),
+        stepRun: timeline });
       spawnSync('sh', ['-c', `rbd -c ${B} --id admin snap purge --no-progress images/${viaPipe}; rbd -c ${B} --id admin rm --no-progress images/${viaPipe}`]);
     }
   }
 } finally {
   await admin.deleteAll();
+  steps.dispose();
 }
-console.log(formatTable(['image', 'glance s', 'ferry rbd s', 'bare pipe s', 'rbd/pipe', 'glance÷rbd', 'verify s', 'rbd MiB used', 'glance MiB used',
-  'staging bytes', 'hash ok'], rows));
+console.log(formatTable(['image', 'glance s', 'ferry rbd s', 'bare pipe s', 'rbd/pipe', 'glance÷rbd', 'ensure local s', 'read-back s', 'rbd MiB used',
+  'glance MiB used', 'staging bytes', 'hash ok'], rows));
+for (const result of results) {
+  const run = result.stepRun as { totalS: number; steps: Step[] };
+  console.log(`\n${String(result.image)}: steps of one more direct transfer (${run.totalS.toFixed(2)} s, s from the ensure process's start)`);
+  for (const step of run.steps) console.log(`  ${step.startS.toFixed(3)}–${step.endS.toFixed(3)}  ${(step.endS - step.startS).toFixed(3)}  ${step.exit}  ${step.name.slice(0, 110)}`);
+}
+console.log(`\nhash throughput in this process, MiB/s: ${JSON.stringify(hashMiBps)}`);
+const goals = {
+  rbdOverPipe: results.every((r) => Number(r.rbdOverPipe) >= 0.8),
+  glanceOverRbdDense: results.filter((r) => r.sparse === false).every((r) => Number(r.glanceOverRbd) >= 1.5),
+  glanceOverRbdSparse: results.filter((r) => r.sparse === true).every((r) => Number(r.glanceOverRbd) >= 3),
+  stagingZero: results.every((r) => r.stagingBytes === 0),
+  hashOk: results.every((r) => r.hashOk === true),
+};
+console.log(`goals: ${JSON.stringify(goals)}`);
+console.log(`result: ${writeBenchResult('transfer', { goals, hashMiBps, sizes, rows: results })}`);
+if (Object.values(goals).includes(false)) process.exitCode = 1;
