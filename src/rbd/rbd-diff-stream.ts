@@ -1,8 +1,9 @@
-import { createHash, type Hash } from 'node:crypto';
+import { BACKLOG_LIMIT, inProcessHash, type HashSink } from './hash-sink.js';
 
 // The rbd diff stream (`rbd export-diff`, format v1, Ceph doc/dev/rbd-diff.rst), read as it passes through ferry on
 // its way to `rbd import-diff`: the image's bytes are hashed in offset order, the gaps filled with zeros, so the
-// direct transfer proves the copy without reading it back. Pure: bytes in, a summary out.
+// direct transfer proves the copy without reading it back. Bytes in, a summary out; the hash itself is a HashSink
+// (hash-sink.ts: a worker thread in the transfer, in-process in tests).
 //
 //   "rbd diff v1\n"
 //   'f' le32 len, name (from snap) | 't' le32 len, name (to snap) | 's' le64 size      metadata, before the data
@@ -41,7 +42,7 @@ const FIXED_LENGTH: Readonly<Record<string, number>> = { s: 8, w: 16, z: 16 };
 
 /** Push chunks in stream order, then finish(). Throws RbdDiffFormatError at the first byte that cannot be right. */
 export class RbdDiffHasher {
-  private readonly hash: Hash;
+  readonly hash: HashSink;
   private pending = Buffer.alloc(0);
   private at = 0;
   private phase: 'header' | 'tag' | 'data' | 'ended' = 'header';
@@ -55,9 +56,10 @@ export class RbdDiffHasher {
   private readonly writtenObjects = new Set<number>();
   private readonly dataObjects = new Set<number>();
 
-  constructor(algorithm: string, private readonly objectSize: number) {
+  /** `hash`: an algorithm name (hashed in this thread) or a sink. */
+  constructor(hash: string | HashSink, private readonly objectSize: number) {
     if (!Number.isSafeInteger(objectSize) || objectSize <= 0) throw new RangeError(`object size must be a positive integer, got ${objectSize}`);
-    this.hash = createHash(algorithm);
+    this.hash = typeof hash === 'string' ? inProcessHash(hash) : hash;
   }
 
   push(chunk: Buffer): void {
@@ -74,7 +76,16 @@ export class RbdDiffHasher {
     }
   }
 
-  finish(): RbdDiffSummary {
+  /** The hash is more than BACKLOG_LIMIT copied bytes behind the stream (rbd-streams.ts pauses export-diff). */
+  behind(): boolean {
+    return this.hash.backlogBytes() > BACKLOG_LIMIT;
+  }
+
+  onDrain(listener: () => void): void {
+    this.hash.onDrain(listener);
+  }
+
+  async finish(): Promise<RbdDiffSummary> {
     if (this.phase !== 'ended') {
       throw new RbdDiffFormatError(this.phase === 'header' && this.at === 0 && this.pending.length === 0 ? 'empty stream'
         : 'the stream ended before its end record (e): cut short', this.at + this.pending.length);
@@ -82,7 +93,7 @@ export class RbdDiffHasher {
     const size = this.size ?? 0;
     if (this.ordered) this.zeroFill(size);
     return {
-      size, toSnapshot: this.toSnapshot, fromSnapshot: this.fromSnapshot, digest: this.ordered ? this.hash.digest('hex') : undefined,
+      size, toSnapshot: this.toSnapshot, fromSnapshot: this.fromSnapshot, digest: this.ordered ? await this.hash.digest() : undefined,
       ordered: this.ordered, writtenObjects: this.writtenObjects, dataObjects: this.dataObjects, streamBytes: this.at,
     };
   }
@@ -177,11 +188,9 @@ export class RbdDiffHasher {
   }
 
   private zeroFill(to: number): void {
-    while (this.hashedTo < to) {
-      const step = Math.min(ZEROS.length, to - this.hashedTo);
-      this.hash.update(ZEROS.subarray(0, step));
-      this.hashedTo += step;
-    }
+    if (to <= this.hashedTo) return;
+    this.hash.zeros(to - this.hashedTo);
+    this.hashedTo = to;
   }
 
   private objectOf(offset: number): number {

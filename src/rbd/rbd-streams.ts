@@ -13,6 +13,9 @@ export type StreamFailure = { readonly side: 'source' | 'target'; readonly exitC
 /** Sees every chunk of the diff stream, in order, as it goes to import-diff (the stream hasher). Throwing stops both. */
 export interface DiffStreamInspector {
   push(chunk: Buffer): void;
+  /** True while it is too far behind: the stream waits (pausing export-diff) until it calls the drain listener. */
+  behind?(): boolean;
+  onDrain?(listener: () => void): void;
 }
 
 /**
@@ -29,21 +32,42 @@ export async function pipeRbdDiff(source: CephCliOptions, from: RbdImageRef & { 
     { stdio: ['pipe', 'ignore', 'pipe'], signal });
   let bytes = 0;
   let rejected: Error | undefined;
-  exporter.stdout?.on('data', (chunk: Buffer) => {
+  // By hand rather than .pipe(): export-diff waits for whichever is slower, import-diff or the inspector.
+  const output = exporter.stdout;
+  const input = importer.stdin;
+  let inputFull = false;
+  let inputGone = false;
+  const resume = (): void => {
+    if (inputGone || (!inputFull && inspector?.behind?.() !== true)) output?.resume();
+  };
+  inspector?.onDrain?.(resume);
+  output?.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
-    if (inspector === undefined || rejected !== undefined) return;
-    try {
-      inspector.push(chunk);
-    } catch (error) {
-      // A stream ferry cannot read is not imported either: both processes end, nothing of it is kept.
-      rejected = error instanceof Error ? error : new Error(String(error));
-      exporter.kill('SIGTERM');
-      importer.kill('SIGTERM');
+    if (inspector !== undefined && rejected === undefined) {
+      try {
+        inspector.push(chunk);
+      } catch (error) {
+        // A stream ferry cannot read is not imported either: both processes end, nothing of it is kept.
+        rejected = error instanceof Error ? error : new Error(String(error));
+        exporter.kill('SIGTERM');
+        importer.kill('SIGTERM');
+      }
     }
+    // An importer gone (its exit code tells why) no longer takes bytes: the rest of the stream is read and dropped.
+    if (!inputGone && input?.write(chunk) === false) inputFull = true;
+    if (!inputGone && (inputFull || inspector?.behind?.() === true)) output.pause();
   });
-  exporter.stdout?.pipe(importer.stdin);
+  output?.on('end', () => input?.end());
+  input?.on('drain', () => {
+    inputFull = false;
+    resume();
+  });
+  input?.on('close', () => {
+    inputGone = true;
+    resume();
+  });
   // The importer ending early (an error) must not crash us with EPIPE on its stdin.
-  importer.stdin?.on('error', () => undefined);
+  input?.on('error', () => undefined);
   const [exported, imported] = await Promise.all([ended(exporter), ended(importer)]);
   if (signal.aborted) throw aborted(`${from.pool}/${from.image}@${from.snapshot}`);
   if (rejected !== undefined) throw rejected;

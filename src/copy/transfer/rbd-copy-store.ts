@@ -8,6 +8,7 @@ import {
   countRbdWatchers, createRbdImage, getRbdImageMeta, listRbdObjectExtents, protectRbdSnapshot, readRbdImageInfo, removeRbdImage, renameRbdImage, setRbdImageMeta,
   type RbdImageInfo, type RbdImageRef,
 } from '../../rbd/rbd-image-commands.js';
+import { workerHash } from '../../rbd/hash-sink.js';
 import { RbdDiffFormatError, RbdDiffHasher, type RbdDiffSummary } from '../../rbd/rbd-diff-stream.js';
 import { hashRbdSnapshot, pipeRbdDiff, RbdStreamError } from '../../rbd/rbd-streams.js';
 import type { CopyJob } from '../copy-job.js';
@@ -124,14 +125,15 @@ async function write<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPla
   const sourceCli: CephCliOptions = { confFile: source.cluster.confFile, ...(source.cluster.user ? { user: source.cluster.user } : {}),
     ...(plan.runner ? { runner: plan.runner } : {}) };
   let protecting: Promise<Error | undefined> | undefined;
+  let hasher: RbdDiffHasher | undefined;
   try {
     await setRbdImageMeta(cli, temp, WRITER_META_KEY, `${hostname()}:${process.pid}`);
     job.progress('copying', [plan.store], `rbd export-diff ${source.store} | rbd import-diff ${plan.store}`);
-    const hasher = new RbdDiffHasher(plan.expected.algorithm, plan.shape.objectSize);
+    hasher = new RbdDiffHasher(workerHash(plan.expected.algorithm), plan.shape.objectSize);
     const bytes = await pipeRbdDiff(sourceCli, source.location, cli, temp, job.deadline.signal, hasher);
     job.progress('copying', [plan.store], 'verifying the copy');
     const started = job.ctx.clock.now();
-    const stream = hasher.finish();
+    const stream = await hasher.finish();
     // Protect while the target is looked at: it changes no byte, and a copy that fails the check is removed anyway.
     protecting = protectRbdSnapshot(cli, temp, SNAPSHOT).then(() => undefined,
       (error: unknown) => (error instanceof Error ? error : new Error(String(error))));
@@ -159,6 +161,8 @@ async function write<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPla
     // Interrupted or cut by the deadline: remove what we wrote if we still can (a killed run leaves it to the next).
     if (isFerryError(error, 'FERRY_ABORTED')) await removeQuietly(job, cli, temp);
     throw error;
+  } finally {
+    hasher?.hash.close();
   }
 }
 

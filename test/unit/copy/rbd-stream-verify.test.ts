@@ -9,7 +9,7 @@ interface RecordedImage { stream: string; size: number; objectSize: number; sha5
 const { sparse } = (JSON.parse(readFileSync('fixtures/rbd/export-diff.json', 'utf8')) as { images: Record<'sparse', RecordedImage> }).images;
 const hasher = new RbdDiffHasher('sha512', sparse.objectSize);
 hasher.push(readFileSync(sparse.stream));
-const stream = hasher.finish();
+const stream = await hasher.finish();
 const expected: ExpectedHash = { algorithm: 'sha512', value: sparse.sha512, field: 'os_hash_value' };
 const target: StreamedTargetFacts = { snapshotSize: sparse.size, extents: sparse.targetWholeObjectDiff };
 const judge = (changes: { stream?: Partial<RbdDiffSummary>; target?: Partial<StreamedTargetFacts>; expected?: Partial<ExpectedHash>; glanceSize?: number | null } = {}) =>
