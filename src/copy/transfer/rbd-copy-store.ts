@@ -45,10 +45,11 @@ const SNAPSHOT = 'snap';
 const WRITER_META_KEY = 'ferry.writer';
 
 /**
- * Bring one store: (registered by now?) → a committed copy of an earlier run is registered → the temporary image of
- * another writer is waited for, a leftover removed, a verified one resumed → create, export-diff | import-diff (sparse,
- * makes `snap`; the stream is hashed on its way), check the target, protect, mark verified → rename (the commit; fails if the name exists)
- * → PATCH the location. Whatever fails before the PATCH succeeded removes what this run wrote.
+ * Bring one store: (registered by now?) → create the temporary image, and at once look for the final name: a committed
+ * copy of an earlier run is registered; a temporary image that exists already is another writer's (waited for), a
+ * leftover (removed) or verified (resumed) → export-diff | import-diff (sparse, makes `snap`; the stream is hashed on
+ * its way), check the target, protect, mark verified → rename (the commit; fails if the name exists) → PATCH the
+ * location. Whatever fails before the PATCH succeeded removes what this run wrote.
  */
 export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd> {
   const imageId = job.state.image.id;
@@ -59,13 +60,15 @@ export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: S
   const temp: RbdImageRef = { pool, image: temporaryImageName(imageId) };
   const final: RbdImageRef = { pool, image: imageId };
 
-  for (let attempt = 0; ; attempt += 1) {
+  for (;;) {
     const image = await job.read();
     const blocked = blockedBy(image, plan);
     if (blocked !== undefined) return { kind: blocked, image };
-    // Both names at once: each rbd command costs a process start and a cluster connection (~0.1–0.2 s).
-    const [committed, existing] = await Promise.all([readRbdImageInfo(cli, final), readRbdImageInfo(cli, temp)]);
+    // Most runs find neither name: the create (the atomic "who writes" decision) is tried at once, beside the look at
+    // the final name — each rbd command costs a process start and a cluster connection (~0.05–0.2 s).
+    const [committed, created] = await Promise.all([readRbdImageInfo(cli, final), createRbdImage(cli, temp, plan.shape)]);
     if (committed !== undefined) {
+      if (created === 'created') await removeQuietly(job, cli, temp);
       // Renamed by an earlier run (or a writer that just finished) but not registered: ours only if it was verified.
       if (judgeCommitted(await getRbdImageMeta(cli, final, VERIFIED_META_KEY), plan.expected) === 'foreign') {
         const again = await job.read();
@@ -75,19 +78,18 @@ export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: S
       }
       return register(job, plan, cli, final, 0, 0);
     }
-    if (existing !== undefined) {
-      const verdict = judgeTemporary(await temporaryFacts(cli, temp, existing), plan.expected, Math.floor(job.ctx.clock.wallNow() / 1000), plan.quietMs);
-      if (verdict.kind === 'live') {
-        job.progress('joining', [plan.store], `another writer has ${temp.pool}/${temp.image} open: waiting for it`);
-        await job.ctx.clock.sleep(plan.pollMs, signal);
-        continue;
-      }
-      if (verdict.kind === 'resume') return commit(job, plan, cli, temp, final, 0, 0);
-      job.ctx.logger.warn({ imageId, store: plan.store, rbdImage: `${temp.pool}/${temp.image}` }, 'removing the leftover temporary image of an earlier direct transfer');
-      await removeRbdImage(cli, temp, SNAPSHOT);
+    if (created === 'created') return write(job, plan, cli, temp, final);
+    const existing = await readRbdImageInfo(cli, temp);
+    if (existing === undefined) continue; // removed since the create failed: look again
+    const verdict = judgeTemporary(await temporaryFacts(cli, temp, existing), plan.expected, Math.floor(job.ctx.clock.wallNow() / 1000), plan.quietMs);
+    if (verdict.kind === 'live') {
+      job.progress('joining', [plan.store], `another writer has ${temp.pool}/${temp.image} open: waiting for it`);
+      await job.ctx.clock.sleep(plan.pollMs, signal);
+      continue;
     }
-    if (await createRbdImage(cli, temp, plan.shape) === 'exists') continue; // another writer won the create: look again
-    return write(job, plan, cli, temp, final);
+    if (verdict.kind === 'resume') return commit(job, plan, cli, temp, final, 0, 0);
+    job.ctx.logger.warn({ imageId, store: plan.store, rbdImage: `${temp.pool}/${temp.image}` }, 'removing the leftover temporary image of an earlier direct transfer');
+    await removeRbdImage(cli, temp, SNAPSHOT);
   }
 }
 
@@ -145,8 +147,11 @@ async function write<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPla
       return { kind: 'refused', error: hashMismatchError(imageId, plan.store, verdict.reason, plan.expected) };
     }
     if (protectError !== undefined) throw protectError;
+    // Glance is read for the last look before the rename while the mark is set.
+    const reading = job.read();
+    reading.catch(() => undefined);
     await setRbdImageMeta(cli, temp, VERIFIED_META_KEY, verifiedMark(plan.expected));
-    return await commit(job, plan, cli, temp, final, bytes, verifyMs);
+    return await commit(job, plan, cli, temp, final, bytes, verifyMs, reading);
   } catch (error) {
     await protecting; // settled, never rejects: the removal below must not race the protect
     if (error instanceof RbdDiffFormatError) {
@@ -183,8 +188,8 @@ async function verifyStreamed<Skip extends string>(job: CopyJob<Skip>, plan: Sto
 
 /** Rename = commit: the verified temporary image takes the image's name, unless someone's image has it already. */
 async function commit<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
-  final: RbdImageRef, bytes: number, verifyMs: number): Promise<StoreCopyEnd> {
-  const image = await job.read();
+  final: RbdImageRef, bytes: number, verifyMs: number, reading: Promise<GlanceImage> = job.read()): Promise<StoreCopyEnd> {
+  const image = await reading;
   const blocked = blockedBy(image, plan);
   if (blocked !== undefined) {
     await removeQuietly(job, cli, temp);
