@@ -122,6 +122,9 @@ try {
         rbdUsedBytes: rbdUsed, glanceUsedBytes: usedBytes(B, viaGlance), stagingBytes: staged, hashOk: readBack.stdout.startsWith(expected),
         stepRun: timeline });
       spawnSync('sh', ['-c', `rbd -c ${B} --id admin snap purge --no-progress images/${viaPipe}; rbd -c ${B} --id admin rm --no-progress images/${viaPipe}`]);
+      // Each case's images go before the next: at 1 GiB one case holds ~4 GiB per cluster, and the dev cloud's OSDs
+      // have 10 GiB each (a run that kept them all filled site-a's OSD: writes and deletes then fail).
+      await admin.deleteAll();
     }
   }
 } finally {
