@@ -1,5 +1,5 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callAgent, type AgentAnswer } from '../../../src/agent/agent-client.js';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { ceph, devcloud } from '../../helpers/devcloud.js';
 import { until } from '../../helpers/devcloud-faults.js';
@@ -19,6 +19,7 @@ const RACE_RUNS = Number(process.env.FERRY_RBD_RACE_RUNS ?? 5);
 const QUIET_S = 90;
 const HOSTS = ['ferry-it-host-a', 'ferry-it-host-b'] as const;
 let passedRaces = 0;
+let contendedRaces = 0;
 let hostA: AgentProcess;
 let hostB: AgentProcess;
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([hostA.stop(), hostB.stop()]);
   // Concurrency tests are trusted after many runs: say how many passed.
-  console.log(`rbd transfer, two agents on two hosts: ${passedRaces}/${RACE_RUNS} races passed`);
+  console.log(`rbd transfer, two agents on two hosts: ${passedRaces}/${RACE_RUNS} races passed; in ${contendedRaces} the loser waited for the winner's temporary image`);
 });
 
 async function image(name: string, size: number, data: number): Promise<string> {
@@ -38,13 +39,39 @@ async function image(name: string, size: number, data: number): Promise<string> 
   return id;
 }
 
-const ensureOn = (agent: AgentProcess, id: string): Promise<AgentAnswer> =>
-  callAgent(agent.socket, { method: 'POST', path: '/v1/ensure', body: { image: id } });
+interface Progress { readonly phase: string; readonly note?: string }
+interface StreamedEnsure { readonly status: number; readonly progress: readonly Progress[]; readonly last: unknown }
 
-function documentOf(answer: AgentAnswer): ReturnType<typeof ensureJsonSchema.parse> {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return ensureJsonSchema.parse(answer.body);
+/**
+ * POST /v1/ensure as nova asks, streamed (Accept: application/x-ndjson): the progress events show what the agent did
+ * while the caller waited (`joining` "another writer has … open"), the last line is the ensure document.
+ */
+function ensureOn(agent: AgentProcess, id: string): Promise<StreamedEnsure> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ image: id });
+    const request = httpRequest({ socketPath: agent.socket, method: 'POST', path: '/v1/ensure',
+      headers: { accept: 'application/x-ndjson', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+      response.on('error', reject);
+      response.on('end', () => {
+        const lines = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { progress?: Progress });
+        resolve({ status: response.statusCode ?? 0, progress: lines.flatMap((line) => (line.progress ? [line.progress] : [])), last: lines.at(-1) });
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
 }
+
+function documentOf(answer: StreamedEnsure): ReturnType<typeof ensureJsonSchema.parse> {
+  expect(answer.status, JSON.stringify(answer.last)).toBe(200);
+  return ensureJsonSchema.parse(answer.last);
+}
+
+/** Whether the agent waited for another writer's temporary image (the direct transfer's `joining` progress). */
+const waitedForWriter = (answer: StreamedEnsure, partial: string): boolean =>
+  answer.progress.some((event) => event.phase === 'joining' && (event.note ?? '').includes(`${partial} open: waiting`));
 
 /** One location, holding Glance's bytes (sha512 and md5 of what a clone reads), and no temporary image left. */
 async function expectConverged(id: string): Promise<void> {
@@ -81,6 +108,7 @@ describe('direct transfer: two agents on two hosts', () => {
       expect(doc.transfer).toBe('rbd');
       // The committed image names its one writer: the host that answered copied, by its own host name and pid.
       expect(rbdMeta('site-b', id, 'ferry.writer')).toBe(`${HOSTS[writer === hostA ? 0 : 1]}:${String(writer.child.pid)}`);
+      if (waitedForWriter(a.copied ? answerB : answerA, `${id}.ferry-partial`)) contendedRaces += 1;
       await expectConverged(id);
       passedRaces += 1;
     }
@@ -91,7 +119,8 @@ describe('direct transfer: two agents on two hosts', () => {
   it(`cross-host: host-a killed -9 mid-transfer → host-b waits while the temporary image is recent, removes it after ${QUIET_S} s quiet, copies`, async () => {
     const id = await image('abandoned', 256 * MiB, 192 * MiB);
     const partial = `${id}.ferry-partial`;
-    const onA = ensureOn(hostA, id).then(() => 'answered', () => 'connection lost');
+    const onA = ensureOn(hostA, id).then((answer) => (ensureJsonSchema.safeParse(answer.last).success ? 'answered' : 'connection lost'),
+      () => 'connection lost');
     // host-a is writing once import-diff has the temporary image open.
     await until('host-a to write the temporary image', () => Promise.resolve(watchers(partial) > 0 ? true : undefined), 60_000, 50);
     hostA.child.kill('SIGKILL');
@@ -112,7 +141,10 @@ describe('direct transfer: two agents on two hosts', () => {
     expect(rbdImageId('site-b', partial)).toBe(leftover);
     expect(await siteBLocations(id)).toEqual([]);
     // After it: removed as a leftover, copied anew, registered.
-    const b = documentOf(await onB);
+    const answerB = await onB;
+    // It waited because of that image: its progress said so while the caller waited.
+    expect(waitedForWriter(answerB, partial), JSON.stringify(answerB.progress)).toBe(true);
+    const b = documentOf(answerB);
     expect(b).toMatchObject({ copied: true, transfer: 'rbd', target: { image: id } });
     expect(answeredAt ?? 0).toBeGreaterThanOrEqual(quietFromMs + QUIET_S * 1000);
     expect(hostB.stderr()).toContain('removing the leftover temporary image');
