@@ -96,6 +96,14 @@ export function rbdMeta(site: 'site-a' | 'site-b', image: string, key: string): 
   return out.code === 0 ? out.stdout.trim() : undefined;
 }
 
+/** nova's step: a copy-on-write clone of images/IMAGE@snap into site-b's vms pool, as nova's cephx user; removed again. */
+export function cloneInSiteB(id: string): { readonly code: number; readonly stderr: string } {
+  const clone = `vms/it-rbd-clone-${id.slice(0, 8)}-${randomBytes(3).toString('hex')}`;
+  const cloned = ceph('site-b', 'rbd', ['clone', `images/${id}@snap`, clone], 'nova');
+  if (cloned.code === 0) ceph('site-b', 'rbd', ['rm', '--no-progress', clone], 'nova');
+  return { code: cloned.code, stderr: cloned.stderr };
+}
+
 /** Bytes used by the image and its snapshots (`rbd du`, fast-diff: exact per object). */
 export function usedBytes(site: 'site-a' | 'site-b', image: string): number {
   const out = ceph(site, 'rbd', ['du', '--format', 'json', `images/${image}`], 'admin');

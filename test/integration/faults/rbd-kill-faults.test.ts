@@ -3,7 +3,7 @@ import { devcloud } from '../../helpers/devcloud.js';
 import { startFaultProxy, type Fault, type FaultProxy } from '../../helpers/fault-proxy.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import {
-  ferryAsync, ferrySync, md5OfSnapshot, MiB, rbdEnsureArgs, rbdImageId, rbdMeta, rbdNames, sha512OfSnapshot, siteBLocations, sparseBytes,
+  cloneInSiteB, ferryAsync, ferrySync, md5OfSnapshot, MiB, rbdEnsureArgs, rbdImageId, rbdMeta, rbdNames, sha512OfSnapshot, siteBLocations, sparseBytes,
   uploadBytes, type FerryRun,
 } from '../copy/rbd-transfer-helpers.js';
 
@@ -52,6 +52,8 @@ async function expectConverged(id: string): Promise<void> {
   expect(await siteBLocations(id)).toEqual([`rbd://${devcloud().ceph['site-b'].fsid}/images/${id}/snap`]);
   await expectRegisteredVerified(id);
   expect(rbdNames('site-b').filter((name) => name.startsWith(id))).toEqual([id]);
+  const clone = cloneInSiteB(id);
+  expect(clone.code, clone.stderr).toBe(0);
 }
 
 describe('direct transfer: ferry SIGKILLed at its location PATCH, for real', () => {

@@ -6,7 +6,7 @@ import { until } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from '../agent/agent-process.js';
 import {
-  md5OfSnapshot, MiB, rbdImageId, rbdMeta, rbdNames, sha512OfSnapshot, siteBLocations, sparseBytes, uploadBytes,
+  cloneInSiteB, md5OfSnapshot, MiB, rbdImageId, rbdMeta, rbdNames, sha512OfSnapshot, siteBLocations, sparseBytes, uploadBytes,
 } from '../copy/rbd-transfer-helpers.js';
 
 // Issue 19, item 4: two `ferry agent` processes that are two hosts to ferry (each in a UTS namespace of its own, so
@@ -73,13 +73,15 @@ function documentOf(answer: StreamedEnsure): ReturnType<typeof ensureJsonSchema.
 const waitedForWriter = (answer: StreamedEnsure, partial: string): boolean =>
   answer.progress.some((event) => event.phase === 'joining' && (event.note ?? '').includes(`${partial} open: waiting`));
 
-/** One location, holding Glance's bytes (sha512 and md5 of what a clone reads), and no temporary image left. */
+/** One location, holding Glance's bytes (sha512 and md5 of what a clone reads), clonable by nova, no temporary image left. */
 async function expectConverged(id: string): Promise<void> {
   const glance = await readImage(id);
   expect(await siteBLocations(id)).toEqual([`rbd://${devcloud().ceph['site-b'].fsid}/images/${id}/snap`]);
   expect(sha512OfSnapshot('site-b', id)).toBe(glance.os_hash_value);
   expect(md5OfSnapshot('site-b', id)).toBe(glance.checksum);
   expect(rbdNames('site-b').filter((name) => name.startsWith(id))).toEqual([id]);
+  const clone = cloneInSiteB(id);
+  expect(clone.code, clone.stderr).toBe(0);
 }
 
 function watchers(name: string): number {
@@ -147,6 +149,8 @@ describe('direct transfer: two agents on two hosts', () => {
     const b = documentOf(answerB);
     expect(b).toMatchObject({ copied: true, transfer: 'rbd', target: { image: id } });
     expect(answeredAt ?? 0).toBeGreaterThanOrEqual(quietFromMs + QUIET_S * 1000);
+    // …and soon after it: the agent's --rbd-quiet-time took effect, not the 180 s default.
+    expect(answeredAt ?? Number.POSITIVE_INFINITY).toBeLessThan(quietFromMs + (QUIET_S + 45) * 1000);
     expect(hostB.stderr()).toContain('removing the leftover temporary image');
     await expectConverged(id);
   }, 240_000);
