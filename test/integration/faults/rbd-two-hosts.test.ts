@@ -151,6 +151,7 @@ describe('direct transfer: two agents on two hosts', () => {
     expect(answeredAt ?? 0).toBeGreaterThanOrEqual(quietFromMs + QUIET_S * 1000);
     // …and soon after it: the agent's --rbd-quiet-time took effect, not the 180 s default.
     expect(answeredAt ?? Number.POSITIVE_INFINITY).toBeLessThan(quietFromMs + (QUIET_S + 45) * 1000);
+    console.log(`cross-host leftover: host-b answered ${((answeredAt ?? 0) - quietFromMs) / 1000} s after the image's modify time (quiet time ${QUIET_S} s)`);
     expect(hostB.stderr()).toContain('removing the leftover temporary image');
     await expectConverged(id);
   }, 240_000);
