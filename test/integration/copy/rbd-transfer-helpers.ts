@@ -96,6 +96,12 @@ export function rbdMeta(site: 'site-a' | 'site-b', image: string, key: string): 
   return out.code === 0 ? out.stdout.trim() : undefined;
 }
 
+/** How many clients have site-b's images/NAME open read-write (`rbd status`): a running import-diff is one. */
+export function rbdWatchers(name: string): number {
+  const out = ceph('site-b', 'rbd', ['status', '--format', 'json', `images/${name}`], 'admin');
+  return out.code === 0 ? (JSON.parse(out.stdout) as { watchers?: unknown[] }).watchers?.length ?? 0 : 0;
+}
+
 /** nova's step: a copy-on-write clone of images/IMAGE@snap into site-b's vms pool, as nova's cephx user; removed again. */
 export function cloneInSiteB(id: string): { readonly code: number; readonly stderr: string } {
   const clone = `vms/it-rbd-clone-${id.slice(0, 8)}-${randomBytes(3).toString('hex')}`;

@@ -6,7 +6,7 @@ import { until } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from '../agent/agent-process.js';
 import {
-  cloneInSiteB, md5OfSnapshot, MiB, rbdImageId, rbdMeta, rbdNames, sha512OfSnapshot, siteBLocations, sparseBytes, uploadBytes,
+  cloneInSiteB, md5OfSnapshot, MiB, rbdImageId, rbdMeta, rbdNames, rbdWatchers, sha512OfSnapshot, siteBLocations, sparseBytes, uploadBytes,
 } from '../copy/rbd-transfer-helpers.js';
 
 // Issue 19, item 4: two `ferry agent` processes that are two hosts to ferry (each in a UTS namespace of its own, so
@@ -84,11 +84,6 @@ async function expectConverged(id: string): Promise<void> {
   expect(clone.code, clone.stderr).toBe(0);
 }
 
-function watchers(name: string): number {
-  const out = ceph('site-b', 'rbd', ['status', '--format', 'json', `images/${name}`], 'admin');
-  return out.code === 0 ? (JSON.parse(out.stdout) as { watchers?: unknown[] }).watchers?.length ?? 0 : 0;
-}
-
 /** The image's modify time as ferry reads it (`rbd info`, whole seconds). */
 function modifiedAtSec(name: string): number {
   const out = ceph('site-b', 'rbd', ['info', '--format', 'json', `images/${name}`], 'admin');
@@ -124,7 +119,7 @@ describe('direct transfer: two agents on two hosts', () => {
     const onA = ensureOn(hostA, id).then((answer) => (ensureJsonSchema.safeParse(answer.last).success ? 'answered' : 'connection lost'),
       () => 'connection lost');
     // host-a is writing once import-diff has the temporary image open.
-    await until('host-a to write the temporary image', () => Promise.resolve(watchers(partial) > 0 ? true : undefined), 60_000, 50);
+    await until('host-a to write the temporary image', () => Promise.resolve(rbdWatchers(partial) > 0 ? true : undefined), 60_000, 50);
     hostA.child.kill('SIGKILL');
     expect(await onA).toBe('connection lost');
     expect(await hostA.stop()).toBeNull();
