@@ -110,7 +110,10 @@ async function decideAndSettle<Skip extends string>(job: CopyJob<Skip>, round: n
   const decision = decideRound({
     remaining: state.remaining, placements, touchedGlance: state.touchedGlance, broughtBy: state.broughtBy,
     answerLost: state.unconfirmed !== undefined, elapsedMs: job.elapsed(), round, maxRounds, lock: state.image.importTask,
-    importingTo: state.image.importingTo, expiredLock: state.expiredLock, requestMode: options.requestMode,
+    importingTo: state.image.importingTo, expiredLock: state.expiredLock,
+    // Store mode exists for Glance's one-import-per-image lock. The direct transfer takes no such lock: an image's
+    // stores go to it together and run in parallel, bounded by its per-cluster limiter (issue 19, every site at once).
+    requestMode: options.transfer?.kind === 'rbd' ? 'image' : options.requestMode,
   });
   for (const [store, result] of decision.settle) settle(job, [store], () => result);
   return decision.next;

@@ -34,6 +34,8 @@ export const prewarmJsonSchema = z.object({
     code: z.string().nullable(),
     reason: z.string(),
     seconds: z.number().nullable(),
+    /** A copied item: which transfer brought it (glance: copy-image; rbd: the direct transfer). Otherwise null. --json only. */
+    transfer: z.enum(['glance', 'rbd']).nullable(),
     task: z.string().nullable(),
     running_in_glance: z.boolean(),
   })),
@@ -74,6 +76,7 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
       code: item.code ?? null,
       reason: item.reason,
       seconds: item.elapsedMs === undefined ? null : seconds(item.elapsedMs),
+      transfer: item.outcome === 'copied' ? item.transfer ?? 'glance' : null,
       task: item.taskId ?? null,
       running_in_glance: item.runningInGlance === true,
     })),
@@ -94,5 +97,6 @@ export const PREWARM_COLUMNS: readonly RowColumn[] = [
 ];
 
 export function prewarmToRows(report: PrewarmReport | undefined): RowList {
-  return { columns: PREWARM_COLUMNS, rows: report === undefined ? [] : prewarmToJson(report).items };
+  // `transfer` stays in --json: a 14th column would not fit a row table into 80 cells.
+  return { columns: PREWARM_COLUMNS, rows: report === undefined ? [] : prewarmToJson(report).items.map(({ transfer: _transfer, ...row }) => row) };
 }

@@ -60,3 +60,10 @@ export function targetExistsError(imageId: string, store: string, pool: string, 
     `Check that nothing was cloned from it (${rbd} children --all ${pool}/${imageId}@snap), remove it (${rbd} snap purge ${pool}/${imageId}; `
     + `${rbd} rm ${pool}/${imageId}), then run ferry again.`, { imageId, store, pool, rbdImage: imageId, outcome: 'failed' });
 }
+
+export function targetPoolUnknownError(imageId: string, store: string, why: string): FerryError {
+  return new FerryError('FERRY_RBD_TARGET_POOL_UNKNOWN', `cannot copy image ${imageId} to ${store} directly: its pool is not known (${why})`,
+    'The direct transfer writes into the pool of the target store\'s Glance rbd store, which Glance names only to admins in '
+    + 'GET /v2/info/stores/detail: run ferry with an admin credential (check with `ferry stores --json`: "pool" per store), '
+    + 'or use --transfer auto / glance.', { imageId, store });
+}
