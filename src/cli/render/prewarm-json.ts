@@ -15,7 +15,15 @@ export const prewarmJsonSchema = z.object({
   aborted: z.boolean(),
   seconds: z.number(),
   request_mode: z.enum(REQUEST_MODES),
+  /** fixed: the --concurrency limit; adaptive: where the search started. */
   concurrency: z.number().int(),
+  /** adaptive when --concurrency was not given: the limit followed Glance's throughput. */
+  concurrency_mode: z.enum(['fixed', 'adaptive']),
+  /** The highest limit in force during the run. */
+  concurrency_reached: z.number().int(),
+  /** adaptive: each window's decision (limit after it, up/down/back-to-best/hold, why), in order. */
+  concurrency_changes: z.array(z.object({ seconds: z.number(), limit: z.number().int(), step: z.enum(['up', 'down', 'back-to-best', 'hold']),
+    why: z.string() })),
   per_store_concurrency: z.number().int(),
   store_types_known: z.boolean(),
   plan: z.object({ present: count, copying: count, failed_earlier: count, missing: count, not_copyable: count }),
@@ -55,6 +63,10 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
     seconds: seconds(report.elapsedMs),
     request_mode: report.requestMode,
     concurrency: report.concurrency,
+    concurrency_mode: report.concurrencyMode,
+    concurrency_reached: report.concurrencyReached,
+    concurrency_changes: report.concurrencyChanges.map((change) => ({ seconds: seconds(change.atMs), limit: change.limit, step: change.step,
+      why: change.why })),
     per_store_concurrency: report.perStoreConcurrency,
     store_types_known: report.storeTypesKnown,
     plan: { present: report.plan.present, copying: report.plan.copying, failed_earlier: report.plan['failed-earlier'],
