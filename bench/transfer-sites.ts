@@ -69,6 +69,21 @@ function barePipe(id: string, targets: readonly (keyof typeof POOL)[]): number {
   return seconds;
 }
 
+/** One export-diff read once and fanned out to both pools (tee): what "read the source once" would buy at best. */
+function bareFanOut(id: string): number {
+  const shape = `--size ${size * MiB}B --object-size 8M`;
+  const started = process.hrtime.bigint();
+  const run = spawnSync('bash', ['-c', `set -o pipefail; rbd -c ${B} --id admin create ${shape} images/${id} && rbd -c ${B} --id admin create ${shape} images-c/${id} `
+    + `&& rbd -c ${A} --id admin export-diff --no-progress images/${id}@snap - | tee >(rbd -c ${B} --id admin import-diff --no-progress - images/${id}) `
+    + `| rbd -c ${B} --id admin import-diff --no-progress - images-c/${id}; wait`], { encoding: 'utf8' });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (run.status !== 0) console.error(`bare fan-out → ${run.status}: ${run.stderr.slice(-400)}`);
+  for (const pool of ['images', 'images-c']) {
+    spawnSync('bash', ['-c', `rbd -c ${B} --id admin snap purge --no-progress ${pool}/${id}; rbd -c ${B} --id admin rm --no-progress ${pool}/${id}`]);
+  }
+  return seconds;
+}
+
 const samples: Record<string, unknown>[] = [];
 const rows: (string | number)[][] = [];
 const all = ['site-b', 'site-c'] as const;
@@ -79,17 +94,19 @@ try {
     for (const key of Object.keys(ids) as (keyof typeof ids)[]) ids[key] = await upload(`bench-sites-${key}-${run}`, bytes);
     const pipeOne = barePipe(ids.rbdOne, ['site-b']);
     const pipeAll = barePipe(ids.rbdOne, [...all]);
+    const fanOut = bareFanOut(ids.rbdOne);
     const glanceOne = prewarm(ids.glanceOne, ['site-b'], []);
     const glanceAll = prewarm(ids.glanceAll, all, []);
     const rbdOne = prewarm(ids.rbdOne, ['site-b'], RBD);
     const rbdAll = prewarm(ids.rbdAll, all, RBD);
-    samples.push({ run, pipeOneS: pipeOne, pipeAllS: pipeAll, glanceOne, glanceAll, rbdOne, rbdAll });
+    samples.push({ run, pipeOneS: pipeOne, pipeAllS: pipeAll, fanOutS: fanOut, glanceOne, glanceAll, rbdOne, rbdAll });
     const ratio = (one: Prewarmed, both: Prewarmed): string => (both.runS / one.runS).toFixed(2);
     rows.push([`${run + 1}: glance copy-image`, glanceOne.runS.toFixed(2), glanceAll.runS.toFixed(2), ratio(glanceOne, glanceAll),
       `${glanceAll.perStoreS['site-b'] ?? '-'} / ${glanceAll.perStoreS['site-c'] ?? '-'}`, glanceOne.ok && glanceAll.ok ? 'yes' : 'NO']);
     rows.push([`${run + 1}: ferry --transfer rbd`, rbdOne.runS.toFixed(2), rbdAll.runS.toFixed(2), ratio(rbdOne, rbdAll),
       `${rbdAll.perStoreS['site-b'] ?? '-'} / ${rbdAll.perStoreS['site-c'] ?? '-'}`, rbdOne.ok && rbdAll.ok ? 'yes' : 'NO']);
     rows.push([`${run + 1}: bare pipe`, pipeOne.toFixed(2), pipeAll.toFixed(2), (pipeAll / pipeOne).toFixed(2), '-', '-']);
+    rows.push([`${run + 1}: bare fan-out (one read, tee)`, '-', fanOut.toFixed(2), (fanOut / pipeOne).toFixed(2), '-', '-']);
   }
 } finally {
   await admin.deleteAll();
