@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { readBenchDevcloud, REPO_ROOT } from './lib/devcloud-facts.js';
 import { formatTable } from './lib/format-table.js';
 import { createGlanceAdmin } from './lib/glance-admin.js';
+import { uploadBytes } from './lib/upload-bytes.js';
 import { writeBenchResult } from './lib/write-bench-result.js';
 
 const MiB = 1024 * 1024;
@@ -27,18 +28,6 @@ const env = { ...process.env, OS_CLOUD: 'devcloud-admin', OS_CLIENT_CONFIG_FILE:
 const RBD = ['--transfer', 'rbd', '--rbd-user', 'glance', '--source-ceph-conf', `site-a=${A}`, '--source-ceph-conf', `site-b=${B}`,
   '--source-ceph-conf', `site-c=${B}`];
 const POOL = { 'site-b': 'images', 'site-c': 'images-c' } as const;
-
-async function upload(name: string, bytes: Buffer): Promise<string> {
-  const token = await admin.token();
-  const created = await fetch(`${devcloud.glance.url}/v2/images`, { method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, disk_format: 'raw', container_format: 'bare' }) });
-  const { id } = (await created.json()) as { id: string };
-  (admin.created as Set<string>).add(id);
-  const put = await fetch(`${devcloud.glance.url}/v2/images/${id}/file`, { method: 'PUT',
-    headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream', 'x-image-meta-store': 'site-a' }, body: bytes });
-  if (put.status !== 204) throw new Error(`upload: ${put.status}`);
-  return id;
-}
 
 interface Prewarmed { readonly wallS: number; readonly runS: number; readonly perStoreS: Record<string, number | null>; readonly ok: boolean }
 
@@ -91,7 +80,7 @@ try {
   for (let run = 0; run < runs; run += 1) {
     const bytes = randomBytes(size * MiB);
     const ids = { glanceOne: '', glanceAll: '', rbdOne: '', rbdAll: '' };
-    for (const key of Object.keys(ids) as (keyof typeof ids)[]) ids[key] = await upload(`bench-sites-${key}-${run}`, bytes);
+    for (const key of Object.keys(ids) as (keyof typeof ids)[]) ids[key] = await uploadBytes(devcloud, admin, `bench-sites-${key}-${run}`, bytes);
     const pipeOne = barePipe(ids.rbdOne, ['site-b']);
     const pipeAll = barePipe(ids.rbdOne, [...all]);
     const fanOut = bareFanOut(ids.rbdOne);
