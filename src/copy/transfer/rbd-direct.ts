@@ -68,6 +68,8 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
       return { stores: await pending };
     } catch (error) {
       if (storesDetail === pending) storesDetail = undefined;
+      // Cut by the deadline of the job that started the shared read, not by ours: read again under ours.
+      if (isFerryError(error, 'FERRY_ABORTED') && !job.deadline.signal.aborted) return readStores(job);
       if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
       return { unread: error.code === 'FERRY_FORBIDDEN' ? 'admin-only: 403' : `${error.code}: ${error.message}` };
     }
