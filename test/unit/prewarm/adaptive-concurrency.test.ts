@@ -7,13 +7,14 @@ import type { StoreResult } from '../../../src/prewarm/store-result.js';
 const MiB = 1024 * 1024;
 /** A window of `mibPerS` MiB/s over 10 s. */
 const window = (mibPerS: number, failures = 0) => ({ bytes: mibPerS * 10 * MiB, elapsedMs: 10_000, failures });
-const state = (over: Partial<AdaptiveConcurrency>): AdaptiveConcurrency => ({ ...startAdaptiveConcurrency(4), ...over });
+const state = (over: Partial<AdaptiveConcurrency>): AdaptiveConcurrency => ({ ...startAdaptiveConcurrency(4), warm: true, ...over });
 
 describe('decideConcurrency', () => {
   it.each([
-    { name: 'first window: one step up', s: state({}), w: window(20), limit: 5, step: 'up' },
-    { name: 'throughput grew ≥ 5 %: one step up', s: state({ limit: 5, previous: 20 * MiB, best: { limit: 4, throughput: 20 * MiB } }), w: window(22), limit: 6, step: 'up' },
-    { name: 'grew < 5 %: hold (a plateau: Glance runs what it can)', s: state({ limit: 6, previous: 22 * MiB, best: { limit: 6, throughput: 22 * MiB } }), w: window(22.5), limit: 6, step: 'hold' },
+    { name: 'the warm-up window (the run\'s start): not judged', s: startAdaptiveConcurrency(4), w: window(20), limit: 4, step: 'hold' },
+    { name: 'first judged window: one step up', s: state({}), w: window(20), limit: 5, step: 'up' },
+    { name: 'throughput grew ≥ 10 %: one step up', s: state({ limit: 5, previous: 20 * MiB, best: { limit: 4, throughput: 20 * MiB } }), w: window(22.5), limit: 6, step: 'up' },
+    { name: 'grew < 10 %: hold (a plateau: Glance runs what it can)', s: state({ limit: 6, previous: 22 * MiB, best: { limit: 6, throughput: 22 * MiB } }), w: window(23.5), limit: 6, step: 'hold' },
     { name: 'fell a little: hold', s: state({ limit: 6, previous: 22 * MiB, best: { limit: 6, throughput: 22 * MiB } }), w: window(20), limit: 6, step: 'hold' },
     { name: 'fell > 15 % below the best at another limit: back to the best', s: state({ limit: 7, previous: 22 * MiB, best: { limit: 6, throughput: 22 * MiB } }), w: window(17), limit: 6, step: 'back-to-best' },
     { name: 'a copy failed in Glance: one step down', s: state({ limit: 6, previous: 22 * MiB, best: { limit: 6, throughput: 22 * MiB } }), w: window(25, 1), limit: 5, step: 'down' },
@@ -24,6 +25,7 @@ describe('decideConcurrency', () => {
     expect(decision.state.limit).toBe(limit);
     expect(decision.step).toBe(step);
     expect(decision.why).toMatch(/MiB\/s at \d+/);
+    expect(decision.state.warm).toBe(true);
   });
 
   it('decideConcurrency: a limit that dropped is not tried again (no swinging up and back)', () => {
@@ -36,11 +38,11 @@ describe('decideConcurrency', () => {
   it('decideConcurrency: a run that keeps growing climbs one step per window to the ceiling, and reports what it reached', () => {
     let s = startAdaptiveConcurrency(4, 8);
     const steps: number[] = [];
-    for (let i = 0; i < 6; i += 1) {
+    for (let i = 0; i < 7; i += 1) {
       s = decideConcurrency(s, window(10 + i * 5)).state;
       steps.push(s.limit);
     }
-    expect(steps).toEqual([5, 6, 7, 8, 8, 8]);
+    expect(steps).toEqual([4, 5, 6, 7, 8, 8, 8]);
     expect(s.reached).toBe(8);
   });
 });
@@ -54,16 +56,20 @@ describe('createConcurrencyGovernor', () => {
     const clock = { now: () => now } as unknown as Parameters<typeof createConcurrencyGovernor>[0];
     const applied: number[] = [];
     const governor = createConcurrencyGovernor(clock, 2, (limit) => applied.push(limit));
-    now = 1000;
-    governor.jobEnded(10 * MiB, copied(['site-a', 'site-b']));
-    expect(applied).toEqual([]);
-    now = 2000;
     governor.jobEnded(10 * MiB, copied(['site-a']));
-    expect(applied).toEqual([3]);
-    expect(governor.changes[0]).toMatchObject({ atMs: 2000, limit: 3, step: 'up', why: expect.stringContaining('15.0 MiB/s at 2') as unknown });
+    now = 1000;
+    governor.jobEnded(10 * MiB, copied(['site-a']));
+    expect(applied).toEqual([2]);
+    expect(governor.changes[0]).toMatchObject({ atMs: 1000, limit: 2, step: 'hold', why: expect.stringContaining('warm-up') as unknown });
+    governor.jobEnded(10 * MiB, copied(['site-a', 'site-b']));
+    expect(applied).toEqual([2]);
+    now = 3000;
+    governor.jobEnded(10 * MiB, copied(['site-a']));
+    expect(applied).toEqual([2, 3]);
+    expect(governor.changes[1]).toMatchObject({ atMs: 3000, limit: 3, step: 'up', why: expect.stringContaining('15.0 MiB/s at 2') as unknown });
     for (let i = 0; i < 3; i += 1) governor.jobEnded(10 * MiB, i === 0 ? failed : copied(['site-a']));
-    expect(applied).toEqual([3, 2]);
-    expect(governor.changes[1]).toMatchObject({ step: 'down', limit: 2 });
+    expect(applied).toEqual([2, 3, 2]);
+    expect(governor.changes[2]).toMatchObject({ step: 'down', limit: 2 });
     expect(governor.reached).toBe(3);
   });
 });
