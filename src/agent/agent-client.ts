@@ -19,7 +19,9 @@ export function callAgent(socketPath: string, call: AgentCall): Promise<AgentAns
   return new Promise((resolve, reject) => {
     const text = call.body === undefined ? undefined : JSON.stringify(call.body);
     const request = httpRequest({
-      socketPath, method: call.method, path: call.path,
+      // A fresh connection per call (cheap on a Unix socket): Node's global agent keeps connections alive, and one the
+      // agent closes as idle just as a long-lived caller reuses it fails with ECONNRESET, which would read as "away".
+      socketPath, agent: false, method: call.method, path: call.path,
       headers: { accept: 'application/json', ...(text === undefined ? {} : { 'content-type': 'application/json',
         'content-length': Buffer.byteLength(text) }) },
       ...(call.signal ? { signal: call.signal } : {}),

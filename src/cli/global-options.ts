@@ -3,7 +3,7 @@ import type { OptionSpec } from './command-spec.js';
 
 /** Config flags that belong to particular commands (copy, Ceph) rather than to every command. */
 const COMMAND_SCOPED = new Set(['store', 'poll-interval', 'timeout', 'stale-lock-after', 'take-over-expired', 'ceph-conf', 'rbd-user', 'rbd-pool', 'fsid',
-  'transfer', 'source-ceph-conf', 'source-rbd-user',
+  'transfer', 'source-ceph-conf', 'source-rbd-user', 'rbd-quiet-time',
   'images-type', 'images-type-mapping', 'use-cow-images', 'force-raw-images', 'image-type-exclude', 'virt-type', 'swtpm']);
 
 /** Config flags that may be repeated, every value counting (`--nova-conf A --nova-conf B`). */
@@ -11,7 +11,7 @@ export const REPEATABLE_CONFIG_FLAGS: ReadonlySet<string> = new Set(Object.value
   .flatMap((spec) => (spec.flag !== undefined && spec.repeatable === true ? [spec.flag] : [])));
 
 /** The direct RBD transfer's flags: for the commands that copy (ensure, prewarm, sync, agent). */
-export const TRANSFER_FLAGS = ['transfer', 'source-ceph-conf', 'source-rbd-user'] as const;
+export const TRANSFER_FLAGS = ['transfer', 'source-ceph-conf', 'source-rbd-user', 'rbd-quiet-time'] as const;
 
 /** The compute host's storage flags: for commands that decide per host (traits, backend, prefilter, ensure). */
 export const HOST_STORAGE_FLAGS = ['images-type', 'images-type-mapping', 'use-cow-images', 'force-raw-images', 'image-type-exclude', 'virt-type'] as const;

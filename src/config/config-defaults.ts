@@ -32,6 +32,8 @@ export const CONFIG_DEFAULTS = {
     /** Glance's copy-image: the direct RBD transfer needs Ceph access to the source clusters, so it is asked for. */
     transfer: COPY_POLICY_DEFAULTS.transfer,
     sourceCephConfs: COPY_POLICY_DEFAULTS.sourceCephConfs,
+    /** 180 s: a temporary image of another host's writer is removed only after this long unopened and unwritten. */
+    rbdQuietMs: COPY_POLICY_DEFAULTS.rbdQuietMs,
   },
   ceph: {
     /** nova `[libvirt] images_rbd_pool`. */

@@ -1,5 +1,5 @@
 import { IMAGES_TYPES, LOG_LEVELS, VIRT_TYPES } from './ferry-config.js';
-import { TRANSFER_MODES } from './copy-policy.js';
+import { RBD_QUIET_FLOOR_MS, TRANSFER_MODES } from './copy-policy.js';
 import { optionTypes, type OptionType } from './option-types.js';
 
 /**
@@ -116,6 +116,9 @@ export const CONFIG_OPTIONS = {
     summary: 'a cluster the direct transfer may read from: its Glance store id and ceph.conf (repeatable; env: pairs separated by :)' }),
   sourceRbdUser: option({ key: 'copy.sourceRbdUser', flag: 'source-rbd-user', valueName: 'USER', env: ['FERRY_SOURCE_RBD_USER'],
     clouds: ['ferry.source_rbd_user'], type: optionTypes.text, summary: 'cephx user on the source clusters (default: --rbd-user)' }),
+  rbdQuietTime: option({ key: 'copy.rbdQuietMs', flag: 'rbd-quiet-time', valueName: 'SECONDS', env: ['FERRY_RBD_QUIET_TIME'],
+    clouds: ['ferry.rbd_quiet_time'], type: optionTypes.secondsAtLeastToMs(RBD_QUIET_FLOOR_MS / 1000),
+    summary: "how long another host's unopened, unwritten temporary image waits before it is removed as a leftover (default 180, at least 90)" }),
 
   // The local Ceph cluster.
   cephConf: option({ key: 'ceph.confFile', flag: 'ceph-conf', valueName: 'FILE', env: ['FERRY_CEPH_CONF'], type: optionTypes.path,

@@ -24,9 +24,22 @@ export interface CopyPolicy {
   readonly sourceCephConfs: Readonly<Record<string, string>>;
   /** The cephx user for the source clusters (--source-rbd-user); undefined: the local --rbd-user. */
   readonly sourceRbdUser: string | undefined;
+  /**
+   * The direct transfer's quiet time (--rbd-quiet-time): a temporary image of a writer on another host that nobody has
+   * open and nobody wrote for this long is a leftover and removed. Never below RBD_QUIET_FLOOR_MS.
+   */
+  readonly rbdQuietMs: number;
 }
 
 export const TRANSFER_MODES = ['glance', 'rbd', 'auto'] as const;
+
+/**
+ * The lowest quiet time ferry accepts. librbd updates an image's modify time at most once a minute while a writer has
+ * it open (rbd_mtime_update_interval, 60 s), so a live writer's image can look 60 s old the moment it closes it;
+ * between two of its rbd commands, and while its read-back opens the snapshot read-only, it shows no watcher either.
+ * 30 s more covers those gaps and clock skew between hosts.
+ */
+export const RBD_QUIET_FLOOR_MS = 90_000;
 export type TransferMode = (typeof TRANSFER_MODES)[number];
 
 export const COPY_POLICY_DEFAULTS: CopyPolicy = Object.freeze({
@@ -44,6 +57,8 @@ export const COPY_POLICY_DEFAULTS: CopyPolicy = Object.freeze({
   transfer: 'glance',
   sourceCephConfs: Object.freeze({}),
   sourceRbdUser: undefined,
+  /** Three times librbd's modify-time interval: waits out a live writer on another host with room to spare. */
+  rbdQuietMs: 180_000,
 });
 
 /** A Glance store id as ferry accepts it everywhere (flags, nova.conf, policies, the agent's requests). */
@@ -62,6 +77,7 @@ const policySchema = z.object({
   transfer: z.enum(TRANSFER_MODES),
   sourceCephConfs: z.record(storeNameSchema(), z.string().min(1)),
   sourceRbdUser: z.string().min(1).optional(),
+  rbdQuietMs: positiveMs,
 });
 
 /**
@@ -81,11 +97,17 @@ export function resolveCopyPolicy(input: Partial<CopyPolicy>, base: CopyPolicy =
     transfer: input.transfer ?? base.transfer,
     sourceCephConfs: input.sourceCephConfs ?? base.sourceCephConfs,
     sourceRbdUser: input.sourceRbdUser ?? base.sourceRbdUser,
+    rbdQuietMs: input.rbdQuietMs ?? base.rbdQuietMs,
   };
   const parsed = parseResolvedOptions(policySchema, merged, origin);
   if (merged.minPollDelayMs > merged.maxPollDelayMs) {
     throw new FerryError('FERRY_INVALID_OPTION', `minPollDelayMs (${merged.minPollDelayMs}) is larger than maxPollDelayMs (${merged.maxPollDelayMs})`,
       'Make the poll interval at least the minimum delay.', { option: 'minPollDelayMs' });
+  }
+  if (merged.rbdQuietMs < RBD_QUIET_FLOOR_MS) {
+    throw new FerryError('FERRY_INVALID_OPTION', `rbdQuietMs must be at least ${RBD_QUIET_FLOOR_MS / 1000} s, got ${merged.rbdQuietMs / 1000} s${origin.rbdQuietMs === undefined ? '' : ` (from ${origin.rbdQuietMs})`}`,
+      `Give --rbd-quiet-time ${RBD_QUIET_FLOOR_MS / 1000}s or more: librbd updates an image's modify time only once a minute, so a shorter quiet time could remove a live writer's image.`,
+      { option: 'rbdQuietMs' });
   }
   if (merged.transfer === 'rbd' && Object.keys(merged.sourceCephConfs).length === 0) {
     throw new FerryError('FERRY_INVALID_OPTION', `transfer rbd needs at least one source cluster, got none${origin.transfer === undefined ? '' : ` (from ${origin.transfer})`}`,
@@ -96,6 +118,6 @@ export function resolveCopyPolicy(input: Partial<CopyPolicy>, base: CopyPolicy =
 
 /** The policy fields of a larger object (resolved options, the configuration's copy section). */
 export function copyPolicyOf(source: CopyPolicy): CopyPolicy {
-  const { timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired, transfer, sourceCephConfs, sourceRbdUser } = source;
-  return Object.freeze({ timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired, transfer, sourceCephConfs, sourceRbdUser });
+  const { timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired, transfer, sourceCephConfs, sourceRbdUser, rbdQuietMs } = source;
+  return Object.freeze({ timeoutMs, minPollDelayMs, maxPollDelayMs, staleLockAfterMs, takeOverExpired, transfer, sourceCephConfs, sourceRbdUser, rbdQuietMs });
 }

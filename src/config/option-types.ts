@@ -71,6 +71,9 @@ export const optionTypes = {
   /** ferry's own durations: decimal seconds, converted once to milliseconds. */
   secondsToMs: fromSchema('a number of seconds > 0', seconds(true)),
   secondsOrZeroToMs: fromSchema('a number of seconds ≥ 0 (0 = no timeout)', seconds(false)),
+  /** A duration with a safety floor (--rbd-quiet-time): refused below it rather than raised quietly. */
+  secondsAtLeastToMs: (minSeconds: number): OptionType<number> =>
+    fromSchema(`a number of seconds ≥ ${minSeconds}`, seconds(true).refine((ms) => ms >= minSeconds * 1000)),
   integer: (min: number): OptionType<number> => fromSchema(`an integer ≥ ${min}`, integer(min)),
   /** nova's IntOpt seconds, converted to milliseconds. */
   intSecondsToMs: (min: number, note = ''): OptionType<number> =>

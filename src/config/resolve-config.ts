@@ -98,6 +98,7 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
       transfer: sources.choose('copy.transfer', [layers.pick(O.transfer)], D.copy.transfer),
       sourceCephConfs: resolveSourceConfs(sources, layers.pickAll(O.sourceCephConf), path),
       sourceRbdUser: sources.chooseOptional('copy.sourceRbdUser', [layers.pick(O.sourceRbdUser)]),
+      rbdQuietMs: sources.choose('copy.rbdQuietMs', [layers.pick(O.rbdQuietTime)], D.copy.rbdQuietMs),
     },
     ceph: {
       ...(confFile === undefined ? {} : { confFile }),

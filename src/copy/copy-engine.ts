@@ -136,7 +136,7 @@ async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: rea
   const { state } = job;
   switch (outcome.kind) {
     case 'answer-lost':
-      state.unconfirmed = { stores: batch, error: outcome.error };
+      // The transfer recorded state.unconfirmed itself, before reading through the outage (that read may end the job).
       state.image = outcome.image;
       return true;
     case 'not-started':
@@ -148,7 +148,7 @@ async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: rea
     case 'ended':
       state.lastWait = outcome.wait;
       state.image = outcome.snapshot.image;
-      for (const [store, verdict] of outcome.verdicts) await settleJudged(job, store, verdict, { ...outcome, transfer: outcome.transfer ?? kind });
+      for (const [store, verdict] of outcome.verdicts) await settleJudged(job, store, verdict, outcome, outcome.transfer ?? kind);
       return true;
   }
 }
@@ -182,13 +182,13 @@ function waitFailed<Skip extends string>(job: CopyJob<Skip>, outcome: FailedWait
 
 /** Our own import ended: record what it brought, or why not. */
 async function settleJudged<Skip extends string>(job: CopyJob<Skip>, store: string, verdict: OwnImportVerdict,
-  ended: Extract<TransferOutcome, { kind: 'ended' }>): Promise<void> {
+  ended: Extract<TransferOutcome, { kind: 'ended' }>, transfer: TransferKind): Promise<void> {
   const { state, ctx } = job;
   const { elapsedMs } = ended;
   switch (verdict.kind) {
     case 'copied':
       copyShared(ctx).copyDurations.record(store, state.image.size, ended.perStoreMs);
-      settle(job, [store], () => ({ outcome: 'copied', reason: `copied to ${store}`, elapsedMs, transfer: ended.transfer ?? 'glance',
+      settle(job, [store], () => ({ outcome: 'copied', reason: `copied to ${store}`, elapsedMs, transfer,
         ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
       return;
     case 'refused':

@@ -130,7 +130,10 @@ export interface CopyTransfer {
 export type FailedWait = Exclude<WaitOutcome<CopySnapshot, CopySnapshot>, { state: 'success' }>;
 
 export type TransferOutcome =
-  /** The request was sent and its answer lost; `image` was read once Glance answered again. Never request on a guess. */
+  /**
+   * The request was sent and its answer lost; `image` was read once Glance answered again. Never request on a guess.
+   * The transfer sets `state.unconfirmed` before that read (a deadline during the outage ends the job as unconfirmed).
+   */
   | { readonly kind: 'answer-lost'; readonly image: GlanceImage; readonly error: FerryError }
   /** Glance said no for now (400: already there, 409: busy): look at `image` again and decide. */
   | { readonly kind: 'not-started'; readonly image: GlanceImage; readonly busy: boolean }

@@ -22,7 +22,7 @@ export const configShowCommand: CommandSpec<ConfigShowReport> = {
   examples: ['ferry config show', 'ferry config show --os-cloud site-b --nova-conf /etc/nova/nova.conf', 'ferry config show -f value -c values'],
   arguments: [],
   options: ['store', 'fsid', 'ceph-conf', 'rbd-user', 'rbd-pool', 'timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', 'transfer', 'source-ceph-conf', 'source-rbd-user',
-    ...HOST_STORAGE_FLAGS].map(configFlag),
+    'rbd-quiet-time', ...HOST_STORAGE_FLAGS].map(configFlag),
   jsonSchema: configShowJsonSchema,
   run: (ctx) => Promise.resolve(configShowReport(ctx.config)),
   toJson: (report): ConfigShowJson => ({

@@ -74,6 +74,7 @@ export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, '
     transfer: ctx.config.copy.transfer,
     sourceCephConfs: ctx.config.copy.sourceCephConfs,
     ...(ctx.config.copy.sourceRbdUser === undefined ? {} : { sourceRbdUser: ctx.config.copy.sourceRbdUser }),
+    rbdQuietMs: ctx.config.copy.rbdQuietMs,
     ...(ctx.config.ceph.confFile === undefined ? {} : { localCluster: { confFile: ctx.config.ceph.confFile, user: ctx.config.ceph.user },
       localStore: ctx.config.copy.store }),
     signal: ctx.signal,

@@ -23,5 +23,5 @@ export function chooseTransfer(policy: CopyPolicy, targets: TransferTargets, loc
   }
   const user = policy.sourceRbdUser ?? localUser;
   const sources = new Map(Object.entries(policy.sourceCephConfs).map(([store, confFile]) => [store, { confFile, user }] as const));
-  return createRbdDirectTransfer({ targets, sources, ...(policy.transfer === 'auto' ? { fallback: glanceCopyImage } : {}), ...extra });
+  return createRbdDirectTransfer({ targets, sources, quietMs: policy.rbdQuietMs, ...(policy.transfer === 'auto' ? { fallback: glanceCopyImage } : {}), ...extra });
 }

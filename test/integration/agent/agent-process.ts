@@ -14,14 +14,19 @@ export interface AgentProcess {
   stop(): Promise<number | null>;
 }
 
-/** `socket`: bind there (an agent restarted on its predecessor's socket; the caller removes its directory). */
-export async function startAgent(args: readonly string[] = [], options: { socket?: string } = {}): Promise<AgentProcess> {
+/**
+ * `socket`: bind there (an agent restarted on its predecessor's socket; the caller removes its directory).
+ * `hostname`: run the agent in a UTS namespace of its own under that host name (root: `unshare --uts`), so that ferry,
+ * which tells hosts apart by os.hostname(), sees another host; the child is still the agent's own process (exec).
+ */
+export async function startAgent(args: readonly string[] = [], options: { socket?: string; hostname?: string } = {}): Promise<AgentProcess> {
   const dir = options.socket === undefined ? mkdtempSync(join(tmpdir(), 'ferry-agent-it-')) : undefined;
   const socket = options.socket ?? join(dir ?? '', 'agent.sock');
-  const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, 'agent', '--socket', socket, '--store', 'site-b',
-    '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova', ...args], {
-    env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const agent = [process.execPath, `${process.cwd()}/bin/ferry`, 'agent', '--socket', socket, '--store', 'site-b',
+    '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova', ...args];
+  const [file = '', ...argv] = options.hostname === undefined ? agent
+    : ['unshare', '--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, ...agent];
+  const child = spawn(file, argv, { env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

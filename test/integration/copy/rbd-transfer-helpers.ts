@@ -39,37 +39,75 @@ export function rbdEnsureArgs(id: string, extra: readonly string[] = []): string
 
 const ferryBin = `${process.cwd()}/bin/ferry`;
 
-export interface FerryRun { readonly code: number; readonly json: Record<string, unknown>; readonly stderr: string }
+export interface FerryRun {
+  readonly code: number;
+  readonly json: Record<string, unknown>;
+  readonly stderr: string;
+  /** The signal that ended it (a test's SIGKILL), else null. */
+  readonly signal?: NodeJS.Signals | null;
+}
 
 export function ferrySync(args: readonly string[]): FerryRun {
   const result = spawnSync(process.execPath, [ferryBin, ...args], { encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...cloudEnv() } });
   return { code: result.status ?? -1, json: JSON.parse(result.stdout || '{}') as Record<string, unknown>, stderr: result.stderr };
 }
 
-/** ferry in the background: for races and kills. */
-export function ferryAsync(args: readonly string[]): { child: ReturnType<typeof spawn>; done: Promise<FerryRun> } {
-  const child = spawn(process.execPath, [ferryBin, ...args], { env: { ...process.env, ...cloudEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** ferry in the background: for races and kills. `env` over the dev cloud's (FERRY_GLANCE_ENDPOINT: a fault proxy). */
+export function ferryAsync(args: readonly string[], env: Record<string, string> = {}): { child: ReturnType<typeof spawn>; done: Promise<FerryRun> } {
+  const child = spawn(process.execPath, [ferryBin, ...args], { env: { ...process.env, ...cloudEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const done = new Promise<FerryRun>((resolve) => child.on('close', (code) => {
+  const done = new Promise<FerryRun>((resolve) => child.on('close', (code, signal) => {
     let json: Record<string, unknown> = {};
     try { json = JSON.parse(stdout || '{}') as Record<string, unknown>; } catch { json = { unparsable: stdout }; }
-    resolve({ code: code ?? -1, json, stderr });
+    resolve({ code: code ?? -1, json, stderr, signal });
   }));
   return { child, done };
 }
 
-/** md5 of what a clone of IMAGE@snap in site-b would read. */
-export function md5OfSnapshot(site: 'site-a' | 'site-b', image: string): string {
-  const result = spawnSync('sh', ['-c', `timeout 120 rbd -c ${devcloud().ceph[site].conf} --id admin export --no-progress images/${image}@snap - | md5sum`],
+/** A digest of what a clone of IMAGE@snap would read, by the coreutils tool given. */
+function digestOfSnapshot(site: 'site-a' | 'site-b', image: string, tool: 'md5sum' | 'sha512sum'): string {
+  const result = spawnSync('sh', ['-c', `timeout 120 rbd -c ${devcloud().ceph[site].conf} --id admin export --no-progress images/${image}@snap - | ${tool}`],
     { encoding: 'utf8' });
   return result.stdout.split(' ')[0] ?? '';
 }
 
+/** md5 of what a clone of IMAGE@snap would read (Glance's checksum). */
+export const md5OfSnapshot = (site: 'site-a' | 'site-b', image: string): string => digestOfSnapshot(site, image, 'md5sum');
+
+/** sha512 of what a clone of IMAGE@snap would read: Glance's default os_hash_algo, compared with os_hash_value. */
+export const sha512OfSnapshot = (site: 'site-a' | 'site-b', image: string): string => digestOfSnapshot(site, image, 'sha512sum');
+
 export function md5(bytes: Buffer): string {
   return createHash('md5').update(bytes).digest('hex');
+}
+
+/** The RBD image's internal id (`rbd info`): the same id before and after a re-run means it was not written again. */
+export function rbdImageId(site: 'site-a' | 'site-b', image: string): string | undefined {
+  const out = ceph(site, 'rbd', ['info', '--format', 'json', `images/${image}`], 'admin');
+  return out.code === 0 ? (JSON.parse(out.stdout) as { id?: string }).id : undefined;
+}
+
+/** An image-meta value of an RBD image in the images pool (undefined when it is not set). */
+export function rbdMeta(site: 'site-a' | 'site-b', image: string, key: string): string | undefined {
+  const out = ceph(site, 'rbd', ['image-meta', 'get', `images/${image}`, key], 'admin');
+  return out.code === 0 ? out.stdout.trim() : undefined;
+}
+
+/** How many clients have site-b's images/NAME open read-write (`rbd status`): a running import-diff is one. */
+export function rbdWatchers(name: string): number {
+  const out = ceph('site-b', 'rbd', ['status', '--format', 'json', `images/${name}`], 'admin');
+  return out.code === 0 ? (JSON.parse(out.stdout) as { watchers?: unknown[] }).watchers?.length ?? 0 : 0;
+}
+
+/** nova's step: a copy-on-write clone of images/IMAGE@snap into site-b's vms pool, as nova's cephx user; removed again. */
+export function cloneInSiteB(id: string): { readonly code: number; readonly stderr: string } {
+  const clone = `vms/it-rbd-clone-${id.slice(0, 8)}-${randomBytes(3).toString('hex')}`;
+  const cloned = ceph('site-b', 'rbd', ['clone', `images/${id}@snap`, clone], 'nova');
+  if (cloned.code === 0) ceph('site-b', 'rbd', ['rm', '--no-progress', clone], 'nova');
+  return { code: cloned.code, stderr: cloned.stderr };
 }
 
 /** Bytes used by the image and its snapshots (`rbd du`, fast-diff: exact per object). */

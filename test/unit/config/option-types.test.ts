@@ -65,6 +65,14 @@ describe('optionTypes', () => {
     expect(T.intSecondsToMs(0, ' (0 = no timeout)').expected).toBe('an integer ≥ 0 (0 = no timeout)');
   });
 
+  it.each([
+    { raw: '90', expected: { ok: true, value: 90_000 } }, { raw: '180.5', expected: { ok: true, value: 180_500 } },
+    { raw: '89.999', expected: { ok: false } }, { raw: '0', expected: { ok: false } }, { raw: 'soon', expected: { ok: false } },
+  ])('optionTypes.secondsAtLeastToMs(90): $raw', ({ raw, expected }) => {
+    expect(T.secondsAtLeastToMs(90).parse(raw)).toEqual(expected);
+    expect(T.secondsAtLeastToMs(90).expected).toBe('a number of seconds ≥ 90');
+  });
+
   it('optionTypes.oneOf: names its choices and matches exactly', () => {
     const type = T.oneOf(['kvm', 'qemu'] as const);
     expect(type.expected).toBe('one of kvm, qemu');

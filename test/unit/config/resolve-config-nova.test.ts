@@ -10,7 +10,7 @@ describe('resolveConfig with nova.conf', () => {
   it('resolveConfig: the edge compute nova.conf fills copy, ceph, host, scheduler and endpoints', () => {
     const config = resolveWith({ flags: { 'nova-conf': NOVA_CONF }, files: FIXTURE_FILES });
     expect(config.copy).toEqual({ store: 'site-b', pollIntervalMs: 10_000, minPollDelayMs: 100, maxPollDelayMs: 10_000,
-      timeoutMs: 1_200_000, staleLockAfterMs: 600_000, takeOverExpired: true, transfer: 'glance', sourceCephConfs: {} });
+      timeoutMs: 1_200_000, staleLockAfterMs: 600_000, takeOverExpired: true, transfer: 'glance', sourceCephConfs: {}, rbdQuietMs: 180_000 });
     expect(config.ceph).toEqual({ confFile: '/etc/ceph/site-b.conf', user: 'nova-site-b', pool: 'vms' });
     expect(config.host).toEqual({ imagesType: 'rbd', imagesTypeMapping: 'raw:rbd, qcow2:qcow2', useCowImages: true,
       forceRawImages: false, imageTypeExcludeList: ['vhd', 'vhdx', 'ploop'], virtType: 'kvm', swtpmEnabled: false, machineTypes: {} });

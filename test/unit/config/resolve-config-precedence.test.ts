@@ -56,6 +56,9 @@ const SETTINGS: readonly Setting[] = [
   { key: 'copy.sourceRbdUser', read: (c) => c.copy.sourceRbdUser, flag: { name: 'source-rbd-user', raw: 'reader', value: 'reader' },
     env: { name: 'FERRY_SOURCE_RBD_USER', raw: 'env-reader', value: 'env-reader' },
     clouds: { path: 'ferry.source_rbd_user', raw: 'yaml-reader', value: 'yaml-reader' } },
+  { key: 'copy.rbdQuietMs', read: (c) => c.copy.rbdQuietMs, flag: { name: 'rbd-quiet-time', raw: '90', value: 90_000 },
+    env: { name: 'FERRY_RBD_QUIET_TIME', raw: '120', value: 120_000 }, clouds: { path: 'ferry.rbd_quiet_time', raw: '300', value: 300_000 },
+    fallback: 180_000 },
   { key: 'http.requestTimeoutMs', read: (c) => c.http.requestTimeoutMs, flag: { name: 'request-timeout', raw: '5', value: 5000 },
     env: { name: 'FERRY_REQUEST_TIMEOUT', raw: '6', value: 6000 }, clouds: { path: 'api_timeout', raw: '7.5', value: 7500 },
     fallback: 30_000 },
@@ -150,7 +153,7 @@ describe('resolveConfig precedence', () => {
       maxPollDelayMs: CONFIG_DEFAULTS.copy.pollIntervalMs, timeoutMs: CONFIG_DEFAULTS.copy.timeoutMs,
       staleLockAfterMs: CONFIG_DEFAULTS.copy.staleLockAfterMs,
       takeOverExpired: CONFIG_DEFAULTS.copy.takeOverExpired,
-      transfer: CONFIG_DEFAULTS.copy.transfer, sourceCephConfs: CONFIG_DEFAULTS.copy.sourceCephConfs,
+      transfer: CONFIG_DEFAULTS.copy.transfer, sourceCephConfs: CONFIG_DEFAULTS.copy.sourceCephConfs, rbdQuietMs: CONFIG_DEFAULTS.copy.rbdQuietMs,
     });
     expect(config.ceph).toEqual({ pool: 'rbd' });
     expect(config.http).toEqual(CONFIG_DEFAULTS.http);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COPY_POLICY_DEFAULTS, resolveCopyPolicy } from '../../../src/config/copy-policy.js';
+import { COPY_POLICY_DEFAULTS, RBD_QUIET_FLOOR_MS, resolveCopyPolicy } from '../../../src/config/copy-policy.js';
 import { createKeyedLimiter } from '../../../src/copy/transfer/keyed-limiter.js';
 import { chooseTransfer } from '../../../src/copy/transfer/choose-transfer.js';
 import { glanceCopyImage } from '../../../src/copy/transfer/glance-copy-image.js';
@@ -27,7 +27,8 @@ describe('chooseTransfer', () => {
 
 describe('resolveCopyPolicy: the transfer fields', () => {
   it('resolveCopyPolicy: defaults to glance with no source cluster', () => {
-    expect(resolveCopyPolicy({})).toMatchObject({ transfer: 'glance', sourceCephConfs: {}, sourceRbdUser: undefined });
+    expect(resolveCopyPolicy({})).toMatchObject({ transfer: 'glance', sourceCephConfs: {}, sourceRbdUser: undefined, rbdQuietMs: 180_000 });
+    expect(resolveCopyPolicy({ rbdQuietMs: RBD_QUIET_FLOOR_MS }).rbdQuietMs).toBe(90_000);
     expect(COPY_POLICY_DEFAULTS.transfer).toBe('glance');
   });
 
@@ -35,6 +36,7 @@ describe('resolveCopyPolicy: the transfer fields', () => {
     { name: 'rbd without any source', input: { transfer: 'rbd' as const }, message: /transfer rbd needs at least one source cluster, got none \(from --transfer\)/ },
     { name: 'a bad store name', input: { transfer: 'rbd' as const, sourceCephConfs: { 'site a': '/a.conf' } }, message: /sourceCephConfs/ },
     { name: 'an unknown mode', input: { transfer: 'teleport' as never }, message: /transfer/ },
+    { name: 'a quiet time below the floor', input: { rbdQuietMs: RBD_QUIET_FLOOR_MS - 1 }, message: /rbdQuietMs must be at least 90 s, got 89.999 s/ },
   ])('resolveCopyPolicy: refuses $name', ({ input, message }) => {
     expect(() => resolveCopyPolicy(input, COPY_POLICY_DEFAULTS, { transfer: '--transfer' })).toThrow(message);
   });
