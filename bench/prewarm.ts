@@ -3,7 +3,9 @@
 // (bound = Σ copy time Glance needs per image when alone ÷ the concurrency Glance sustains).
 // Run: npx tsx bench/prewarm.ts [--images 50] [--size-mib 4] [--source central] [--stores site-a,site-b] [--repeat 3]
 //      [--bound-k 4,8] [--ferry-concurrency 1,2,4,8,16] [--cli-modes store,image] [--cli-poll-s 2] [--raw-tick-ms 200]
-//      [--skip-cli]
+//      [--skip-cli] [--adaptive-rounds N]
+// --adaptive-rounds N: only N rounds of (raw serial, ferry fixed c=4, ferry adaptive, raw with each --bound-k), each
+// giving both ferry runs' fraction of that round's bound; results in bench/results/prewarm-adaptive.json.
 // One set of images is uploaded once (plain fetch) to --source; between phases their copies in the target stores are
 // deleted (DELETE /v2/stores/{store}/{id}), so every phase starts from the same images in the same state.
 // Phases: (1) raw serial, one request per image naming both stores: Glance's copy time per image, alone (Σ alone);
@@ -40,7 +42,7 @@ const { values: args } = parseArgs({ options: {
   stores: { type: 'string', default: 'site-a,site-b' }, 'bound-k': { type: 'string', default: '4,8' },
   'ferry-concurrency': { type: 'string', default: '1,2,4,8,16' }, 'cli-poll-s': { type: 'string', default: '2' },
   'cli-modes': { type: 'string', default: 'store,image' },
-  'skip-cli': { type: 'boolean', default: false }, repeat: { type: 'string', default: '3' }, 'raw-tick-ms': { type: 'string', default: '200' },
+  'skip-cli': { type: 'boolean', default: false }, 'adaptive-rounds': { type: 'string', default: '0' }, repeat: { type: 'string', default: '3' }, 'raw-tick-ms': { type: 'string', default: '200' },
 } });
 const tickMs = Number(args['raw-tick-ms']);
 const count = Number(args.images);
@@ -93,23 +95,27 @@ function rawPhase(name: string, run: RawRun, load1: number): Phase {
       locksHeldMean: Math.round(locked.mean * 100) / 100, writingMean: Math.round(writing.mean * 100) / 100, writingMax: writing.max } };
 }
 
-async function ferryPhase(ids: readonly string[], concurrency: number, requestMode: RequestMode): Promise<Phase> {
+/** concurrency undefined: prewarm's adaptive concurrency. */
+async function ferryPhase(ids: readonly string[], concurrency: number | undefined, requestMode: RequestMode): Promise<Phase> {
   const transport = createRecordingTransport();
   const cloud = await connectBenchCloud(devcloud, transport);
   const load1 = load();
   const started = performance.now();
-  const report = await prewarm(cloud, { images: ids }, { stores, concurrency, perStoreConcurrency: concurrency, requestMode,
-    signal: controller.signal });
+  const report = await prewarm(cloud, { images: ids }, { stores, ...(concurrency === undefined ? {} : { concurrency, perStoreConcurrency: concurrency }),
+    requestMode, signal: controller.signal });
   const wallMs = performance.now() - started;
   await transport.close();
-  return { name: `ferry ${requestMode} c=${concurrency}`, wallS: s(wallMs), copies: report.counts.copied, load1,
+  return { name: `ferry ${requestMode} c=${concurrency ?? 'adaptive'}`, wallS: s(wallMs), copies: report.counts.copied, load1,
     failed: report.counts.failed + report.counts.interrupted,
     requests: { imageGets: transport.matching('GET', IMAGE_GET).length, importPosts: transport.matching('POST', IMPORT_POST).length,
       all: transport.sent.length },
-    extra: { copyS: roundSummary(summarizeSamples(report.items.flatMap((i) => (i.elapsedMs === undefined ? [] : [i.elapsedMs / 1000]))), 3) } };
+    extra: { copyS: roundSummary(summarizeSamples(report.items.flatMap((i) => (i.elapsedMs === undefined ? [] : [i.elapsedMs / 1000]))), 3),
+      concurrencyReached: report.concurrencyReached, concurrencyChanges: report.concurrencyChanges } };
 }
 
 let ok = false;
+/** Ends the --adaptive-rounds mode through the finally that deletes the images. */
+class AdaptiveDone extends Error {}
 try {
   const ids: string[] = [];
   await newTaskSpans([]);
@@ -133,6 +139,30 @@ try {
     return rawPhase(name, await rawCopies(devcloud, admin, ids, stores, { concurrency: k, mode, tickMs }), load1);
   };
   const defaultName = `ferry image c=${PREWARM_DEFAULTS.concurrency}`;
+
+  const adaptiveRounds = Number(args['adaptive-rounds']);
+  if (adaptiveRounds > 0) {
+    const boundK = numbers(args['bound-k']);
+    const rounds: Record<string, unknown>[] = [];
+    for (let round = 1; round <= adaptiveRounds; round += 1) {
+      const serial = await step(`raw image k=1 #${round}`, raw('raw image k=1', 1, 'image'));
+      const fixed = await step(`${defaultName} #${round}`, () => ferryPhase(ids, PREWARM_DEFAULTS.concurrency, 'image'));
+      const adaptive = await step(`ferry image adaptive #${round}`, () => ferryPhase(ids, undefined, 'image'));
+      const busy: number[] = [];
+      for (const k of boundK) busy.push((await step(`raw image k=${k} #${round}`, raw(`raw image k=${k}`, k, 'image'))).glance?.busyS ?? Number.NaN);
+      const bound = Math.min(serial.glance?.sumTaskS ?? Number.NaN, ...busy);
+      rounds.push({ round, bound, fixedS: fixed.wallS, adaptiveS: adaptive.wallS, fixedFraction: Math.round((bound / fixed.wallS) * 100) / 100,
+        adaptiveFraction: Math.round((bound / adaptive.wallS) * 100) / 100, reached: adaptive.extra?.concurrencyReached,
+        changes: adaptive.extra?.concurrencyChanges });
+    }
+    ok = phases.every((p) => p.failed === 0);
+    console.log(formatTable(['round', 'bound s', `${defaultName} s`, 'fraction', 'adaptive s', 'fraction', 'reached'],
+      rounds.map((r) => [String(r.round), Number(r.bound).toFixed(2), Number(r.fixedS).toFixed(2), String(r.fixedFraction), Number(r.adaptiveS).toFixed(2),
+        String(r.adaptiveFraction), String(r.reached)])));
+    const file = writeBenchResult('prewarm-adaptive', { options: args, rounds, phases });
+    console.log(`→ ${file}`);
+    throw new AdaptiveDone();
+  }
 
   // Calibration, once each: request modes, and what more or less concurrency does.
   await step('raw store k=1', raw('raw store k=1', 1, 'store'));
@@ -207,6 +237,8 @@ try {
     phases,
   });
   console.log(`\nverdict: ${ok ? 'met' : 'NOT MET'}  → ${file}`);
+} catch (error) {
+  if (!(error instanceof AdaptiveDone)) throw error;
 } finally {
   await admin.deleteAll();
 }

@@ -7,7 +7,7 @@ import { copyShared, type CopyContext } from './copy-context.js';
 import { startDeadline } from './copy-deadline.js';
 import { failedError, failedReason, gaveUpError, stuckError, timeoutError, unconfirmedError } from './copy-errors.js';
 import type { CopyJob, CopyJobOptions, CopyJobPhase, CopyJobResult, FailedWait, JobState, PendingImport, TransferKind, TransferOutcome } from './copy-job.js';
-import { decideRound, judgeWaitFailure, storesToName, type RoundAction } from './copy-round.js';
+import { batchingMode, decideRound, judgeWaitFailure, storesToName, type RoundAction } from './copy-round.js';
 import type { StaleRule } from './copy-state.js';
 import { COPY_ENGINE_LIMITS } from './ensure-options.js';
 import { followImport, type CopyCounters } from './follow-import.js';
@@ -110,7 +110,8 @@ async function decideAndSettle<Skip extends string>(job: CopyJob<Skip>, round: n
   const decision = decideRound({
     remaining: state.remaining, placements, touchedGlance: state.touchedGlance, broughtBy: state.broughtBy,
     answerLost: state.unconfirmed !== undefined, elapsedMs: job.elapsed(), round, maxRounds, lock: state.image.importTask,
-    importingTo: state.image.importingTo, expiredLock: state.expiredLock, requestMode: options.requestMode,
+    importingTo: state.image.importingTo, expiredLock: state.expiredLock,
+    requestMode: batchingMode(options.transfer?.kind ?? 'glance', options.requestMode),
   });
   for (const [store, result] of decision.settle) settle(job, [store], () => result);
   return decision.next;

@@ -56,6 +56,15 @@ export function storesToName<Skip extends string>(view: Pick<RoundView<Skip>, 'r
   return view.remaining.filter((store) => view.placements.get(store)?.kind === 'present' && view.touchedGlance && !view.broughtBy.has(store));
 }
 
+/**
+ * The request mode a round batches by. Store mode exists for Glance's one-import-per-image lock; the direct transfer
+ * takes no such lock, so an image's stores go to it together and run in parallel, bounded by its per-cluster limiter
+ * (issue 19, every site at once). Pure.
+ */
+export function batchingMode(transferKind: 'glance' | 'rbd', requestMode: 'image' | 'store'): 'image' | 'store' {
+  return transferKind === 'rbd' ? 'image' : requestMode;
+}
+
 /** One round: settle what the snapshot decides, then join, transfer, give up, or end. Pure. */
 export function decideRound<Skip extends string>(view: RoundView<Skip>): RoundDecision<Skip> {
   const settle = new Map<string, StoreCopyResult<Skip>>();

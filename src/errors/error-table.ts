@@ -34,6 +34,7 @@ export const ERROR_TABLE = {
   FERRY_RBD_SOURCE_LOST: { exit: 37, summary: 'the source image or cluster went away during a direct RBD transfer; nothing was registered' },
   FERRY_COPY_HASH_MISMATCH: { exit: 38, summary: 'the bytes written by a direct RBD transfer do not match the image hash; nothing was registered and the copy was removed' },
   FERRY_COPY_UNVERIFIABLE: { exit: 39, summary: 'the image has neither os_hash_value nor checksum, so a direct RBD copy cannot be proven' },
+  FERRY_RBD_TARGET_POOL_UNKNOWN: { exit: 28, summary: 'the pool of the target store is not known (Glance names it only to admins in /v2/info/stores/detail): no direct RBD transfer' },
   FERRY_LOCATION_REFUSED: { exit: 27, summary: 'Glance refused to register the new location (policy, show_multiple_locations off); the copy was removed' },
   FERRY_INVALID_XML: { exit: 40, summary: 'the libvirt XML is malformed or not domain capabilities' },
   FERRY_UNKNOWN_TRAIT: { exit: 41, summary: 'a trait name is not known to the target Placement' },

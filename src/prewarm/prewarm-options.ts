@@ -4,15 +4,19 @@ import { FerryError } from '../errors/ferry-error.js';
 import type { PrewarmEvent } from './prewarm-events.js';
 import { REQUEST_MODES, type RequestMode } from './request-mode.js';
 import { parseResolvedOptions } from '../config/parse-resolved-options.js';
+import { ADAPTIVE_DEFAULTS } from './adaptive-concurrency.js';
 
 export { REQUEST_MODES, type RequestMode } from './request-mode.js';
 
 export interface PrewarmOptions extends Partial<CopyPolicy> {
   /** Target stores, in the order Glance should write them. Required. */
   readonly stores: readonly string[];
-  /** Images being copied at once, overall. Default PREWARM_DEFAULTS.concurrency. */
+  /**
+   * Images being copied at once, overall: fixed. Not given: adaptive (adaptive-concurrency.ts), from
+   * PREWARM_DEFAULTS.concurrency up to ADAPTIVE_DEFAULTS.ceiling, as far as Glance's throughput grows.
+   */
   readonly concurrency?: number;
-  /** Images being copied into any one store at once. Default: `concurrency` (no limit of its own). */
+  /** Images being copied into any one store at once. Default: `concurrency` (no limit of its own; adaptive: its ceiling). */
   readonly perStoreConcurrency?: number;
   readonly requestMode?: RequestMode;
   /** Copy non-raw images into rbd stores too. */
@@ -57,7 +61,10 @@ const PREWARM_POLICY_BASE: CopyPolicy = Object.freeze({ ...COPY_POLICY_DEFAULTS,
 
 export interface ResolvedPrewarmOptions extends CopyPolicy {
   readonly stores: readonly string[];
+  /** Fixed: the limit. Adaptive: where the search starts. */
   readonly concurrency: number;
+  /** No --concurrency given: the limit follows Glance's throughput (adaptive-concurrency.ts). */
+  readonly adaptiveConcurrency: boolean;
   readonly perStoreConcurrency: number;
   readonly requestMode: RequestMode;
   readonly anyFormat: boolean;
@@ -92,12 +99,12 @@ export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Re
   const merged = {
     stores: [...input.stores],
     concurrency: input.concurrency ?? PREWARM_DEFAULTS.concurrency,
-    perStoreConcurrency: input.perStoreConcurrency ?? input.concurrency ?? PREWARM_DEFAULTS.concurrency,
+    perStoreConcurrency: input.perStoreConcurrency ?? input.concurrency ?? ADAPTIVE_DEFAULTS.ceiling,
     requestMode: input.requestMode ?? PREWARM_DEFAULTS.requestMode,
   };
   const parsed = parseResolvedOptions(schema, merged, origin);
   const policy = resolveCopyPolicy(input, PREWARM_POLICY_BASE, origin);
-  return Object.freeze({ ...parsed, ...policy, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
+  return Object.freeze({ ...parsed, ...policy, adaptiveConcurrency: input.concurrency === undefined, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
     signal: input.signal, onProgress: input.onProgress, random: input.random, localCluster: input.localCluster, localStore: input.localStore,
     perClusterTransfers: input.perClusterTransfers });
 }

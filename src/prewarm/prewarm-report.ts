@@ -3,6 +3,7 @@ import { ITEM_OUTCOMES, type FailureKind, type ItemOutcome } from '../copy/store
 import type { NotCopyableReason, PlanState } from './classify-placement.js';
 import type { PlanAction } from './plan-prewarm.js';
 import type { RequestMode } from './request-mode.js';
+import type { ConcurrencyChange } from './concurrency-governor.js';
 
 export { ITEM_OUTCOMES, FAILURE_KINDS, type ItemOutcome, type FailureKind } from '../copy/store-copy-result.js';
 
@@ -44,7 +45,13 @@ export interface PrewarmReport {
   readonly aborted: boolean;
   readonly elapsedMs: number;
   readonly requestMode: RequestMode;
+  /** Fixed: the limit (--concurrency). Adaptive: where the search started. */
   readonly concurrency: number;
+  readonly concurrencyMode: 'fixed' | 'adaptive';
+  /** The highest limit in force during the run (adaptive: what the search reached). */
+  readonly concurrencyReached: number;
+  /** Adaptive: each window's decision, in order. */
+  readonly concurrencyChanges: readonly ConcurrencyChange[];
   readonly perStoreConcurrency: number;
   readonly storeTypesKnown: boolean;
   /** (image, store) pairs per plan state. */

@@ -8,6 +8,7 @@ import { createRunPace } from './run-pace.js';
 import type { CopyTransfer } from '../copy/copy-job.js';
 import { chooseTransfer } from '../copy/transfer/choose-transfer.js';
 import { createSlotScheduler } from './slot-scheduler.js';
+import { createConcurrencyGovernor, type ConcurrencyGovernor } from './concurrency-governor.js';
 import type { StoreCatalogue } from './store-catalogue.js';
 import type { StoreResult } from './store-result.js';
 
@@ -45,8 +46,11 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
   }
 
   let aborted = false;
+  let governor: ConcurrencyGovernor | undefined;
   if (!options.dryRun && plan.jobs.length > 0) {
     const scheduler = createSlotScheduler({ global: options.concurrency, perStore: options.perStoreConcurrency });
+    // No --concurrency: the limit follows the throughput of finished copies (adaptive-concurrency.ts).
+    if (options.adaptiveConcurrency) governor = createConcurrencyGovernor(clock, options.concurrency, (limit) => scheduler.setGlobal(limit));
     const pace = createRunPace();
     const transfer = runTransfer(options);
     const onAbort = (): void => emit(Object.freeze({ type: 'aborting', running: scheduler.running, queued: scheduler.queued }));
@@ -63,6 +67,7 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
           const item = itemOf(job, store);
           if (item !== undefined) decide(item, result);
         }
+        governor?.jobEnded(job.image.size, results);
         emit(Object.freeze({ type: 'job-done', imageId: job.imageId }));
       })));
       // A job ends in a result per store; anything thrown is a defect, surfaced once every job has ended.
@@ -84,6 +89,9 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
     elapsedMs: clock.now() - started,
     requestMode: options.requestMode,
     concurrency: options.concurrency,
+    concurrencyMode: options.adaptiveConcurrency ? 'adaptive' : 'fixed',
+    concurrencyReached: governor?.reached ?? options.concurrency,
+    concurrencyChanges: Object.freeze([...(governor?.changes ?? [])]),
     perStoreConcurrency: options.perStoreConcurrency,
     storeTypesKnown: plan.storeTypesKnown,
     plan: plan.counts,

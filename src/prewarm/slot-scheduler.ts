@@ -7,6 +7,9 @@
  */
 export interface SlotScheduler {
   run<T>(stores: readonly string[], work: () => Promise<T>): Promise<T>;
+  /** A new overall limit (adaptive concurrency): a higher one starts queued jobs at once; a lower one lets running jobs end. */
+  setGlobal(limit: number): void;
+  readonly global: number;
   readonly running: number;
   readonly queued: number;
 }
@@ -20,19 +23,18 @@ export function createSlotScheduler(limits: { readonly global: number; readonly 
   const busy = new Map<string, number>();
   const queue: Waiting[] = [];
   let running = 0;
+  let global = limits.global;
 
   const fits = (stores: readonly string[]): boolean =>
-    running < limits.global && stores.every((store) => (busy.get(store) ?? 0) < limits.perStore);
+    running < global && stores.every((store) => (busy.get(store) ?? 0) < limits.perStore);
 
   const take = (stores: readonly string[]): void => {
     running += 1;
     for (const store of stores) busy.set(store, (busy.get(store) ?? 0) + 1);
   };
 
-  const release = (stores: readonly string[]): void => {
-    running -= 1;
-    for (const store of stores) busy.set(store, (busy.get(store) ?? 1) - 1);
-    for (let i = 0; i < queue.length && running < limits.global;) {
+  const startWhatFits = (): void => {
+    for (let i = 0; i < queue.length && running < global;) {
       const next = queue[i]!;
       if (fits(next.stores)) {
         queue.splice(i, 1);
@@ -44,12 +46,25 @@ export function createSlotScheduler(limits: { readonly global: number; readonly 
     }
   };
 
+  const release = (stores: readonly string[]): void => {
+    running -= 1;
+    for (const store of stores) busy.set(store, (busy.get(store) ?? 1) - 1);
+    startWhatFits();
+  };
+
   return {
     get running() {
       return running;
     },
     get queued() {
       return queue.length;
+    },
+    get global() {
+      return global;
+    },
+    setGlobal(limit) {
+      global = limit;
+      startWhatFits();
     },
     run(stores, work) {
       const unique = [...new Set(stores)];

@@ -9,7 +9,9 @@ import { createHttpTransport, type HttpRequest, type HttpTransport } from '../..
 export interface DevcloudFacts {
   readonly dir: string;
   readonly keystone: { readonly url: string };
-  readonly glance: { readonly url: string; readonly stores: readonly string[]; readonly database: string; readonly log: string };
+  readonly glance: { readonly url: string; readonly stores: readonly string[]; readonly database: string; readonly log: string;
+    /** Glance's rbd stores: the cluster and pool of each (site-c is pool images-c of site-b's cluster). */
+    readonly rbdStores: Readonly<Record<string, { readonly cluster: 'site-a' | 'site-b'; readonly pool: string }>> };
   readonly placement: { readonly url: string };
   readonly ceph: Readonly<Record<'site-a' | 'site-b', { readonly conf: string; readonly fsid: string }>>;
   readonly users: Readonly<Record<'admin' | 'demo', { readonly name: string; readonly password: string; readonly project: string }>>;

@@ -74,6 +74,37 @@ mgr_data = $dir/mgr.\$id
 EOF
 }
 
+# The pools of a site. site-b also holds images-c, the pool of Glance's third rbd store site-c (glance.sh): a second
+# pool in one cluster is what makes the target pool differ from the source's in the direct transfer's tests.
+ceph_pools() { if [[ $1 == site-b ]]; then echo images vms images-c; else echo images vms; fi; }
+
+# client.glance and client.nova may use every pool of the site (nova clones from any images pool of its cluster).
+ceph_osd_caps() {
+  local pool caps=''
+  for pool in $(ceph_pools "$1"); do caps+="${caps:+, }profile rbd pool=$pool"; done
+  echo "$caps"
+}
+
+# Upgrade in place, for a cluster made before a pool was added to ceph_pools: create the missing pools with the
+# same settings (8 PGs, rbd application) and give both users the current caps. Idempotent; needs the mon and OSD.
+ceph_ensure_pools() {
+  local site=$1 conf pool user
+  conf=$(ceph_conf "$site")
+  for pool in $(ceph_pools "$site"); do
+    timeout 30 ceph -c "$conf" osd pool ls | grep -qx "$pool" && continue
+    echo "== pool $pool on $site (added since this cluster was made)"
+    timeout 30 ceph -c "$conf" osd pool create "$pool" 8 8
+    timeout 60 rbd -c "$conf" pool init "$pool"
+  done
+  for user in glance nova; do
+    timeout 30 ceph -c "$conf" auth caps "client.$user" mon 'profile rbd' osd "$(ceph_osd_caps "$site")" mgr 'profile rbd'
+  done
+  for pool in $(ceph_pools "$site"); do
+    [[ $pool == vms ]] || timeout 30 rbd -c "$conf" --id glance ls "$pool" >/dev/null
+  done
+  echo "== pools of $site: $(ceph_pools "$site")"
+}
+
 ceph_bootstrap() {
   local site=$1 fsid=$2 dir conf port i osd_uuid key id pool
   dir=$(ceph_dir "$site")
@@ -110,21 +141,25 @@ ceph_bootstrap() {
 
   # Pools and users need only the mon, so they are made while the OSD boots.
   echo "== pools and users"
-  for pool in images vms; do
+  for pool in $(ceph_pools "$site"); do
     timeout 30 ceph "${C[@]}" osd pool create "$pool" 8 8
   done
   timeout 30 ceph "${C[@]}" auth get-or-create client.glance mon 'profile rbd' \
-    osd 'profile rbd pool=images, profile rbd pool=vms' mgr 'profile rbd' >"$dir/ceph.client.glance.keyring"
+    osd "$(ceph_osd_caps "$site")" mgr 'profile rbd' >"$dir/ceph.client.glance.keyring"
   timeout 30 ceph "${C[@]}" auth get-or-create client.nova mon 'profile rbd' \
-    osd 'profile rbd pool=images, profile rbd pool=vms' mgr 'profile rbd' >"$dir/ceph.client.nova.keyring"
+    osd "$(ceph_osd_caps "$site")" mgr 'profile rbd' >"$dir/ceph.client.nova.keyring"
 
   # rbd pool init = application enable + rbd_info write; it blocks until the PGs are active (= OSD up).
   echo "== rbd pool init"
-  timeout 60 rbd "${C[@]}" pool init images &
-  i=$!
-  timeout 60 rbd "${C[@]}" pool init vms
-  wait "$i"
-  timeout 30 rbd "${C[@]}" --id glance ls images
+  local inits=()
+  for pool in $(ceph_pools "$site"); do
+    timeout 60 rbd "${C[@]}" pool init "$pool" &
+    inits+=("$!")
+  done
+  for i in "${inits[@]}"; do wait "$i"; done
+  for pool in $(ceph_pools "$site"); do
+    [[ $pool == vms ]] || timeout 30 rbd "${C[@]}" --id glance ls "$pool"
+  done
   timeout 30 rbd "${C[@]}" --id nova ls vms
   [[ $(timeout 30 ceph "${C[@]}" fsid) == "$fsid" ]]
   printf '%s\n' "$fsid" >"$(ceph_fsid_file "$site")"

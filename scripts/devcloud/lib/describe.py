@@ -12,6 +12,24 @@ import shlex
 import sys
 
 
+# Glance's rbd stores: the cluster (site) and pool of each (glance.sh writes the same into glance-api.conf, ceph.sh
+# creates the pools). site-c is a second pool in site-b's cluster.
+RBD_STORES = {
+    "site-a": {"cluster": "site-a", "pool": "images"},
+    "site-b": {"cluster": "site-b", "pool": "images"},
+    "site-c": {"cluster": "site-b", "pool": "images-c"},
+}
+RBD_POOLS = {"site-a": ["images", "vms"], "site-b": ["images", "vms", "images-c"]}
+
+
+def previous_started_at(path):
+    try:
+        with open(path) as f:
+            return json.load(f).get("startedAt", "")
+    except (OSError, ValueError):
+        return ""
+
+
 def write(path, text):
     tmp = path + ".tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -72,10 +90,12 @@ def main():
     ceph = {}
     for site, key in (("site-a", "A"), ("site-b", "B")):
         ceph[site] = {"conf": env[f"CEPH_{key}_CONF"], "fsid": env[f"CEPH_{key}_FSID"],
-                      "pools": ["images", "vms"], "users": ["glance", "nova"]}
+                      "pools": RBD_POOLS[site], "users": ["glance", "nova"]}
+    # An upgrade in place (up on an older state dir) keeps the first start's time.
+    started_at = env.get("STARTED_AT") or previous_started_at(os.path.join(state, "devcloud.json"))
     description = {
         "keystone": {"url": env["KEYSTONE_URL"]},
-        "glance": {"url": env["GLANCE_URL"], "stores": env["GLANCE_STORES"].split(),
+        "glance": {"url": env["GLANCE_URL"], "stores": env["GLANCE_STORES"].split(), "rbdStores": RBD_STORES,
                    "database": env["GLANCE_DB_URL"],
                    "log": os.path.join(state, "glance", "glance-api.log")},
         "placement": {"url": env["PLACEMENT_URL"]},
@@ -83,7 +103,7 @@ def main():
         "users": users,
         "appcreds": appcreds,
         "cloudsYaml": clouds_path,
-        "startedAt": env["STARTED_AT"],
+        "startedAt": started_at,
     }
     write(os.path.join(state, "devcloud.json"), json.dumps(description, indent=2) + "\n")
 

@@ -4,7 +4,9 @@
 # because glance-api connects to every rbd store at startup. Needs common.sh.
 
 # shellcheck disable=SC2034 # read by up
-GLANCE_STORES=(central site-a site-b broken)
+# site-c is a second pool (images-c) in site-b's cluster: a third rbd store, so that "every site at once" has more than
+# one target, and a target whose pool differs from the source's (ceph.sh ceph_pools).
+GLANCE_STORES=(central site-a site-b site-c broken)
 
 glance_write_conf() {
   local g=$DEVCLOUD_DIR/glance fsid_a=$1 fsid_b=$2
@@ -24,7 +26,7 @@ workers = 2
 debug = false
 use_stderr = false
 log_file = $g/glance-api.log
-enabled_backends = central:file, site-a:rbd, site-b:rbd, broken:file
+enabled_backends = central:file, site-a:rbd, site-b:rbd, site-c:rbd, broken:file
 enabled_import_methods = [glance-direct,web-download,copy-image]
 show_image_direct_url = true
 show_multiple_locations = true
@@ -72,6 +74,14 @@ rbd_store_user = glance
 rbd_store_chunk_size = 8
 rados_connect_timeout = 10
 store_description = rbd on ceph site-b $fsid_b
+
+[site-c]
+rbd_store_pool = images-c
+rbd_store_ceph_conf = $(ceph_conf site-b)
+rbd_store_user = glance
+rbd_store_chunk_size = 8
+rados_connect_timeout = 10
+store_description = rbd on ceph site-b $fsid_b, pool images-c
 
 [broken]
 filesystem_store_datadir = $g/stores/broken
@@ -133,6 +143,23 @@ glance_prepare() {
   echo "== glance-manage db_sync"
   timeout 120 /usr/bin/glance-manage --config-file "$g/etc/glance-api.conf" db_sync
   echo "== glance db ready"
+}
+
+# Whether the config names every store of GLANCE_STORES: a state dir made before a store was added is upgraded in
+# place by up (ceph_ensure_pools, glance_upgrade).
+glance_conf_current() {
+  local conf=$DEVCLOUD_DIR/glance/etc/glance-api.conf store
+  for store in "${GLANCE_STORES[@]}"; do
+    grep -q "^\[$store\]" "$conf" 2>/dev/null || return 1
+  done
+}
+
+# Upgrade job of up, once both clusters hold the current pools: the current config, then a restart. The database, the
+# file stores and every image are kept.
+glance_upgrade() {
+  echo "== glance-api.conf with the stores ${GLANCE_STORES[*]}"
+  glance_write_conf "$(<"$(ceph_fsid_file site-a)")" "$(<"$(ceph_fsid_file site-b)")"
+  glance_restart
 }
 
 glance_start() {

@@ -1,6 +1,7 @@
 import { FerryError } from '../../errors/ferry-error.js';
 import type { PrewarmEvent } from '../../prewarm/prewarm-events.js';
 import { PREWARM_DEFAULTS, REQUEST_MODES, type PrewarmOptions, type RequestMode } from '../../prewarm/prewarm-options.js';
+import { ADAPTIVE_DEFAULTS } from '../../prewarm/adaptive-concurrency.js';
 import { parsePropertyFilters, type PrewarmSelection } from '../../prewarm/prewarm-selection.js';
 import type { CommandContext, OptionSpec } from '../command-spec.js';
 import { configFlag, TRANSFER_FLAGS } from '../global-options.js';
@@ -18,8 +19,8 @@ export const SELECTION_OPTIONS: readonly OptionSpec[] = [
 
 /** The options that shape a run: shared by prewarm and sync. */
 export const RUN_OPTIONS: readonly OptionSpec[] = [
-  { name: 'concurrency', value: 'N', description: `images copied at once (default ${PREWARM_DEFAULTS.concurrency})` },
-  { name: 'per-store', value: 'N', description: 'images copied into any one store at once (default: the --concurrency value)' },
+  { name: 'concurrency', value: 'N', description: `images copied at once, fixed (default: adaptive, from ${PREWARM_DEFAULTS.concurrency} up to ${ADAPTIVE_DEFAULTS.ceiling} as Glance's throughput grows)` },
+  { name: 'per-store', value: 'N', description: 'images copied into any one store at once (default: the --concurrency value, or the adaptive ceiling)' },
   { name: 'request-mode', value: 'MODE', description: `image: one import per image naming all its stores; store: one per store (default ${PREWARM_DEFAULTS.requestMode})` },
   { name: 'any-format', description: 'copy non-raw images into rbd stores too (nova clones only raw ones from there)' },
   ...['timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', ...TRANSFER_FLAGS, 'ceph-conf', 'rbd-user'].map(configFlag),

@@ -15,7 +15,15 @@ export const prewarmJsonSchema = z.object({
   aborted: z.boolean(),
   seconds: z.number(),
   request_mode: z.enum(REQUEST_MODES),
+  /** fixed: the --concurrency limit; adaptive: where the search started. */
   concurrency: z.number().int(),
+  /** adaptive when --concurrency was not given: the limit followed Glance's throughput. */
+  concurrency_mode: z.enum(['fixed', 'adaptive']),
+  /** The highest limit in force during the run. */
+  concurrency_reached: z.number().int(),
+  /** adaptive: each window's decision (limit after it, up/down/back-to-best/hold, why), in order. */
+  concurrency_changes: z.array(z.object({ seconds: z.number(), limit: z.number().int(), step: z.enum(['up', 'down', 'back-to-best', 'hold']),
+    why: z.string() })),
   per_store_concurrency: z.number().int(),
   store_types_known: z.boolean(),
   plan: z.object({ present: count, copying: count, failed_earlier: count, missing: count, not_copyable: count }),
@@ -34,6 +42,8 @@ export const prewarmJsonSchema = z.object({
     code: z.string().nullable(),
     reason: z.string(),
     seconds: z.number().nullable(),
+    /** A copied item: which transfer brought it (glance: copy-image; rbd: the direct transfer). Otherwise null. --json only. */
+    transfer: z.enum(['glance', 'rbd']).nullable(),
     task: z.string().nullable(),
     running_in_glance: z.boolean(),
   })),
@@ -53,6 +63,10 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
     seconds: seconds(report.elapsedMs),
     request_mode: report.requestMode,
     concurrency: report.concurrency,
+    concurrency_mode: report.concurrencyMode,
+    concurrency_reached: report.concurrencyReached,
+    concurrency_changes: report.concurrencyChanges.map((change) => ({ seconds: seconds(change.atMs), limit: change.limit, step: change.step,
+      why: change.why })),
     per_store_concurrency: report.perStoreConcurrency,
     store_types_known: report.storeTypesKnown,
     plan: { present: report.plan.present, copying: report.plan.copying, failed_earlier: report.plan['failed-earlier'],
@@ -74,6 +88,7 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
       code: item.code ?? null,
       reason: item.reason,
       seconds: item.elapsedMs === undefined ? null : seconds(item.elapsedMs),
+      transfer: item.outcome === 'copied' ? item.transfer ?? 'glance' : null,
       task: item.taskId ?? null,
       running_in_glance: item.runningInGlance === true,
     })),
@@ -94,5 +109,6 @@ export const PREWARM_COLUMNS: readonly RowColumn[] = [
 ];
 
 export function prewarmToRows(report: PrewarmReport | undefined): RowList {
-  return { columns: PREWARM_COLUMNS, rows: report === undefined ? [] : prewarmToJson(report).items };
+  // `transfer` stays in --json: a 14th column would not fit a row table into 80 cells.
+  return { columns: PREWARM_COLUMNS, rows: report === undefined ? [] : prewarmToJson(report).items.map(({ transfer: _transfer, ...row }) => row) };
 }

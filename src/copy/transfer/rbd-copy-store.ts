@@ -23,6 +23,8 @@ import { judgeStreamedCopy } from './rbd-stream-verify.js';
 export interface StoreCopyPlan {
   readonly store: string;
   readonly target: RbdCluster;
+  /** The target store's pool (Glance's rbd store `pool`), not the source location's: site-c writes images-c. */
+  readonly targetPool: string;
   /** Awaited only to register: asked while the copy runs. */
   readonly targetFsid: Promise<string>;
   readonly source: RbdSourceCandidate;
@@ -32,6 +34,12 @@ export interface StoreCopyPlan {
   readonly ignoredLock: string | undefined;
   readonly quietMs: number;
   readonly pollMs: number;
+  /**
+   * Runs one location PATCH of this image at a time. Glance's PATCH reads the image, appends and saves: two at once
+   * (one image's stores copied in parallel) lose one of the locations (seen on Glance 25: both answered 200, `stores`
+   * kept one).
+   */
+  readonly oneLocationWrite: <T>(work: () => Promise<T>) => Promise<T>;
   readonly runner?: CephCliOptions['runner'];
 }
 
@@ -56,7 +64,7 @@ export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: S
   const signal = job.deadline.signal;
   const cli: CephCliOptions = { confFile: plan.target.confFile, ...(plan.target.user ? { user: plan.target.user } : {}), signal,
     ...(plan.runner ? { runner: plan.runner } : {}) };
-  const pool = plan.source.location.pool;
+  const pool = plan.targetPool;
   const temp: RbdImageRef = { pool, image: temporaryImageName(imageId) };
   const final: RbdImageRef = { pool, image: imageId };
 
@@ -210,7 +218,7 @@ async function register<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopy
   const url = formatRbdLocation({ fsid: await plan.targetFsid, pool: final.pool, image: final.image, snapshot: SNAPSHOT });
   job.progress('copying', [plan.store], `registering ${url}`);
   try {
-    const image = await job.ctx.glance.addLocation(imageId, { url, store: plan.store }, { signal: job.deadline.signal });
+    const image = await plan.oneLocationWrite(() => job.ctx.glance.addLocation(imageId, { url, store: plan.store }, { signal: job.deadline.signal }));
     return { kind: 'copied', image, bytes, verifyMs };
   } catch (error) {
     if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;

@@ -69,3 +69,10 @@ export function malformedStreamError(imageId: string, source: RbdSourceCandidate
     `Nothing was registered and the partial copy was removed. Check the source's rbd client (${rbdCommand(source.cluster)} export-diff ${spec} - | head -c 12 `
     + 'prints "rbd diff v1"), or use --transfer glance.', { imageId, store, source: source.store, at: format.at });
 }
+
+export function targetPoolUnknownError(imageId: string, store: string, why: string): FerryError {
+  return new FerryError('FERRY_RBD_TARGET_POOL_UNKNOWN', `cannot copy image ${imageId} to ${store} directly: its pool is not known (${why})`,
+    'The direct transfer writes into the pool of the target store\'s Glance rbd store, which Glance names only to admins in '
+    + 'GET /v2/info/stores/detail: run ferry with an admin credential (check with `ferry stores --json`: "pool" per store), '
+    + 'or use --transfer auto / glance.', { imageId, store });
+}

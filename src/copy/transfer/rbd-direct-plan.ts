@@ -1,5 +1,6 @@
 import { getHashes } from 'node:crypto';
 import type { GlanceImage } from '../../glance/image.js';
+import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
 import { hasStore } from '../../glance/image.js';
 import { parseRbdLocation, type RbdLocation } from '../../rbd/parse-rbd-location.js';
 
@@ -122,4 +123,22 @@ export function judgeCommitted(verified: string | undefined, expected: ExpectedH
 export function glanceWritesStore(image: Pick<GlanceImage, 'importTask' | 'importingTo' | 'stores'>, store: string): boolean {
   if (image.importTask === undefined || hasStore(image.stores, store)) return false;
   return image.importingTo.length === 0 || hasStore(image.importingTo, store);
+}
+
+/** Where a target store's copy goes: the pool Glance's rbd store writes (never the source location's pool). */
+export type TargetPool =
+  | { readonly kind: 'known'; readonly pool: string }
+  | { readonly kind: 'unknown'; readonly why: string };
+
+/**
+ * The target store's pool from Glance's `GET /v2/info/stores/detail` (`properties.pool` of an rbd store, shown to
+ * admins only). `stores` undefined: /detail could not be read, `unread` says why.
+ */
+export function targetPoolOf(stores: GlanceStoresInfo | undefined, unread: string | undefined, store: string): TargetPool {
+  if (stores === undefined) return { kind: 'unknown', why: `GET /v2/info/stores/detail could not be read (${unread ?? 'no answer'})` };
+  const entry = stores.stores.find((candidate) => candidate.id === store);
+  if (entry === undefined) return { kind: 'unknown', why: `Glance has no store '${store}' (its stores: ${stores.stores.map((s) => s.id).join(', ')})` };
+  if (entry.type !== undefined && entry.type !== 'rbd') return { kind: 'unknown', why: `store ${store} is a ${entry.type} store, not rbd` };
+  if (entry.pool === undefined || entry.pool === '') return { kind: 'unknown', why: `GET /v2/info/stores/detail names no pool for store ${store}` };
+  return { kind: 'known', pool: entry.pool };
 }

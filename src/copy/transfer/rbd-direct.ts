@@ -7,8 +7,12 @@ import type { CopyJob, CopyTransfer, TransferOutcome } from '../copy-job.js';
 import type { OwnImportVerdict } from '../judge-own-import.js';
 import { createKeyedLimiter } from './keyed-limiter.js';
 import { copyStore, type StoreCopyEnd } from './rbd-copy-store.js';
-import { noSourceError, notRawError, unverifiableError } from './rbd-direct-errors.js';
-import { expectedHash, planRbdSources, type ExpectedHash, type RbdCluster, type RbdSourceCandidate } from './rbd-direct-plan.js';
+import { noSourceError, notRawError, targetPoolUnknownError, unverifiableError } from './rbd-direct-errors.js';
+import {
+  expectedHash, planRbdSources, targetPoolOf, type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
+} from './rbd-direct-plan.js';
+import type { GlanceImage } from '../../glance/image.js';
+import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
 
 export interface RbdDirectOptions {
   /** Stores ferry may write to, with their cluster (ensure: the local store and --ceph-conf). */
@@ -33,7 +37,9 @@ export const RBD_DIRECT_DEFAULTS = {
 } as const;
 
 type Eligibility =
-  | { readonly kind: 'direct'; readonly source: RbdSourceCandidate; readonly shape: RbdImageInfo; readonly expected: ExpectedHash }
+  | { readonly kind: 'direct'; readonly source: RbdSourceCandidate; readonly shape: RbdImageInfo; readonly expected: ExpectedHash;
+    /** Each target store's pool, as Glance's rbd store names it. */
+    readonly pools: ReadonlyMap<string, string> }
   | { readonly kind: 'refused'; readonly error: FerryError };
 
 /**
@@ -43,6 +49,7 @@ type Eligibility =
  */
 export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer {
   const limiter = createKeyedLimiter(options.perClusterLimit ?? RBD_DIRECT_DEFAULTS.perClusterLimit);
+  const locationWrites = createKeyedLimiter(1);
   const fsids = new Map<string, Promise<string>>();
   const remembered = (key: string, ask: () => Promise<string>): Promise<string> => {
     let known = fsids.get(key);
@@ -62,6 +69,21 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
   const sourceFsidOf = (cluster: RbdCluster, signal: AbortSignal): Promise<string> => cluster.fsid !== undefined ? Promise.resolve(cluster.fsid)
     : remembered(`conf:${cluster.confFile}`, async () => (await readCephConfFsid(cluster.confFile, cluster.user))?.fsid
       ?? await targetFsidOf(cluster, signal));
+  // The stores' pools, read once per run (prewarm: once for every image); a failed read is tried again by the next image.
+  let storesDetail: Promise<GlanceStoresInfo> | undefined;
+  const readStores = async (job: Parameters<CopyTransfer['bring']>[0]): Promise<{ stores?: GlanceStoresInfo; unread?: string }> => {
+    storesDetail ??= job.ctx.glance.getStoresDetail({ signal: job.deadline.signal });
+    const pending = storesDetail;
+    try {
+      return { stores: await pending };
+    } catch (error) {
+      if (storesDetail === pending) storesDetail = undefined;
+      // Cut by the deadline of the job that started the shared read, not by ours: read again under ours.
+      if (isFerryError(error, 'FERRY_ABORTED') && !job.deadline.signal.aborted) return readStores(job);
+      if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
+      return { unread: error.code === 'FERRY_FORBIDDEN' ? 'admin-only: 403' : `${error.code}: ${error.message}` };
+    }
+  };
 
   return {
     kind: 'rbd',
@@ -71,7 +93,7 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
         const target = options.targets.get(store);
         if (target !== undefined) targetFsidOf(target, job.deadline.signal).catch(() => undefined);
       }
-      const eligibility = await checkEligibility(job, batch, options, sourceFsidOf);
+      const eligibility = await checkEligibility(job, batch, options, sourceFsidOf, readStores);
       if (eligibility.kind === 'refused') {
         if (options.fallback !== undefined) {
           job.ctx.logger.info({ imageId: job.state.image.id, stores: batch, why: eligibility.error.code }, 'direct RBD transfer not possible: using Glance');
@@ -84,23 +106,29 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
       const started = job.ctx.clock.now();
       const ends = await Promise.all(batch.map(async (store) => {
         const target = options.targets.get(store);
-        if (target === undefined) throw new Error(`rbd-direct: ${store} passed the eligibility check without a target cluster`);
+        const targetPool = eligibility.pools.get(store);
+        if (target === undefined || targetPool === undefined) throw new Error(`rbd-direct: ${store} passed the eligibility check without a target cluster and pool`);
         const end = await limiter.run([`source:${eligibility.source.store}`, `target:${store}`], job.deadline.signal, async () =>
           copyStore(job, {
-            store, target, targetFsid: targetFsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
+            store, target, targetPool, targetFsid: targetFsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
             expected: eligibility.expected, ignoredLock: takingOver, quietMs: options.quietMs ?? RBD_DIRECT_DEFAULTS.quietMs,
             pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}),
+            oneLocationWrite: (work) => locationWrites.run([`image:${job.state.image.id}`], job.deadline.signal, work),
           }));
         return [store, end] as const;
       }));
-      return assemble(job, ends, started);
+      // Each store's end carries the image as its own PATCH answered; after several, only a fresh read has them all
+      // (unreadable now: the engine's next look reads it anyway).
+      const fresh = ends.filter(([, end]) => end.kind === 'copied').length > 1 ? await job.read().catch(() => undefined) : undefined;
+      return assemble(job, ends, started, fresh);
     },
   };
 }
 
 /** Before anything is written: raw, provable, a readable source of the same cluster its location names, a target cluster. */
 async function checkEligibility<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], options: RbdDirectOptions,
-  fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>): Promise<Eligibility> {
+  fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>,
+  readStores: (job: CopyJob<Skip>) => Promise<{ stores?: GlanceStoresInfo; unread?: string }>): Promise<Eligibility> {
   const image = job.state.image;
   const signal = job.deadline.signal;
   if (image.diskFormat !== 'raw') return { kind: 'refused', error: notRawError(image.id, image.diskFormat) };
@@ -110,6 +138,13 @@ async function checkEligibility<Skip extends string>(job: CopyJob<Skip>, batch: 
   if (missingTarget !== undefined) {
     return { kind: 'refused', error: noSourceError(image.id, missingTarget, [...options.targets.keys()],
       [{ store: missingTarget, error: 'ferry knows no ceph.conf for this target store (--ceph-conf is the local store\'s)' }]) };
+  }
+  const { stores, unread } = await readStores(job);
+  const pools = new Map<string, string>();
+  for (const store of batch) {
+    const pool = targetPoolOf(stores, unread, store);
+    if (pool.kind === 'unknown') return { kind: 'refused', error: targetPoolUnknownError(image.id, store, pool.why) };
+    pools.set(store, pool.pool);
   }
   const candidates = planRbdSources(image, options.sources, batch[0] ?? '').filter((candidate) => !batch.includes(candidate.store));
   const tried: { store: string; error: string }[] = [];
@@ -125,7 +160,7 @@ async function checkEligibility<Skip extends string>(job: CopyJob<Skip>, batch: 
         tried.push({ store: candidate.store, error: `${candidate.location.pool}/${candidate.location.image}@${candidate.location.snapshot} does not exist` });
         continue;
       }
-      return { kind: 'direct', source: candidate, shape, expected };
+      return { kind: 'direct', source: candidate, shape, expected, pools };
     } catch (error) {
       if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
       tried.push({ store: candidate.store, error: error.message });
@@ -135,7 +170,8 @@ async function checkEligibility<Skip extends string>(job: CopyJob<Skip>, batch: 
 }
 
 /** The stores' ends as the engine's outcome: copied/refused stores get verdicts; busy/present ones are looked at again. */
-function assemble<Skip extends string>(job: CopyJob<Skip>, ends: readonly (readonly [string, StoreCopyEnd])[], started: number): TransferOutcome {
+function assemble<Skip extends string>(job: CopyJob<Skip>, ends: readonly (readonly [string, StoreCopyEnd])[], started: number,
+  fresh: GlanceImage | undefined): TransferOutcome {
   const verdicts = new Map<string, OwnImportVerdict>();
   let busy = false;
   for (const [store, end] of ends) {
@@ -149,6 +185,7 @@ function assemble<Skip extends string>(job: CopyJob<Skip>, ends: readonly (reado
       job.state.image = end.image;
     }
   }
+  if (fresh !== undefined) job.state.image = fresh;
   if (verdicts.size === 0) return { kind: 'not-started', image: job.state.image, busy };
   return ended(job, verdicts, job.ctx.clock.now() - started);
 }

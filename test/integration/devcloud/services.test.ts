@@ -10,12 +10,17 @@ describe('dev cloud', () => {
     }
   });
 
-  it('devcloud: Glance lists the four stores through Keystone auth, site-b being an rbd store', async () => {
+  it('devcloud: Glance lists the five stores through Keystone auth; site-c is an rbd store on pool images-c of site-b\'s cluster', async () => {
     const transport = countingTransport();
     const cloud = await devCloud({ transport });
     const info = await cloud.glance.getStoresDetail();
-    expect(info.stores.map((s) => s.id).sort()).toEqual(['broken', 'central', 'site-a', 'site-b']);
-    expect(info.stores.find((s) => s.id === 'site-b')).toMatchObject({ type: 'rbd' });
+    expect(info.stores.map((s) => s.id).sort()).toEqual(['broken', 'central', 'site-a', 'site-b', 'site-c']);
+    expect(info.stores.find((s) => s.id === 'site-b')).toMatchObject({ type: 'rbd', pool: 'images' });
+    expect(info.stores.find((s) => s.id === 'site-c')).toMatchObject({ type: 'rbd', pool: 'images-c' });
+    expect(devcloud().glance.rbdStores['site-c']).toEqual({ cluster: 'site-b', pool: 'images-c' });
+    // glance's cephx user may write the new pool: Glance's own copy into site-c depends on it.
+    const listed = ceph('site-b', 'rbd', ['ls', 'images-c'], 'glance');
+    expect(listed.code, listed.stderr).toBe(0);
     expect(info.defaultStore).toBe('central');
     expect((await cloud.glance.getImportInfo()).methods).toContain('copy-image');
     expect(transport.count('POST', /\/v3\/auth\/tokens$/)).toBe(1);

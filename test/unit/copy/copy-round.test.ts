@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideRound, judgeWaitFailure, storesToName, type RoundView, type StorePlacement } from '../../../src/copy/copy-round.js';
+import { batchingMode, decideRound, judgeWaitFailure, storesToName, type RoundView, type StorePlacement } from '../../../src/copy/copy-round.js';
 import type { CopySnapshot } from '../../../src/copy/copy-snapshot.js';
 import { parseImage } from '../../../src/glance/image.js';
 import { parseTask } from '../../../src/glance/image-task.js';
@@ -113,5 +113,22 @@ describe('judgeWaitFailure: a wait that did not settle', () => {
 
   it('a wait failed without a stuck lock is a defect of the engine, not Glance\'s doing', () => {
     expect(() => judgeWaitFailure(failed(snapshot({ stores: ['site-a'] })), ['site-b'], RULE, context)).toThrow(/without a stuck lock/);
+  });
+});
+
+describe('batchingMode', () => {
+  it.each([
+    { transfer: 'glance' as const, mode: 'store' as const, expected: 'store' },
+    { transfer: 'glance' as const, mode: 'image' as const, expected: 'image' },
+    // The direct transfer takes no per-image lock: an image's stores always go to it together (every site at once).
+    { transfer: 'rbd' as const, mode: 'store' as const, expected: 'image' },
+    { transfer: 'rbd' as const, mode: 'image' as const, expected: 'image' },
+  ])('batchingMode: $transfer transfer, request mode $mode → $expected', ({ transfer, mode, expected }) => {
+    expect(batchingMode(transfer, mode)).toBe(expected);
+  });
+
+  it('batchingMode + decideRound: with the rbd transfer in store mode, both missing stores are one batch', () => {
+    const v = view({ placements: { 'site-b': missing, 'site-c': missing }, requestMode: batchingMode('rbd', 'store') });
+    expect(decideRound(v).next).toEqual({ kind: 'transfer', batch: ['site-b', 'site-c'], takingOver: undefined });
   });
 });

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  expectedHash, glanceWritesStore, judgeCommitted, judgeReadBack, judgeTemporary, planRbdSources, temporaryImageName, verifiedMark,
+  expectedHash, glanceWritesStore, judgeCommitted, judgeReadBack, judgeTemporary, planRbdSources, targetPoolOf, temporaryImageName, verifiedMark,
   type ExpectedHash, type TemporaryFacts,
 } from '../../../src/copy/transfer/rbd-direct-plan.js';
+import { parseStoresInfo } from '../../../src/glance/image-store-info.js';
 import { parseImage } from '../../../src/glance/image.js';
 
 // A real image read from the dev cloud's Glance (site-a only), and the same image with a second location.
@@ -101,5 +102,29 @@ describe('judgeCommitted, glanceWritesStore, names', () => {
 
   it('temporaryImageName: fixed per image, never the image id itself', () => {
     expect(temporaryImageName(siteA.id)).toBe(`${siteA.id}.ferry-partial`);
+  });
+});
+
+// GET /v2/info/stores/detail as the dev cloud's Glance answered it with the third rbd store (site-c: pool images-c of
+// site-b's cluster).
+const storesDetail = parseStoresInfo((JSON.parse(readFileSync('fixtures/glance/info-stores-detail-site-c.json', 'utf8')) as { body: unknown }).body);
+
+describe('targetPoolOf', () => {
+  it.each([
+    { store: 'site-b', expected: { kind: 'known', pool: 'images' } },
+    { store: 'site-c', expected: { kind: 'known', pool: 'images-c' } },
+    { store: 'central', expected: { kind: 'unknown', why: 'store central is a file store, not rbd' } },
+    { store: 'site-x', expected: { kind: 'unknown', why: "Glance has no store 'site-x' (its stores: central, site-a, site-b, site-c, broken)" } },
+  ])('targetPoolOf: $store → $expected.kind', ({ store, expected }) => {
+    expect(targetPoolOf(storesDetail, undefined, store)).toEqual(expected);
+  });
+
+  it('targetPoolOf: /detail unread (403 for a member) → unknown, saying why', () => {
+    expect(targetPoolOf(undefined, 'admin-only: 403', 'site-c')).toEqual({ kind: 'unknown', why: 'GET /v2/info/stores/detail could not be read (admin-only: 403)' });
+  });
+
+  it('targetPoolOf: an rbd store without a pool property → unknown', () => {
+    const bare = parseStoresInfo({ stores: [{ id: 'site-c', type: 'rbd', properties: {} }] });
+    expect(targetPoolOf(bare, undefined, 'site-c')).toEqual({ kind: 'unknown', why: 'GET /v2/info/stores/detail names no pool for store site-c' });
   });
 });
