@@ -13,6 +13,7 @@ import { readBenchDevcloud, REPO_ROOT } from './lib/devcloud-facts.js';
 import { formatTable } from './lib/format-table.js';
 import { createGlanceAdmin } from './lib/glance-admin.js';
 import { createStepLog, type Step } from './lib/step-log.js';
+import { uploadBytes } from './lib/upload-bytes.js';
 import { writeBenchResult } from './lib/write-bench-result.js';
 
 const MiB = 1024 * 1024;
@@ -33,17 +34,7 @@ function bytesFor(size: number, sparse: boolean): Buffer {
   return buffer;
 }
 
-async function upload(name: string, bytes: Buffer): Promise<string> {
-  const token = await admin.token();
-  const created = await fetch(`${devcloud.glance.url}/v2/images`, { method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, disk_format: 'raw', container_format: 'bare' }) });
-  const { id } = (await created.json()) as { id: string };
-  (admin.created as Set<string>).add(id);
-  const put = await fetch(`${devcloud.glance.url}/v2/images/${id}/file`, { method: 'PUT',
-    headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream', 'x-image-meta-store': 'site-a' }, body: bytes });
-  if (put.status !== 204) throw new Error(`upload: ${put.status}`);
-  return id;
-}
+const upload = (name: string, bytes: Buffer): Promise<string> => uploadBytes(devcloud, admin, name, bytes);
 
 function timed(command: string, args: readonly string[], extraEnv: Record<string, string> = {}): { seconds: number; status: number | null; stdout: string } {
   const started = process.hrtime.bigint();

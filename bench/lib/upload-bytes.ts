@@ -3,7 +3,7 @@ import type { GlanceAdmin } from './glance-admin.js';
 
 /**
  * A raw image of exactly these bytes, uploaded into `store` with plain fetch (the image's hash is then known to the
- * caller); remembered by `admin` for deleteAll. bench/transfer.ts has the same steps inline.
+ * caller); remembered by `admin` for deleteAll.
  */
 export async function uploadBytes(devcloud: BenchDevcloud, admin: GlanceAdmin, name: string, bytes: Buffer, store = 'site-a'): Promise<string> {
   const token = await admin.token();
