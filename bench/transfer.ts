@@ -9,6 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { callAgent } from '../src/agent/agent-client.js';
+import { startBenchAgent } from './lib/bench-agent.js';
 import { readBenchDevcloud, REPO_ROOT } from './lib/devcloud-facts.js';
 import { formatTable } from './lib/format-table.js';
 import { createGlanceAdmin } from './lib/glance-admin.js';
@@ -83,19 +85,36 @@ function hashThroughput(): Record<string, number> {
   }));
 }
 
+/**
+ * The same direct transfer asked of a running `ferry agent` (how nova's image backend asks on a compute node): no
+ * process start, token, fsids and stores detail kept from the warm-up. Seconds from the request to the answer.
+ */
+async function agentEnsure(socket: string, id: string): Promise<number> {
+  const started = process.hrtime.bigint();
+  const answer = await callAgent(socket, { method: 'POST', path: '/v1/ensure', body: { image: id } });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const document = answer.body as { transfer?: string; copied?: boolean };
+  return answer.status === 200 && document.copied === true && document.transfer === 'rbd' ? seconds : Number.NaN;
+}
+
 const round = (value: number): number => Math.round(value * 1000) / 1000;
 const rows: (string | number)[][] = [];
 const results: Record<string, unknown>[] = [];
 const hashMiBps = hashThroughput();
+const agent = await startBenchAgent(devcloud, ['--ceph-conf', B, '--rbd-user', 'glance', ...RBD]);
 try {
+  // Warm-up: the agent's first copy fetches its token, the stores detail and the fsids, as a compute node's first boot.
+  const warm = await upload('bench-transfer-warm', randomBytes(MiB));
+  if (Number.isNaN(await agentEnsure(agent.socket, warm))) throw new Error('the agent did not copy the warm-up image with --transfer rbd');
   for (const size of sizes) {
     for (const sparse of [false, true]) {
       const bytes = bytesFor(size * MiB, sparse);
       const label = `${size} MiB ${sparse ? 'sparse ⅛' : 'dense'}`;
-      const [viaGlance, viaRbd, viaPipe, viaSteps] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
-        await upload(`bench-transfer-p-${size}`, bytes), await upload(`bench-transfer-s-${size}`, bytes)];
+      const [viaGlance, viaRbd, viaPipe, viaSteps, viaAgent] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
+        await upload(`bench-transfer-p-${size}`, bytes), await upload(`bench-transfer-s-${size}`, bytes), await upload(`bench-transfer-a-${size}`, bytes)];
       const glanceS = ferry(viaGlance, []);
       const rbdS = ferry(viaRbd, RBD);
+      const agentS = await agentEnsure(agent.socket, viaAgent);
       const staged = stagingBytes();
       const localS = ferry(viaRbd, RBD); // the same ensure again: the image is local now, nothing is copied
       const shape = `--size ${size * MiB}B --object-size 8M`;
@@ -105,11 +124,12 @@ try {
       const expected = createHash('sha512').update(bytes).digest('hex');
       const timeline = stepRun(viaSteps);
       const rbdUsed = usedBytes(B, viaRbd);
-      rows.push([label, glanceS.toFixed(2), rbdS.toFixed(2), pipe.seconds.toFixed(2), (pipe.seconds / rbdS).toFixed(2), (glanceS / rbdS).toFixed(2),
+      rows.push([label, glanceS.toFixed(2), rbdS.toFixed(2), agentS.toFixed(2), pipe.seconds.toFixed(2), (pipe.seconds / rbdS).toFixed(2),
+        (pipe.seconds / agentS).toFixed(2), (glanceS / rbdS).toFixed(2),
         localS.toFixed(2), readBack.seconds.toFixed(2), (rbdUsed / MiB).toFixed(0), (usedBytes(B, viaGlance) / MiB).toFixed(0), staged,
         readBack.stdout.startsWith(expected) ? 'yes' : 'NO']);
-      results.push({ image: label, sizeMiB: size, sparse, glanceS: round(glanceS), rbdS: round(rbdS), pipeS: round(pipe.seconds),
-        rbdOverPipe: round(pipe.seconds / rbdS), glanceOverRbd: round(glanceS / rbdS), ensureLocalS: round(localS), readBackS: round(readBack.seconds),
+      results.push({ image: label, sizeMiB: size, sparse, glanceS: round(glanceS), rbdS: round(rbdS), agentS: round(agentS), pipeS: round(pipe.seconds),
+        rbdOverPipe: round(pipe.seconds / rbdS), agentOverPipe: round(pipe.seconds / agentS), glanceOverRbd: round(glanceS / rbdS), ensureLocalS: round(localS), readBackS: round(readBack.seconds),
         rbdUsedBytes: rbdUsed, glanceUsedBytes: usedBytes(B, viaGlance), stagingBytes: staged, hashOk: readBack.stdout.startsWith(expected),
         stepRun: timeline });
       spawnSync('sh', ['-c', `rbd -c ${B} --id admin snap purge --no-progress images/${viaPipe}; rbd -c ${B} --id admin rm --no-progress images/${viaPipe}`]);
@@ -119,10 +139,11 @@ try {
     }
   }
 } finally {
+  await agent.stop();
   await admin.deleteAll();
   steps.dispose();
 }
-console.log(formatTable(['image', 'glance s', 'ferry rbd s', 'bare pipe s', 'rbd/pipe', 'glance÷rbd', 'ensure local s', 'read-back s', 'rbd MiB used',
+console.log(formatTable(['image', 'glance s', 'ferry rbd s', 'agent rbd s', 'bare pipe s', 'rbd/pipe', 'agent/pipe', 'glance÷rbd', 'ensure local s', 'read-back s', 'rbd MiB used',
   'glance MiB used', 'staging bytes', 'hash ok'], rows));
 for (const result of results) {
   const run = result.stepRun as { totalS: number; steps: Step[] };
@@ -132,6 +153,7 @@ for (const result of results) {
 console.log(`\nhash throughput in this process, MiB/s: ${JSON.stringify(hashMiBps)}`);
 const goals = {
   rbdOverPipe: results.every((r) => Number(r.rbdOverPipe) >= 0.8),
+  agentOverPipe: results.every((r) => Number(r.agentOverPipe) >= 0.8),
   glanceOverRbdDense: results.filter((r) => r.sparse === false).every((r) => Number(r.glanceOverRbd) >= 1.5),
   glanceOverRbdSparse: results.filter((r) => r.sparse === true).every((r) => Number(r.glanceOverRbd) >= 3),
   stagingZero: results.every((r) => r.stagingBytes === 0),
