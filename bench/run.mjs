@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench [-- NAME… [--flag value…]]`: runs the benchmarks in bench/*.ts one after another with tsx.
 // - No NAME: every bench/*.ts (pure ones first, then those that need the dev cloud).
-// - NAME (e.g. `ensure-latency`, or `ensure-` for all three ensure benches): the scripts whose name starts with it.
+// - NAME (e.g. `ensure-latency`, or `ensure-` for all three ensure benches): the script of that name, else the scripts
+//   whose name starts with it (`transfer` runs transfer.ts only, not transfer-sites.ts).
 // - Anything from the first `--flag` on is passed to every selected script (`npm run bench -- ensure-latency --copies 10`).
 // Benchmarks run sequentially: they share a 2-core machine with the dev cloud and would disturb each other.
 // Exit code: 1 when any script failed (a missed goal counts), after running all of them.
@@ -23,7 +24,9 @@ const needsCloud = (file) => file.startsWith('ensure-') || file.startsWith('agen
 const all = readdirSync(benchDir)
   .filter((file) => file.endsWith('.ts'))
   .sort((a, b) => Number(needsCloud(a)) - Number(needsCloud(b)) || a.localeCompare(b));
-const selected = names.length === 0 ? all : all.filter((file) => names.some((name) => file.startsWith(name)));
+// A name that is a bench's whole name picks that bench only (`transfer` is not also `transfer-sites`); else a prefix.
+const picks = (name, file) => (all.includes(`${name}.ts`) ? file === `${name}.ts` : file.startsWith(name));
+const selected = names.length === 0 ? all : all.filter((file) => names.some((name) => picks(name, file)));
 const unknown = names.filter((name) => !all.some((file) => file.startsWith(name)));
 if (unknown.length > 0 || selected.length === 0) {
   console.error(`bench: no benchmark named ${unknown.join(', ') || names.join(', ')}; there are: ${all.map((f) => f.slice(0, -3)).join(', ')}`);
