@@ -78,7 +78,7 @@ function ferry(args: readonly string[], onStderr?: (text: string, child: ReturnT
 
 const parse = (run: ChildRun): PrewarmJson => prewarmJsonSchema.parse(JSON.parse(run.stdout));
 
-describe('prewarm against real Glance (central, site-a, site-b, broken)', () => {
+describe('prewarm against real Glance (central, site-a, site-b, broken; site-c left missing)', () => {
   it('prewarm: 21 images into site-a, site-b and broken: rbd copies land, broken fails, a deleted image is reported, nothing is copied twice',
     async () => {
       const ids = await images('main', 21);
