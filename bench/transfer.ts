@@ -110,11 +110,14 @@ try {
     for (const sparse of [false, true]) {
       const bytes = bytesFor(size * MiB, sparse);
       const label = `${size} MiB ${sparse ? 'sparse ⅛' : 'dense'}`;
-      const [viaGlance, viaRbd, viaPipe, viaSteps, viaAgent] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
-        await upload(`bench-transfer-p-${size}`, bytes), await upload(`bench-transfer-s-${size}`, bytes), await upload(`bench-transfer-a-${size}`, bytes)];
+      const [viaGlance, viaRbd, viaPipe, viaSteps, viaAgent, viaCli] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
+        await upload(`bench-transfer-p-${size}`, bytes), await upload(`bench-transfer-s-${size}`, bytes), await upload(`bench-transfer-a-${size}`, bytes),
+        await upload(`bench-transfer-c-${size}`, bytes)];
       const glanceS = ferry(viaGlance, []);
       const rbdS = ferry(viaRbd, RBD);
       const agentS = await agentEnsure(agent.socket, viaAgent);
+      // The data path before librbd, still used where python3-rbd is missing: export-diff | ferry | import-diff.
+      const cliS = ferry(viaCli, RBD, { FERRY_RBD_DATA_PATH: 'cli' });
       const staged = stagingBytes();
       const localS = ferry(viaRbd, RBD); // the same ensure again: the image is local now, nothing is copied
       const shape = `--size ${size * MiB}B --object-size 8M`;
@@ -124,11 +127,11 @@ try {
       const expected = createHash('sha512').update(bytes).digest('hex');
       const timeline = stepRun(viaSteps);
       const rbdUsed = usedBytes(B, viaRbd);
-      rows.push([label, glanceS.toFixed(2), rbdS.toFixed(2), agentS.toFixed(2), pipe.seconds.toFixed(2), (pipe.seconds / rbdS).toFixed(2),
+      rows.push([label, glanceS.toFixed(2), rbdS.toFixed(2), agentS.toFixed(2), cliS.toFixed(2), pipe.seconds.toFixed(2), (pipe.seconds / rbdS).toFixed(2),
         (pipe.seconds / agentS).toFixed(2), (glanceS / rbdS).toFixed(2),
         localS.toFixed(2), readBack.seconds.toFixed(2), (rbdUsed / MiB).toFixed(0), (usedBytes(B, viaGlance) / MiB).toFixed(0), staged,
         readBack.stdout.startsWith(expected) ? 'yes' : 'NO']);
-      results.push({ image: label, sizeMiB: size, sparse, glanceS: round(glanceS), rbdS: round(rbdS), agentS: round(agentS), pipeS: round(pipe.seconds),
+      results.push({ image: label, sizeMiB: size, sparse, glanceS: round(glanceS), rbdS: round(rbdS), agentS: round(agentS), cliPathS: round(cliS), pipeS: round(pipe.seconds),
         rbdOverPipe: round(pipe.seconds / rbdS), agentOverPipe: round(pipe.seconds / agentS), glanceOverRbd: round(glanceS / rbdS), ensureLocalS: round(localS), readBackS: round(readBack.seconds),
         rbdUsedBytes: rbdUsed, glanceUsedBytes: usedBytes(B, viaGlance), stagingBytes: staged, hashOk: readBack.stdout.startsWith(expected),
         stepRun: timeline });
@@ -143,7 +146,7 @@ try {
   await admin.deleteAll();
   steps.dispose();
 }
-console.log(formatTable(['image', 'glance s', 'ferry rbd s', 'agent rbd s', 'bare pipe s', 'rbd/pipe', 'agent/pipe', 'glance÷rbd', 'ensure local s', 'read-back s', 'rbd MiB used',
+console.log(formatTable(['image', 'glance s', 'ferry rbd s', 'agent rbd s', 'ferry rbd CLI path s', 'bare pipe s', 'rbd/pipe', 'agent/pipe', 'glance÷rbd', 'ensure local s', 'read-back s', 'rbd MiB used',
   'glance MiB used', 'staging bytes', 'hash ok'], rows));
 for (const result of results) {
   const run = result.stepRun as { totalS: number; steps: Step[] };

@@ -4,8 +4,8 @@ import { execFileRunner } from './command-runner.js';
 import type { CommandOutcome, CommandRunner } from './command-runner.js';
 
 // The thin I/O edge to a Ceph cluster: the `ceph` and `rbd` command-line tools (package ceph-common), run without a
-// shell. No librados binding: ferry stays pure JavaScript, and the CLIs read ceph.conf and keyrings exactly as nova's
-// and Glance's librados clients do.
+// shell. No librados binding in Node: the CLIs read ceph.conf and keyrings exactly as nova's and Glance's librados
+// clients do. (The direct transfer's bytes go through python3-rbd where it is installed: librbd-copy.ts.)
 
 export interface CephCliOptions {
   /** The cluster's ceph.conf (`-c`); nova.conf `[libvirt] images_rbd_ceph_conf`. */

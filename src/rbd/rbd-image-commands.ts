@@ -62,10 +62,15 @@ export async function createRbdImage(cli: CephCliOptions, ref: RbdImageRef, shap
   return out.exitCode === EEXIST ? 'exists' : 'created';
 }
 
-/** `rbd rename`: the commit of a copy. 'exists' when the new name is taken. */
-export async function renameRbdImage(cli: CephCliOptions, pool: string, from: string, to: string): Promise<'renamed' | 'exists'> {
-  const out = await rbd(cli, ['rename', `${pool}/${from}`, `${pool}/${to}`], `rbd rename ${pool}/${from} ${pool}/${to}`, [0, EEXIST]);
-  return out.exitCode === EEXIST ? 'exists' : 'renamed';
+export type RenameOutcome = 'renamed' | 'exists' | 'absent';
+
+/**
+ * `rbd rename`: the commit of a copy. 'exists' when the new name is taken; 'absent' when the image to rename is gone
+ * (another writer committed or removed it between our look and the rename).
+ */
+export async function renameRbdImage(cli: CephCliOptions, pool: string, from: string, to: string): Promise<RenameOutcome> {
+  const out = await rbd(cli, ['rename', `${pool}/${from}`, `${pool}/${to}`], `rbd rename ${pool}/${from} ${pool}/${to}`, [0, EEXIST, ENOENT]);
+  return out.exitCode === EEXIST ? 'exists' : out.exitCode === ENOENT ? 'absent' : 'renamed';
 }
 
 export async function protectRbdSnapshot(cli: CephCliOptions, ref: RbdImageRef, snapshot: string): Promise<void> {

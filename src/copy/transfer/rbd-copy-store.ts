@@ -6,7 +6,7 @@ import type { CephCliOptions } from '../../rbd/ceph-cli.js';
 import { formatRbdLocation } from '../../rbd/format-rbd-location.js';
 import {
   countRbdWatchers, createRbdImage, getRbdImageMeta, listRbdObjectExtents, protectRbdSnapshot, readRbdImageInfo, removeRbdImage, renameRbdImage, setRbdImageMeta,
-  type RbdImageInfo, type RbdImageRef,
+  type RbdImageInfo, type RbdImageRef, type RenameOutcome,
 } from '../../rbd/rbd-image-commands.js';
 import { workerHash } from '../../rbd/hash-sink.js';
 import { RbdDiffFormatError, RbdDiffHasher, type RbdDiffSummary } from '../../rbd/rbd-diff-stream.js';
@@ -18,6 +18,7 @@ import {
   type ExpectedHash, type RbdCluster, type RbdSourceCandidate, type VerifyVerdict,
 } from './rbd-direct-plan.js';
 import { judgeStreamedCopy } from './rbd-stream-verify.js';
+import { LibrbdUnavailableError, startLibrbdCopy } from '../../rbd/librbd-copy.js';
 
 /** One store's direct copy, from the source chosen for the batch. */
 export interface StoreCopyPlan {
@@ -128,7 +129,72 @@ function writerGone(writer: string | undefined): boolean {
   }
 }
 
+/**
+ * The bytes go through librbd unless FERRY_RBD_DATA_PATH=cli (diagnosis) or this process found python3-rbd missing
+ * (warned once): then through the rbd CLI pipe (docs/copy.md, "The data path").
+ */
+let librbdMissing: string | undefined;
+
 async function write<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
+  final: RbdImageRef): Promise<StoreCopyEnd> {
+  if (librbdMissing === undefined && process.env.FERRY_RBD_DATA_PATH !== 'cli') {
+    const end = await writeWithLibrbd(job, plan, cli, temp, final);
+    if (end !== 'unavailable') return end;
+  }
+  return writeWithCli(job, plan, cli, temp, final);
+}
+
+/**
+ * librbd (librbd-copy.ts): one process reads, hashes and writes, makes and protects `snap` and reports the target's
+ * objects; ferry judges those facts as it judges a streamed copy, then the same process marks and renames.
+ */
+async function writeWithLibrbd<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
+  final: RbdImageRef): Promise<StoreCopyEnd | 'unavailable'> {
+  const imageId = job.state.image.id;
+  const { source } = plan;
+  job.progress('copying', [plan.store], `librbd ${source.store} → ${plan.store}`);
+  const session = startLibrbdCopy({
+    source: { confFile: source.cluster.confFile, user: source.cluster.user, ...source.location },
+    target: { confFile: plan.target.confFile, user: plan.target.user, ...temp },
+    algorithm: plan.expected.algorithm, objectSize: plan.shape.objectSize,
+    writer: { key: WRITER_META_KEY, value: `${hostname()}:${process.pid}` }, signal: job.deadline.signal,
+  });
+  try {
+    const copied = await session.copied;
+    const started = job.ctx.clock.now();
+    const verdict = judgeStreamedCopy(plan.expected, copied.summary, job.state.image.size, plan.shape.objectSize, SNAPSHOT,
+      { snapshotSize: copied.snapshotSize, extents: copied.extents });
+    if (verdict.kind !== 'match') {
+      await session.close();
+      await removeQuietly(job, cli, temp);
+      return { kind: 'refused', error: hashMismatchError(imageId, plan.store, verdict.reason, plan.expected) };
+    }
+    const reading = job.read();
+    reading.catch(() => undefined);
+    await session.mark(VERIFIED_META_KEY, verifiedMark(plan.expected));
+    const verifyMs = job.ctx.clock.now() - started;
+    return await commit(job, plan, cli, temp, final, copied.dataBytes, verifyMs, reading, (to) => session.rename(to));
+  } catch (error) {
+    await session.close();
+    if (error instanceof LibrbdUnavailableError) {
+      librbdMissing = error.message;
+      job.ctx.logger.warn({ why: error.message }, 'librbd (python3-rbd) is not available: the direct transfer copies through the rbd CLI (install python3-rbd)');
+      return 'unavailable';
+    }
+    if (error instanceof RbdStreamError) {
+      await removeQuietly(job, cli, temp);
+      return { kind: 'refused', error: error.failure.side === 'source' ? sourceLostError(imageId, source, plan.store, error)
+        : targetWriteError(imageId, plan.store, plan.target, error) };
+    }
+    if (isFerryError(error, 'FERRY_ABORTED')) await removeQuietly(job, cli, temp);
+    throw error;
+  } finally {
+    await session.close();
+  }
+}
+
+/** The rbd CLI: export-diff | ferry (the stream hashed on its way) | import-diff, then the target looked at. */
+async function writeWithCli<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
   final: RbdImageRef): Promise<StoreCopyEnd> {
   const imageId = job.state.image.id;
   const { source } = plan;
@@ -196,16 +262,19 @@ async function verifyStreamed<Skip extends string>(job: CopyJob<Skip>, plan: Sto
 
 /** Rename = commit: the verified temporary image takes the image's name, unless someone's image has it already. */
 async function commit<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
-  final: RbdImageRef, bytes: number, verifyMs: number, reading: Promise<GlanceImage> = job.read()): Promise<StoreCopyEnd> {
+  final: RbdImageRef, bytes: number, verifyMs: number, reading: Promise<GlanceImage> = job.read(),
+  rename: (to: string) => Promise<RenameOutcome> = (to) => renameRbdImage(cli, temp.pool, temp.image, to)): Promise<StoreCopyEnd> {
   const image = await reading;
   const blocked = blockedBy(image, plan);
   if (blocked !== undefined) {
     await removeQuietly(job, cli, temp);
     return { kind: blocked, image };
   }
-  if (await renameRbdImage(cli, temp.pool, temp.image, final.image) === 'exists') {
-    await removeQuietly(job, cli, temp);
-    // Loop back through copyStore's checks: the name's holder decides (a verified copy of ours is registered).
+  const renamed = await rename(final.image);
+  if (renamed !== 'renamed') {
+    if (renamed === 'exists') await removeQuietly(job, cli, temp);
+    // Loop back through copyStore's checks: the name's holder decides (a verified copy of ours is registered). Absent:
+    // a writer we took for a dead run's (verified, no watcher) committed it between our look and our rename.
     return copyStore(job, plan);
   }
   return register(job, plan, cli, final, bytes, verifyMs);

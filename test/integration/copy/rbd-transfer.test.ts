@@ -1,8 +1,11 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ceph, devcloud } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import {
-  ferrySync, md5, md5OfSnapshot, MiB, rbdEnsureArgs, rbdNames, removeSiteB, siteBLocations, sparseBytes, uploadBytes, usedBytes,
+  ferryAsync, ferrySync, md5, md5OfSnapshot, MiB, rbdEnsureArgs, rbdNames, removeSiteB, siteBLocations, sparseBytes, uploadBytes, usedBytes,
 } from './rbd-transfer-helpers.js';
 
 // The direct RBD → RBD transfer (issue 19) against the dev cloud's Glance and both Ceph clusters, through the CLI
@@ -21,6 +24,8 @@ describe('ferry ensure --transfer rbd', () => {
     const id = await image('happy', bytes);
     const run = ferrySync(rbdEnsureArgs(id));
     expect(run.code, run.stderr).toBe(0);
+    // Through librbd (python3-rbd is on the dev cloud): without it ferry warns and uses the rbd CLI (test below).
+    expect(run.stderr).not.toContain('librbd (python3-rbd) is not available');
     expect(run.json).toMatchObject({ image: id, store: 'site-b', copied: true, transfer: 'rbd', import_requests: 0,
       target: { fsid: devcloud().ceph['site-b'].fsid, pool: 'images', image: id, snapshot: 'snap' } });
 
@@ -44,6 +49,25 @@ describe('ferry ensure --transfer rbd', () => {
     const again = ferrySync(rbdEnsureArgs(id));
     expect(again.code, again.stderr).toBe(0);
     expect(again.json).toMatchObject({ copied: false, transfer: null, import_requests: 0, image_reads: 1 });
+  });
+
+  it('the rbd CLI data path: forced (FERRY_RBD_DATA_PATH=cli), and where python3-rbd is missing (warned): same sparse, verified, registered copy', async () => {
+    // A python without site-packages has no rados module: a host without python3-rbd.
+    const noBinding = join(mkdtempSync(join(tmpdir(), 'ferry-it-')), 'python3');
+    writeFileSync(noBinding, '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n');
+    chmodSync(noBinding, 0o755);
+    for (const [name, env] of [['cli', { FERRY_RBD_DATA_PATH: 'cli' }], ['no-binding', { FERRY_RBD_PYTHON: noBinding }]] as const) {
+      const bytes = sparseBytes(32 * MiB, 4 * MiB);
+      const id = await image(`data-path-${name}`, bytes);
+      const run = await ferryAsync(rbdEnsureArgs(id), env).done;
+      expect(run.code, `${run.stderr}${JSON.stringify(run.json)}`).toBe(0);
+      expect(run.json).toMatchObject({ copied: true, transfer: 'rbd' });
+      expect(run.stderr.includes('librbd (python3-rbd) is not available')).toBe(name === 'no-binding');
+      const glance = await readImage(id);
+      expect(md5OfSnapshot('site-b', id)).toBe(glance.checksum);
+      expect(usedBytes('site-b', id)).toBeLessThanOrEqual(8 * MiB);
+      expect(await siteBLocations(id)).toHaveLength(1);
+    }
   });
 
   it('ensure --transfer auto: no source cluster holds the image → Glance\'s copy-image brings it', async () => {

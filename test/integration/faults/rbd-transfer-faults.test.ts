@@ -89,8 +89,8 @@ describe('direct transfer: racing writers', () => {
     for (let run = 0; run < RACE_RUNS; run += 1) {
       const id = await image(`race-${run}`);
       const [one, two] = await Promise.all([ferryAsync(rbdEnsureArgs(id)).done, ferryAsync(rbdEnsureArgs(id)).done]);
-      expect(one.code, one.stderr).toBe(0);
-      expect(two.code, two.stderr).toBe(0);
+      expect(one.code, `${one.stderr}${JSON.stringify(one.json)}`).toBe(0);
+      expect(two.code, `${two.stderr}${JSON.stringify(two.json)}`).toBe(0);
       expect([one.json.copied, two.json.copied].filter((copied) => copied === true)).toHaveLength(1);
       await expectConverged(id);
       passed.twoWriters += 1;

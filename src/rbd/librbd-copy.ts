@@ -1,0 +1,179 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { FerryError } from '../errors/ferry-error.js';
+import { CEPH_CLI_DEFAULTS, cephTimeoutSeconds } from './ceph-cli.js';
+import { LIBRBD_COPY_PY } from './librbd-copy-source.js';
+import type { RbdDiffSummary } from './rbd-diff-stream.js';
+import type { RbdImageRef, RenameOutcome } from './rbd-image-commands.js';
+import { RbdStreamError } from './rbd-streams.js';
+
+// The Node side of librbd-copy-source.ts: starts the Python process, feeds it the job, reads its events. Decisions
+// (is the copy proven, may it be renamed) stay with the caller: this module only reports what the process saw.
+
+/** Which Python runs it: Debian's, where python3-rbd installs (a pyenv or venv python on PATH lacks it). */
+export const LIBRBD_PYTHON_DEFAULT = '/usr/bin/python3';
+
+export interface LibrbdCluster {
+  readonly confFile: string;
+  readonly user: string | undefined;
+}
+
+export interface LibrbdCopyRequest {
+  readonly source: LibrbdCluster & RbdImageRef & { readonly snapshot: string };
+  readonly target: LibrbdCluster & RbdImageRef;
+  readonly algorithm: string;
+  readonly objectSize: number;
+  /** image-meta set on the target before any byte: who writes (`host:pid`). */
+  readonly writer: { readonly key: string; readonly value: string };
+  readonly signal: AbortSignal;
+  readonly python?: string;
+  readonly connectTimeoutMs?: number;
+}
+
+/** What the process saw: the bytes' hash in offset order (as a stream summary), and the target's snapshot. */
+export interface LibrbdCopied {
+  readonly summary: RbdDiffSummary;
+  readonly snapshotSize: number;
+  readonly extents: readonly { readonly offset: number; readonly length: number }[];
+  /** Non-zero bytes written. */
+  readonly dataBytes: number;
+}
+
+export interface LibrbdCopySession {
+  /** The copy's facts, once written, snapshotted and protected. Rejects with RbdStreamError (side) or FERRY_ABORTED. */
+  readonly copied: Promise<LibrbdCopied>;
+  mark(key: string, value: string): Promise<void>;
+  /** The commit: 'exists' when the name is taken, 'absent' when the temporary image is gone. */
+  rename(to: string): Promise<RenameOutcome>;
+  /** Ends the process (after the rename, or when the caller gives up); resolves once it exited. */
+  close(): Promise<void>;
+}
+
+/** python3 or its rbd binding is missing: the caller uses the rbd CLI pipe instead. */
+export class LibrbdUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LibrbdUnavailableError';
+  }
+}
+
+type Event = { readonly event: string } & Readonly<Record<string, unknown>>;
+
+export function startLibrbdCopy(request: LibrbdCopyRequest): LibrbdCopySession {
+  const python = request.python ?? process.env.FERRY_RBD_PYTHON ?? LIBRBD_PYTHON_DEFAULT;
+  const child = spawn(python, ['-c', LIBRBD_COPY_PY], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const where = `${request.source.pool}/${request.source.image}@${request.source.snapshot} → ${request.target.pool}/${request.target.image}`;
+  const events = eventQueue(child);
+  const kill = (): void => { child.kill('SIGKILL'); };
+  // Told by its stdin closing, it stops writing and closes the images, so their watch does not outlive it; one stuck
+  // in librados is killed.
+  let stopping: NodeJS.Timeout | undefined;
+  const stop = (): void => {
+    child.stdin?.end();
+    stopping ??= setTimeout(kill, 5_000);
+  };
+  request.signal.addEventListener('abort', stop, { once: true });
+  void events.exitCode.then(() => clearTimeout(stopping));
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.write(`${JSON.stringify({
+    source: { conf: request.source.confFile, user: request.source.user, pool: request.source.pool, image: request.source.image, snapshot: request.source.snapshot },
+    target: { conf: request.target.confFile, user: request.target.user, pool: request.target.pool, image: request.target.image },
+    algorithm: request.algorithm, object_size: request.objectSize, writer_key: request.writer.key, writer: request.writer.value,
+    connect_timeout_s: cephTimeoutSeconds(request.connectTimeoutMs ?? CEPH_CLI_DEFAULTS.connectTimeoutMs),
+  })}\n`);
+
+  const next = async (expected: readonly string[]): Promise<Event> => {
+    for (;;) {
+      const event = await events.next();
+      if (request.signal.aborted) throw aborted(where);
+      if (event === undefined && events.spawnError() !== undefined) throw new LibrbdUnavailableError(`${python}: ${events.spawnError()}`);
+      if (event === undefined) throw new RbdStreamError({ side: 'target', exitCode: await events.exitCode, message: `the librbd copy process ended without an answer${events.stderrTail()}` });
+      if (event.event === 'unavailable') throw new LibrbdUnavailableError(`${python}: ${String(event.message)}`);
+      if (event.event === 'error') {
+        throw new RbdStreamError({ side: event.side === 'source' ? 'source' : 'target', exitCode: await events.exitCode,
+          message: `${String(event.step)}: ${String(event.message)}` });
+      }
+      if (expected.includes(event.event)) return event;
+    }
+  };
+  const copied = next(['copied']).then(factsOf);
+  copied.catch(() => undefined);
+  const command = async (op: Record<string, string>, expected: readonly string[]): Promise<string> => {
+    child.stdin?.write(`${JSON.stringify(op)}\n`);
+    return (await next(expected)).event;
+  };
+  return {
+    copied,
+    mark: async (key, value) => { await command({ op: 'mark', key, value }, ['marked']); },
+    rename: async (to) => await command({ op: 'rename', to }, ['renamed', 'exists', 'absent']) as RenameOutcome,
+    async close() {
+      request.signal.removeEventListener('abort', stop);
+      stop();
+      await events.exitCode;
+    },
+  };
+}
+
+function factsOf(event: Event): LibrbdCopied {
+  const numbers = (value: unknown): number[] => (Array.isArray(value) ? value.map(Number) : []);
+  return {
+    summary: {
+      size: Number(event.size), toSnapshot: 'snap', fromSnapshot: undefined, digest: String(event.digest), ordered: true,
+      writtenObjects: new Set(numbers(event.written_objects)), dataObjects: new Set(numbers(event.data_objects)), streamBytes: Number(event.data_bytes),
+    },
+    snapshotSize: Number(event.snapshot_size),
+    extents: (Array.isArray(event.extents) ? event.extents as unknown[][] : []).map(([offset, length]) => ({ offset: Number(offset), length: Number(length) })),
+    dataBytes: Number(event.data_bytes),
+  };
+}
+
+/** stdout as a queue of events; `undefined` once it ended. */
+function eventQueue(child: ChildProcess): { next(): Promise<Event | undefined>; readonly exitCode: Promise<number | null>; stderrTail(): string;
+  spawnError(): string | undefined; } {
+  const waiting: ((event: Event | undefined) => void)[] = [];
+  const ready: (Event | undefined)[] = [];
+  let ended = false;
+  let stderr = '';
+  let spawnError: string | undefined;
+  child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString('utf8')).slice(-2000); });
+  const deliver = (event: Event | undefined): void => {
+    const waiter = waiting.shift();
+    if (waiter === undefined) ready.push(event);
+    else waiter(event);
+  };
+  const exitCode = new Promise<number | null>((resolve) => {
+    // Not started (ENOENT, EACCES): 'close' follows 'error'.
+    child.on('error', (error) => { spawnError = error.message; });
+    child.on('close', (code) => resolve(code));
+  });
+  if (child.stdout !== null) {
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      try {
+        const parsed = JSON.parse(line) as unknown;
+        if (typeof parsed === 'object' && parsed !== null && typeof (parsed as Event).event === 'string') deliver(parsed as Event);
+      } catch {
+        stderr = `${stderr}\n${line}`.slice(-2000);
+      }
+    });
+    lines.on('close', () => { ended = true; deliver(undefined); });
+  }
+  void exitCode.then(() => { if (child.stdout === null && !ended) deliver(undefined); });
+  return {
+    next: () => {
+      if (ready.length > 0) return Promise.resolve(ready.shift());
+      if (ended) return Promise.resolve(undefined);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    exitCode,
+    spawnError: () => spawnError,
+    stderrTail: () => {
+      const line = stderr.trim().split('\n').filter((l) => l.trim() !== '').at(-1);
+      return line === undefined ? '' : `: ${line}`;
+    },
+  };
+}
+
+function aborted(spec: string): FerryError {
+  return new FerryError('FERRY_ABORTED', `the transfer of ${spec} was interrupted`, 'Run the same command again: a leftover temporary image is removed first');
+}

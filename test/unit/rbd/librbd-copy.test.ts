@@ -1,0 +1,135 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isFerryError } from '../../../src/errors/ferry-error.js';
+import { LIBRBD_COPY_PY } from '../../../src/rbd/librbd-copy-source.js';
+import { LIBRBD_PYTHON_DEFAULT, LibrbdUnavailableError, startLibrbdCopy, type LibrbdCopyRequest } from '../../../src/rbd/librbd-copy.js';
+import { RbdStreamError } from '../../../src/rbd/rbd-streams.js';
+
+// The Node side of the librbd data path against stand-in "pythons": small Node scripts that speak the protocol the way
+// the real one does (librbd-copy-source.ts), so each answer and each way of ending is seen. The real script runs
+// against the clusters in test/integration/copy/rbd-transfer.test.ts.
+
+const dir = mkdtempSync(join(tmpdir(), 'ferry-librbd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A stand-in python: `-c SCRIPT` is ignored; `body` runs with `job` (the first stdin line) and `say(event, fields)`. */
+function fakePython(name: string, body: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, `#!${process.execPath}
+const fs = require('node:fs');
+const say = (event, fields = {}) => process.stdout.write(JSON.stringify({ event, ...fields }) + '\\n');
+const lines = require('node:readline').createInterface({ input: process.stdin });
+const log = (text) => fs.appendFileSync(${JSON.stringify(`${file}.log`)}, text + '\\n');
+let job;
+lines.on('close', () => { log('stdin closed'); process.exit(0); });
+lines.on('line', (line) => {
+  if (job === undefined) { job = JSON.parse(line); log('job ' + line); ${body} return; }
+  log('command ' + line);
+  const command = JSON.parse(line);
+  if (command.op === 'mark') say('marked');
+  if (command.op === 'rename') say(command.to === 'taken' ? 'exists' : command.to === 'gone' ? 'absent' : 'renamed');
+});
+`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+const logOf = (python: string): string => readFileSync(`${python}.log`, 'utf8');
+
+const COPIED = { size: 16 << 20, digest: 'ab'.repeat(64), data_bytes: 4096, data_objects: [1], written_objects: [1], snapshot_size: 16 << 20,
+  extents: [[4 << 20, 4 << 20]] };
+
+function request(python: string, signal = new AbortController().signal): LibrbdCopyRequest {
+  return {
+    source: { confFile: '/etc/ceph/a.conf', user: 'glance', pool: 'images', image: 'IMG', snapshot: 'snap' },
+    target: { confFile: '/etc/ceph/b.conf', user: undefined, pool: 'images-c', image: 'IMG.ferry-partial' },
+    algorithm: 'sha512', objectSize: 4 << 20, writer: { key: 'ferry.writer', value: 'host-a:42' }, signal, python,
+  };
+}
+
+describe('startLibrbdCopy', () => {
+  it('sends the job, reports the copy as a stream summary with the target facts, then marks and renames over the same process', async () => {
+    const python = fakePython('ok', `say('ready'); say('copied', ${JSON.stringify(COPIED)});`);
+    const session = startLibrbdCopy(request(python));
+    const copied = await session.copied;
+    expect(copied.summary).toMatchObject({ size: 16 << 20, digest: 'ab'.repeat(64), ordered: true, toSnapshot: 'snap', fromSnapshot: undefined });
+    expect([...copied.summary.dataObjects]).toEqual([1]);
+    expect([...copied.summary.writtenObjects]).toEqual([1]);
+    expect(copied.extents).toEqual([{ offset: 4 << 20, length: 4 << 20 }]);
+    expect(copied.snapshotSize).toBe(16 << 20);
+    await session.mark('ferry.verified', 'sha512:x');
+    expect(await session.rename('IMG')).toBe('renamed');
+    expect(await session.rename('taken')).toBe('exists');
+    expect(await session.rename('gone')).toBe('absent');
+    await session.close();
+    const log = logOf(python);
+    const job = JSON.parse(/^job (.*)$/m.exec(log)?.[1] ?? '{}') as Record<string, unknown>;
+    expect(job).toMatchObject({
+      source: { conf: '/etc/ceph/a.conf', user: 'glance', pool: 'images', image: 'IMG', snapshot: 'snap' },
+      target: { conf: '/etc/ceph/b.conf', pool: 'images-c', image: 'IMG.ferry-partial' },
+      algorithm: 'sha512', object_size: 4 << 20, writer_key: 'ferry.writer', writer: 'host-a:42', connect_timeout_s: 10,
+    });
+    expect(log).toContain('command {"op":"mark","key":"ferry.verified","value":"sha512:x"}');
+    expect(log).toContain('command {"op":"rename","to":"IMG"}');
+    expect(log.trim().split('\n').at(-1)).toBe('stdin closed');
+  });
+
+  it('a source failure is an RbdStreamError on the source side, naming the step', async () => {
+    const python = fakePython('source-lost', `say('ready'); say('error', { side: 'source', step: 'read', errno: 110, message: '[errno 110] Connection timed out' }); process.exit(1);`);
+    const error = await startLibrbdCopy(request(python)).copied.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RbdStreamError);
+    expect((error as RbdStreamError).failure).toEqual({ side: 'source', exitCode: 1, message: 'read: [errno 110] Connection timed out' });
+  });
+
+  it('a target failure is an RbdStreamError on the target side', async () => {
+    const python = fakePython('target-full', `say('error', { side: 'target', step: 'write', errno: 28, message: 'No space left on device' }); process.exit(1);`);
+    const error = await startLibrbdCopy(request(python)).copied.catch((e: unknown) => e);
+    expect((error as RbdStreamError).failure).toMatchObject({ side: 'target', message: 'write: No space left on device' });
+  });
+
+  it('a process that ends without an answer is a target failure carrying its last stderr line', async () => {
+    const python = fakePython('crash', `process.stderr.write('Traceback (most recent call last):\\nMemoryError\\n'); process.exit(134);`);
+    const error = await startLibrbdCopy(request(python)).copied.catch((e: unknown) => e);
+    expect((error as RbdStreamError).failure).toMatchObject({ side: 'target', exitCode: 134 });
+    expect((error as Error).message).toContain('ended without an answer: MemoryError');
+  });
+
+  it('no python3-rbd ("unavailable") and no python at all are LibrbdUnavailableError: the caller uses the rbd CLI', async () => {
+    const python = fakePython('no-rbd', `say('unavailable', { message: "No module named 'rados'" }); process.exit(3);`);
+    await expect(startLibrbdCopy(request(python)).copied).rejects.toBeInstanceOf(LibrbdUnavailableError);
+    const missing = await startLibrbdCopy(request(join(dir, 'no-such-python'))).copied.catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(LibrbdUnavailableError);
+    expect((missing as Error).message).toContain('ENOENT');
+  });
+
+  it('an abort closes its stdin (so it closes the images and exits) and rejects with FERRY_ABORTED', async () => {
+    const python = fakePython('slow', `say('ready');`);
+    const controller = new AbortController();
+    const session = startLibrbdCopy(request(python, controller.signal));
+    setTimeout(() => controller.abort(), 100);
+    const error = await session.copied.catch((e: unknown) => e);
+    expect(isFerryError(error, 'FERRY_ABORTED')).toBe(true);
+    await session.close();
+    expect(logOf(python)).toContain('stdin closed');
+  });
+});
+
+describe('the Python script itself', () => {
+  it('is valid Python 3 for Debian\'s python3', () => {
+    const parsed = spawnSync(LIBRBD_PYTHON_DEFAULT, ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: LIBRBD_COPY_PY, encoding: 'utf8' });
+    expect(parsed.status, parsed.stderr).toBe(0);
+  });
+
+  it('says "unavailable" (exit 3) where the rados/rbd bindings cannot be imported', async () => {
+    // -S: without site-packages, Debian's python3 has no rados module, as a host without python3-rbd.
+    const wrapper = join(dir, 'python-without-site');
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${LIBRBD_PYTHON_DEFAULT} -S "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const error = await startLibrbdCopy(request(wrapper)).copied.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LibrbdUnavailableError);
+    expect((error as Error).message).toMatch(/No module named '(rados|rbd)'/);
+  });
+});
