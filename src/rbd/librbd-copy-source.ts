@@ -145,10 +145,10 @@ def copy():
         data = box["data"]
         if len(data) != length:
             raise Failed("source", "read", Exception("short read at %d: %d of %d bytes" % (offset, len(data), length)))
-        hash_zeros(offset - position)
-        digest.update(data)
+        gap = offset - position
         position = offset + length
         if data == ZERO_CHUNK[:length]:
+            hash_zeros(gap + length)
             continue
         run = None  # the non-zero blocks, written as runs: a fresh image reads zeros where nothing is written
         for at in range(0, length + BLOCK, BLOCK):
@@ -162,6 +162,10 @@ def copy():
                     data_objects.add(index)
                     written_objects.add(index)
                 run = None
+        # Hashed after its writes were sent: they travel while the hash works (hashlib lets go of the interpreter
+        # lock, and the reads in flight go on too). Sparse images are hash-bound: every byte of the size is hashed.
+        hash_zeros(gap)
+        digest.update(data)
     hash_zeros(size - position)
     for _ in range(WRITES_IN_FLIGHT):
         write_slots.acquire()
