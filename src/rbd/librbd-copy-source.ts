@@ -6,10 +6,16 @@
 // import-diff` through ferry it saves two rbd processes, the diff encoding, four copies of every byte through pipes,
 // and four short rbd processes (bench/RESULTS.md "## transfer").
 //
+// Several targets (one image's stores, prewarm/sync): the source is read once and hashed once, and every block goes to
+// each target; a target that fails (its cluster, its pool) ends alone, the others go on.
+//
 // Evaluated with `python3 -c`, like hash-sink.ts's worker: no file to find inside the bundled CLI or the package.
-// Protocol (stdout, one JSON object per line): {"event": "ready"} once connected, {"event": "copied", ...} with the
-// facts, then one answer per command read from stdin ({"op": "mark", "key", "value"} → "marked"; {"op": "rename",
-// "to"} → "renamed", "exists" (the name is taken) or "absent" (the temporary image is gone: another writer took it)). {"event": "error", "side": "source"|"target", ...} ends it with exit 1;
+// Protocol (stdout, one JSON object per line): {"event": "ready"} once connected, {"event": "copied", ..., "targets":
+// [{"ok": true, "snapshot_size", "extents"} | {"ok": false, "step", "errno", "message"}]} with the facts, then one
+// answer per command read from stdin, each naming a target by its index: {"op": "mark", "target", "key", "value"} →
+// "marked"; {"op": "drop", "target"} → "dropped" (the image closed, so it can be removed); {"op": "rename", "target",
+// "to"} → "renamed", "exists" (the name is taken) or "absent" (the temporary image is gone: another writer took it).
+// {"event": "error", "side": "source"|"target", ...} ends it with exit 1 (a source failure ends every target);
 // {"event": "unavailable"} (no python3-rbd) with exit 3. stdin closing ends it at once: ferry is gone, so is its writer.
 export const LIBRBD_COPY_PY = String.raw`
 import json, os, sys, threading, queue, hashlib
@@ -71,7 +77,7 @@ def connect(cluster):
         clusters[key] = handle
     return clusters[key]
 
-source, target = job["source"], job["target"]
+source, targets = job["source"], job["targets"]
 object_size = job["object_size"]
 BLOCK = 4096
 ZERO_BLOCK = bytes(BLOCK)
@@ -80,18 +86,73 @@ ZERO_CHUNK = bytes(CHUNK)
 READS_IN_FLIGHT = 8
 WRITES_IN_FLIGHT = 32
 
+class Target:
+    """One temporary image written: a failure here ends this target only; the others go on."""
+    def __init__(self, spec):
+        self.spec, self.io, self.image, self.failure, self.facts = spec, None, None, None, None
+        self.slots, self.errors = threading.Semaphore(WRITES_IN_FLIGHT), []
+    def fail(self, step, error):
+        if self.failure is None:
+            self.failure = {"step": step, "errno": getattr(error, "errno", None), "message": str(error)}
+        self.drop()
+    def drop(self):
+        if self.image is not None:
+            opened.remove(self.image)
+            try:
+                self.image.close()
+            except Exception:
+                pass
+            self.image = None
+    def step(self, name, work):
+        if self.failure is not None:
+            return None
+        try:
+            return work()
+        except Exception as error:
+            self.fail(name, error)
+            return None
+    def write(self, offset, data):
+        if self.failure is not None:
+            return
+        self.slots.acquire()
+        if self.errors:
+            self.slots.release()
+            self.fail("write", OSError(-self.errors[0], os.strerror(-self.errors[0])))
+            return
+        def written(completion):
+            rc = completion.get_return_value()
+            if rc < 0:
+                self.errors.append(rc)
+            self.slots.release()
+        if self.step("write", lambda: self.image.aio_write(data, offset, written)) is None and self.failure is not None:
+            self.slots.release()
+    def settle(self):
+        for _ in range(WRITES_IN_FLIGHT):
+            self.slots.acquire()
+        if self.errors:
+            self.fail("write", OSError(-self.errors[0], os.strerror(-self.errors[0])))
+
+def opened_image(io, name, **options):
+    image = rbd.Image(io, name, **options)
+    opened.append(image)
+    return image
+
 def copy():
     src_io = on("source", "connect", lambda: connect(source).open_ioctx(source["pool"]))
-    dst_io = on("target", "connect", lambda: connect(target).open_ioctx(target["pool"]))
+    outs = [Target(spec) for spec in targets]
+    for out in outs:
+        out.io = out.step("connect", lambda: connect(out.spec).open_ioctx(out.spec["pool"]))
     say("ready")
-    src = on("source", "open", lambda: rbd.Image(src_io, source["image"], snapshot=source["snapshot"], read_only=True))
-    opened.append(src)
-    dst = on("target", "open", lambda: rbd.Image(dst_io, target["image"]))
-    opened.append(dst)
-    on("target", "image-meta set", lambda: dst.metadata_set(job["writer_key"], job["writer"]))
+    src = on("source", "open", lambda: opened_image(src_io, source["image"], snapshot=source["snapshot"], read_only=True))
     size = on("source", "stat", src.size)
-    if on("target", "stat", dst.size) != size:
-        raise Failed("target", "stat", Exception("the temporary image's size differs from the source's"))
+    for out in outs:
+        out.image = out.step("open", lambda: opened_image(out.io, out.spec["image"]))
+        out.step("image-meta set", lambda: out.image.metadata_set(job["writer_key"], job["writer"]))
+        if out.step("stat", lambda: out.image.size()) not in (None, size):
+            out.fail("stat", Exception("the temporary image's size differs from the source's"))
+    if all(out.failure is not None for out in outs):
+        say("copied", size=size, digest="", data_bytes=0, data_objects=[], written_objects=[], targets=[dict(out.failure, ok=False) for out in outs])
+        return outs
     extents = []
     on("source", "diff", lambda: src.diff_iterate(0, size, None, lambda offset, length, exists: extents.append((offset, length)) if exists else None, whole_object=True))
     chunks = []
@@ -107,8 +168,6 @@ def copy():
             digest.update(ZERO_CHUNK[:n])
             length -= n
     reads = []
-    write_slots = threading.Semaphore(WRITES_IN_FLIGHT)
-    write_errors = []
     def read(index):
         offset, length = chunks[index]
         done, box = threading.Event(), {}
@@ -117,16 +176,6 @@ def copy():
             done.set()
         on("source", "read", lambda: src.aio_read(offset, length, complete))
         reads.append((offset, length, done, box))
-    def written(completion):
-        rc = completion.get_return_value()
-        if rc < 0:
-            write_errors.append(rc)
-        write_slots.release()
-    def write(offset, data):
-        write_slots.acquire()
-        if write_errors:
-            raise Failed("target", "write", OSError(-write_errors[0], os.strerror(-write_errors[0])))
-        on("target", "write", lambda: dst.aio_write(data, offset, written))
     position, next_read, data_bytes = 0, 0, 0
     data_objects, written_objects = set(), set()
     while next_read < len(chunks) and next_read < READS_IN_FLIGHT:
@@ -156,7 +205,9 @@ def copy():
             if not zero and run is None:
                 run = at
             elif zero and run is not None:
-                write(offset + run, data if run == 0 and at >= length else data[run:at])
+                piece = data if run == 0 and at >= length else data[run:at]
+                for out in outs:  # read once, hashed once, written to every target
+                    out.write(offset + run, piece)
                 data_bytes += at - run
                 for index in range((offset + run) // object_size, (offset + at - 1) // object_size + 1):
                     data_objects.add(index)
@@ -167,28 +218,29 @@ def copy():
         hash_zeros(gap)
         digest.update(data)
     hash_zeros(size - position)
-    for _ in range(WRITES_IN_FLIGHT):
-        write_slots.acquire()
-    if write_errors:
-        raise Failed("target", "write", OSError(-write_errors[0], os.strerror(-write_errors[0])))
-    on("target", "flush", dst.flush)
-    on("target", "snap create", lambda: dst.create_snap("snap"))
-    on("target", "snap protect", lambda: dst.protect_snap("snap"))
     opened.remove(src)
     src.close()
-    # dst stays open (its watch shows a live writer) until the rename: another ferry that saw the verified mark and
-    # no watcher would take the copy for a dead run's and commit it itself.
-    snap = on("target", "open snap", lambda: rbd.Image(dst_io, target["image"], snapshot="snap", read_only=True))
-    present = []
-    on("target", "diff", lambda: snap.diff_iterate(0, snap.size(), None, lambda offset, length, exists: present.append([offset, length]) if exists else None, whole_object=True))
-    snapshot_size = snap.size()
-    snap.close()
+    for out in outs:
+        out.settle()
+        out.step("flush", lambda: out.image.flush())
+        out.step("snap create", lambda: out.image.create_snap("snap"))
+        out.step("snap protect", lambda: out.image.protect_snap("snap"))
+        # The image stays open (its watch shows a live writer) until the rename: another ferry that saw the verified
+        # mark and no watcher would take the copy for a dead run's and commit it itself.
+        snap = out.step("open snap", lambda: opened_image(out.io, out.spec["image"], snapshot="snap", read_only=True))
+        if snap is not None:
+            present = []
+            out.step("diff", lambda: snap.diff_iterate(0, snap.size(), None, lambda offset, length, exists: present.append([offset, length]) if exists else None, whole_object=True))
+            out.facts = {"snapshot_size": snap.size(), "extents": present}
+            opened.remove(snap)
+            snap.close()
     say("copied", size=size, digest=digest.hexdigest(), data_bytes=data_bytes, data_objects=sorted(data_objects),
-        written_objects=sorted(written_objects), snapshot_size=snapshot_size, extents=present)
-    return dst_io, dst
+        written_objects=sorted(written_objects),
+        targets=[dict(out.facts, ok=True) if out.failure is None else dict(out.failure, ok=False) for out in outs])
+    return outs
 
 def close_all():
-    for image in opened:
+    for image in list(opened):
         try:
             image.close()
         except Exception:
@@ -200,25 +252,27 @@ def close_all():
             pass
 
 try:
-    dst_io, dst = copy()
+    outs = copy()
     while True:
         command = commands.get()
+        if command["op"] == "exit":
+            break
+        out = outs[command["target"]]
         if command["op"] == "mark":
-            on("target", "image-meta set", lambda: dst.metadata_set(command["key"], command["value"]))
-            say("marked")
+            on("target", "image-meta set", lambda: out.image.metadata_set(command["key"], command["value"]))
+            say("marked", target=command["target"])
+        elif command["op"] == "drop":
+            out.drop()
+            say("dropped", target=command["target"])
         elif command["op"] == "rename":
-            if dst in opened:
-                opened.remove(dst)
-                dst.close()
+            out.drop()
             try:
-                on("target", "rename", lambda: rbd.RBD().rename(dst_io, target["image"], command["to"]))
-                say("renamed")
+                on("target", "rename", lambda: rbd.RBD().rename(out.io, out.spec["image"], command["to"]))
+                say("renamed", target=command["target"])
             except Failed as failed:
                 if failed.errno not in (2, 17):
                     raise
-                say("exists" if failed.errno == 17 else "absent")
-        elif command["op"] == "exit":
-            break
+                say("exists" if failed.errno == 17 else "absent", target=command["target"])
 except Stopped:
     close_all()
     os._exit(70)

@@ -20,7 +20,8 @@ export interface LibrbdCluster {
 
 export interface LibrbdCopyRequest {
   readonly source: LibrbdCluster & RbdImageRef & { readonly snapshot: string };
-  readonly target: LibrbdCluster & RbdImageRef;
+  /** One or more temporary images, each created empty with the source's shape: read once, written to each. */
+  readonly targets: readonly (LibrbdCluster & RbdImageRef)[];
   readonly algorithm: string;
   readonly objectSize: number;
   /** image-meta set on the target before any byte: who writes (`host:pid`). */
@@ -30,21 +31,28 @@ export interface LibrbdCopyRequest {
   readonly connectTimeoutMs?: number;
 }
 
-/** What the process saw: the bytes' hash in offset order (as a stream summary), and the target's snapshot. */
+/** What the process saw: the bytes' hash in offset order (as a stream summary), and each target's snapshot. */
 export interface LibrbdCopied {
   readonly summary: RbdDiffSummary;
-  readonly snapshotSize: number;
-  readonly extents: readonly { readonly offset: number; readonly length: number }[];
-  /** Non-zero bytes written. */
+  /** Non-zero bytes written (to each target). */
   readonly dataBytes: number;
+  /** In the request's order. */
+  readonly targets: readonly LibrbdTargetFacts[];
 }
+
+export type LibrbdTargetFacts =
+  | { readonly ok: true; readonly snapshotSize: number; readonly extents: readonly { readonly offset: number; readonly length: number }[] }
+  /** This target failed (the others may not have): coded by the caller as a target write failure. */
+  | { readonly ok: false; readonly failure: RbdStreamError };
 
 export interface LibrbdCopySession {
   /** The copy's facts, once written, snapshotted and protected. Rejects with RbdStreamError (side) or FERRY_ABORTED. */
   readonly copied: Promise<LibrbdCopied>;
-  mark(key: string, value: string): Promise<void>;
+  mark(target: number, key: string, value: string): Promise<void>;
+  /** Closes the target's image (the process keeps it open until the rename), so that it can be removed. */
+  drop(target: number): Promise<void>;
   /** The commit: 'exists' when the name is taken, 'absent' when the temporary image is gone. */
-  rename(to: string): Promise<RenameOutcome>;
+  rename(target: number, to: string): Promise<RenameOutcome>;
   /** Ends the process (after the rename, or when the caller gives up); resolves once it exited. */
   close(): Promise<void>;
 }
@@ -62,7 +70,7 @@ type Event = { readonly event: string } & Readonly<Record<string, unknown>>;
 export function startLibrbdCopy(request: LibrbdCopyRequest): LibrbdCopySession {
   const python = request.python ?? process.env.FERRY_RBD_PYTHON ?? LIBRBD_PYTHON_DEFAULT;
   const child = spawn(python, ['-c', LIBRBD_COPY_PY], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const where = `${request.source.pool}/${request.source.image}@${request.source.snapshot} → ${request.target.pool}/${request.target.image}`;
+  const where = `${request.source.pool}/${request.source.image}@${request.source.snapshot} → ${request.targets.map((t) => `${t.pool}/${t.image}`).join(', ')}`;
   const events = eventQueue(child);
   const kill = (): void => { child.kill('SIGKILL'); };
   // Told by its stdin closing, it stops writing and closes the images, so their watch does not outlive it; one stuck
@@ -77,7 +85,7 @@ export function startLibrbdCopy(request: LibrbdCopyRequest): LibrbdCopySession {
   child.stdin?.on('error', () => undefined);
   child.stdin?.write(`${JSON.stringify({
     source: { conf: request.source.confFile, user: request.source.user, pool: request.source.pool, image: request.source.image, snapshot: request.source.snapshot },
-    target: { conf: request.target.confFile, user: request.target.user, pool: request.target.pool, image: request.target.image },
+    targets: request.targets.map((target) => ({ conf: target.confFile, user: target.user, pool: target.pool, image: target.image })),
     algorithm: request.algorithm, object_size: request.objectSize, writer_key: request.writer.key, writer: request.writer.value,
     connect_timeout_s: cephTimeoutSeconds(request.connectTimeoutMs ?? CEPH_CLI_DEFAULTS.connectTimeoutMs),
   })}\n`);
@@ -98,14 +106,21 @@ export function startLibrbdCopy(request: LibrbdCopyRequest): LibrbdCopySession {
   };
   const copied = next(['copied']).then(factsOf);
   copied.catch(() => undefined);
-  const command = async (op: Record<string, string>, expected: readonly string[]): Promise<string> => {
-    child.stdin?.write(`${JSON.stringify(op)}\n`);
-    return (await next(expected)).event;
+  // One command at a time: the answers come in the order the commands were sent, and stores finish concurrently.
+  let queue: Promise<unknown> = copied.catch(() => undefined);
+  const command = (op: Readonly<Record<string, string | number>>, expected: readonly string[]): Promise<string> => {
+    const answer = queue.then(async () => {
+      child.stdin?.write(`${JSON.stringify(op)}\n`);
+      return (await next(expected)).event;
+    });
+    queue = answer.catch(() => undefined);
+    return answer;
   };
   return {
     copied,
-    mark: async (key, value) => { await command({ op: 'mark', key, value }, ['marked']); },
-    rename: async (to) => await command({ op: 'rename', to }, ['renamed', 'exists', 'absent']) as RenameOutcome,
+    mark: async (target, key, value) => { await command({ op: 'mark', target, key, value }, ['marked']); },
+    drop: async (target) => { await command({ op: 'drop', target }, ['dropped']); },
+    rename: async (target, to) => await command({ op: 'rename', target, to }, ['renamed', 'exists', 'absent']) as RenameOutcome,
     async close() {
       request.signal.removeEventListener('abort', stop);
       stop();
@@ -116,14 +131,17 @@ export function startLibrbdCopy(request: LibrbdCopyRequest): LibrbdCopySession {
 
 function factsOf(event: Event): LibrbdCopied {
   const numbers = (value: unknown): number[] => (Array.isArray(value) ? value.map(Number) : []);
+  const targets = (Array.isArray(event.targets) ? event.targets as Readonly<Record<string, unknown>>[] : []).map((target): LibrbdTargetFacts => (target.ok === true
+    ? { ok: true, snapshotSize: Number(target.snapshot_size),
+      extents: (Array.isArray(target.extents) ? target.extents as unknown[][] : []).map(([offset, length]) => ({ offset: Number(offset), length: Number(length) })) }
+    : { ok: false, failure: new RbdStreamError({ side: 'target', exitCode: null, message: `${String(target.step)}: ${String(target.message)}` }) }));
   return {
     summary: {
       size: Number(event.size), toSnapshot: 'snap', fromSnapshot: undefined, digest: String(event.digest), ordered: true,
       writtenObjects: new Set(numbers(event.written_objects)), dataObjects: new Set(numbers(event.data_objects)), streamBytes: Number(event.data_bytes),
     },
-    snapshotSize: Number(event.snapshot_size),
-    extents: (Array.isArray(event.extents) ? event.extents as unknown[][] : []).map(([offset, length]) => ({ offset: Number(offset), length: Number(length) })),
     dataBytes: Number(event.data_bytes),
+    targets,
   };
 }
 

@@ -18,7 +18,7 @@ import {
   type ExpectedHash, type RbdCluster, type RbdSourceCandidate, type VerifyVerdict,
 } from './rbd-direct-plan.js';
 import { judgeStreamedCopy } from './rbd-stream-verify.js';
-import { LibrbdUnavailableError, startLibrbdCopy } from '../../rbd/librbd-copy.js';
+import { LibrbdUnavailableError, startLibrbdCopy, type LibrbdCopied, type LibrbdCopySession } from '../../rbd/librbd-copy.js';
 
 /** One store's direct copy, from the source chosen for the batch. */
 export interface StoreCopyPlan {
@@ -53,14 +53,43 @@ export type StoreCopyEnd =
 const SNAPSHOT = 'snap';
 const WRITER_META_KEY = 'ferry.writer';
 
+/** A store whose temporary image this run created (the "who writes" decision): its bytes are ours to write. */
+interface Claimed {
+  readonly kind: 'claimed';
+  readonly plan: StoreCopyPlan;
+  readonly cli: CephCliOptions;
+  readonly temp: RbdImageRef;
+  readonly final: RbdImageRef;
+}
+
 /**
- * Bring one store: (registered by now?) → create the temporary image, and at once look for the final name: a committed
- * copy of an earlier run is registered; a temporary image that exists already is another writer's (waited for), a
- * leftover (removed) or verified (resumed) → export-diff | import-diff (sparse, makes `snap`; the stream is hashed on
- * its way), check the target, protect, mark verified → rename (the commit; fails if the name exists) → PATCH the
- * location. Whatever fails before the PATCH succeeded removes what this run wrote.
+ * Bring one image's stores from one source: each store is claimed (below); the claimed ones are written together —
+ * through librbd the source is read and hashed once and every target written (the stores of one image at once, issue
+ * 19 item 5) — then each is checked, marked verified, renamed (the commit; fails if the name exists) and its location
+ * PATCHed. Whatever fails before the PATCH succeeded removes what this run wrote. Ends in the plans' order.
  */
+export async function copyStores<Skip extends string>(job: CopyJob<Skip>, plans: readonly StoreCopyPlan[]): Promise<StoreCopyEnd[]> {
+  const claims = await Promise.all(plans.map((plan) => claimStore(job, plan)));
+  const claimed = claims.filter((claim): claim is Claimed => claim.kind === 'claimed');
+  const written = claimed.length === 0 ? [] : await writeClaimed(job, claimed);
+  return claims.map((claim) => (claim.kind === 'claimed' ? written[claimed.indexOf(claim)] ?? unreachable(claim.plan.store) : claim));
+}
+
 export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd> {
+  const [end] = await copyStores(job, [plan]);
+  return end ?? unreachable(plan.store);
+}
+
+function unreachable(store: string): never {
+  throw new Error(`rbd-copy-store: no end for store ${store}`);
+}
+
+/**
+ * Claim one store: (registered by now?) → create the temporary image, and at once look for the final name: a committed
+ * copy of an earlier run is registered; a temporary image that exists already is another writer's (waited for), a
+ * leftover (removed) or verified (resumed). Only a created temporary image is claimed for writing.
+ */
+async function claimStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd | Claimed> {
   const imageId = job.state.image.id;
   const signal = job.deadline.signal;
   const cli: CephCliOptions = { confFile: plan.target.confFile, ...(plan.target.user ? { user: plan.target.user } : {}), signal,
@@ -87,7 +116,7 @@ export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: S
       }
       return register(job, plan, cli, final, 0, 0);
     }
-    if (created === 'created') return write(job, plan, cli, temp, final);
+    if (created === 'created') return { kind: 'claimed', plan, cli, temp, final };
     const existing = await readRbdImageInfo(cli, temp);
     if (existing === undefined) continue; // removed since the create failed: look again
     const verdict = judgeTemporary(await temporaryFacts(cli, temp, existing), plan.expected, Math.floor(job.ctx.clock.wallNow() / 1000), plan.quietMs);
@@ -135,45 +164,39 @@ function writerGone(writer: string | undefined): boolean {
  */
 let librbdMissing: string | undefined;
 
-async function write<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
-  final: RbdImageRef): Promise<StoreCopyEnd> {
+async function writeClaimed<Skip extends string>(job: CopyJob<Skip>, claimed: readonly Claimed[]): Promise<StoreCopyEnd[]> {
   if (librbdMissing === undefined && process.env.FERRY_RBD_DATA_PATH !== 'cli') {
-    const end = await writeWithLibrbd(job, plan, cli, temp, final);
-    if (end !== 'unavailable') return end;
+    const ends = await writeWithLibrbd(job, claimed);
+    if (ends !== 'unavailable') return ends;
   }
-  return writeWithCli(job, plan, cli, temp, final);
+  return Promise.all(claimed.map(({ plan, cli, temp, final }) => writeWithCli(job, plan, cli, temp, final)));
 }
 
 /**
- * librbd (librbd-copy.ts): one process reads, hashes and writes, makes and protects `snap` and reports the target's
- * objects; ferry judges those facts as it judges a streamed copy, then the same process marks and renames.
+ * librbd (librbd-copy.ts): one process reads and hashes the source once and writes every claimed store's temporary
+ * image, makes and protects `snap` and reports each target's objects; ferry judges each target's facts as it judges a
+ * streamed copy, then the same process marks and renames it.
  */
-async function writeWithLibrbd<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
-  final: RbdImageRef): Promise<StoreCopyEnd | 'unavailable'> {
+async function writeWithLibrbd<Skip extends string>(job: CopyJob<Skip>, claimed: readonly Claimed[]): Promise<StoreCopyEnd[] | 'unavailable'> {
   const imageId = job.state.image.id;
-  const { source } = plan;
-  job.progress('copying', [plan.store], `librbd ${source.store} → ${plan.store}`);
+  const { plan: first } = claimed[0] ?? unreachable('(none)');
+  const { source } = first;
+  const stores = claimed.map((claim) => claim.plan.store);
+  job.progress('copying', stores, `librbd ${source.store} → ${stores.join(', ')}`);
   const session = startLibrbdCopy({
     source: { confFile: source.cluster.confFile, user: source.cluster.user, ...source.location },
-    target: { confFile: plan.target.confFile, user: plan.target.user, ...temp },
-    algorithm: plan.expected.algorithm, objectSize: plan.shape.objectSize,
+    targets: claimed.map(({ plan, temp }) => ({ confFile: plan.target.confFile, user: plan.target.user, ...temp })),
+    algorithm: first.expected.algorithm, objectSize: first.shape.objectSize,
     writer: { key: WRITER_META_KEY, value: `${hostname()}:${process.pid}` }, signal: job.deadline.signal,
   });
+  const removeAll = (): Promise<unknown> => Promise.all(claimed.map(({ cli, temp }) => removeQuietly(job, cli, temp)));
   try {
     const copied = await session.copied;
-    const started = job.ctx.clock.now();
-    const verdict = judgeStreamedCopy(plan.expected, copied.summary, job.state.image.size, plan.shape.objectSize, SNAPSHOT,
-      { snapshotSize: copied.snapshotSize, extents: copied.extents });
-    if (verdict.kind !== 'match') {
-      await session.close();
-      await removeQuietly(job, cli, temp);
-      return { kind: 'refused', error: hashMismatchError(imageId, plan.store, verdict.reason, plan.expected) };
-    }
-    const reading = job.read();
-    reading.catch(() => undefined);
-    await session.mark(VERIFIED_META_KEY, verifiedMark(plan.expected));
-    const verifyMs = job.ctx.clock.now() - started;
-    return await commit(job, plan, cli, temp, final, copied.dataBytes, verifyMs, reading, (to) => session.rename(to));
+    // Every store to its end before the process is closed: a store still renaming needs it.
+    const settled = await Promise.allSettled(claimed.map((claim, index) => finishLibrbdTarget(job, claim, index, copied, session)));
+    const failed = settled.find((end): end is PromiseRejectedResult => end.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    return settled.map((end) => (end as PromiseFulfilledResult<StoreCopyEnd>).value);
   } catch (error) {
     await session.close();
     if (error instanceof LibrbdUnavailableError) {
@@ -182,15 +205,38 @@ async function writeWithLibrbd<Skip extends string>(job: CopyJob<Skip>, plan: St
       return 'unavailable';
     }
     if (error instanceof RbdStreamError) {
-      await removeQuietly(job, cli, temp);
-      return { kind: 'refused', error: error.failure.side === 'source' ? sourceLostError(imageId, source, plan.store, error)
-        : targetWriteError(imageId, plan.store, plan.target, error) };
+      await removeAll();
+      return claimed.map(({ plan }) => ({ kind: 'refused', error: error.failure.side === 'source' ? sourceLostError(imageId, source, plan.store, error)
+        : targetWriteError(imageId, plan.store, plan.target, error) }));
     }
-    if (isFerryError(error, 'FERRY_ABORTED')) await removeQuietly(job, cli, temp);
+    if (isFerryError(error, 'FERRY_ABORTED')) await removeAll();
     throw error;
   } finally {
     await session.close();
   }
+}
+
+/** One target of a librbd copy: its failure or its facts judged, then marked and committed through the same process. */
+async function finishLibrbdTarget<Skip extends string>(job: CopyJob<Skip>, claim: Claimed, index: number, copied: LibrbdCopied,
+  session: LibrbdCopySession): Promise<StoreCopyEnd> {
+  const { plan, cli, temp, final } = claim;
+  const imageId = job.state.image.id;
+  const facts = copied.targets[index];
+  const started = job.ctx.clock.now();
+  const verdict = facts === undefined ? { kind: 'mismatch' as const, reason: 'the librbd copy reported nothing for this target' }
+    : facts.ok ? judgeStreamedCopy(plan.expected, copied.summary, job.state.image.size, plan.shape.objectSize, SNAPSHOT, facts) : undefined;
+  if (verdict === undefined || verdict.kind !== 'match') {
+    await session.drop(index);
+    await removeQuietly(job, cli, temp);
+    if (facts !== undefined && !facts.ok) return { kind: 'refused', error: targetWriteError(imageId, plan.store, plan.target, facts.failure) };
+    return { kind: 'refused', error: hashMismatchError(imageId, plan.store, verdict?.reason ?? 'no facts', plan.expected) };
+  }
+  const reading = job.read();
+  reading.catch(() => undefined);
+  await session.mark(index, VERIFIED_META_KEY, verifiedMark(plan.expected));
+  const verifyMs = job.ctx.clock.now() - started;
+  return commit(job, plan, cli, temp, final, copied.dataBytes, verifyMs, reading,
+    { rename: (to) => session.rename(index, to), release: () => session.drop(index) });
 }
 
 /** The rbd CLI: export-diff | ferry (the stream hashed on its way) | import-diff, then the target looked at. */
@@ -260,17 +306,25 @@ async function verifyStreamed<Skip extends string>(job: CopyJob<Skip>, plan: Sto
   return judgeReadBack(plan.expected, await hashRbdSnapshot(cli, snap, plan.expected.algorithm, job.deadline.signal), job.state.image.size);
 }
 
+/** Who has the temporary image: the librbd process keeps it open until the rename; the CLI path holds nothing. */
+interface TemporaryHolder {
+  rename(to: string): Promise<RenameOutcome>;
+  /** Let go of it before it is removed (an open image cannot be). */
+  release(): Promise<void>;
+}
+
 /** Rename = commit: the verified temporary image takes the image's name, unless someone's image has it already. */
 async function commit<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, cli: CephCliOptions, temp: RbdImageRef,
   final: RbdImageRef, bytes: number, verifyMs: number, reading: Promise<GlanceImage> = job.read(),
-  rename: (to: string) => Promise<RenameOutcome> = (to) => renameRbdImage(cli, temp.pool, temp.image, to)): Promise<StoreCopyEnd> {
+  holder: TemporaryHolder = { rename: (to) => renameRbdImage(cli, temp.pool, temp.image, to), release: () => Promise.resolve() }): Promise<StoreCopyEnd> {
   const image = await reading;
   const blocked = blockedBy(image, plan);
   if (blocked !== undefined) {
+    await holder.release();
     await removeQuietly(job, cli, temp);
     return { kind: blocked, image };
   }
-  const renamed = await rename(final.image);
+  const renamed = await holder.rename(final.image);
   if (renamed !== 'renamed') {
     if (renamed === 'exists') await removeQuietly(job, cli, temp);
     // Loop back through copyStore's checks: the name's holder decides (a verified copy of ours is registered). Absent:

@@ -6,7 +6,7 @@ import { readRbdImageInfo, type RbdImageInfo } from '../../rbd/rbd-image-command
 import type { CopyJob, CopyTransfer, TransferOutcome } from '../copy-job.js';
 import type { OwnImportVerdict } from '../judge-own-import.js';
 import { createKeyedLimiter } from './keyed-limiter.js';
-import { copyStore, type StoreCopyEnd } from './rbd-copy-store.js';
+import { copyStores, type StoreCopyEnd, type StoreCopyPlan } from './rbd-copy-store.js';
 import { noSourceError, notRawError, targetPoolUnknownError, unverifiableError } from './rbd-direct-errors.js';
 import {
   expectedHash, planRbdSources, targetPoolOf, type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
@@ -104,19 +104,22 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
         return ended(job, new Map(batch.map((store) => [store, { kind: 'refused', error: eligibility.error }])), 0);
       }
       const started = job.ctx.clock.now();
-      const ends = await Promise.all(batch.map(async (store) => {
+      const plans = batch.map((store): StoreCopyPlan => {
         const target = options.targets.get(store);
         const targetPool = eligibility.pools.get(store);
         if (target === undefined || targetPool === undefined) throw new Error(`rbd-direct: ${store} passed the eligibility check without a target cluster and pool`);
-        const end = await limiter.run([`source:${eligibility.source.store}`, `target:${store}`], job.deadline.signal, async () =>
-          copyStore(job, {
-            store, target, targetPool, targetFsid: targetFsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
-            expected: eligibility.expected, ignoredLock: takingOver, quietMs: options.quietMs ?? RBD_DIRECT_DEFAULTS.quietMs,
-            pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}),
-            oneLocationWrite: (work) => locationWrites.run([`image:${job.state.image.id}`], job.deadline.signal, work),
-          }));
-        return [store, end] as const;
-      }));
+        return {
+          store, target, targetPool, targetFsid: targetFsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
+          expected: eligibility.expected, ignoredLock: takingOver, quietMs: options.quietMs ?? RBD_DIRECT_DEFAULTS.quietMs,
+          pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}),
+          oneLocationWrite: (work) => locationWrites.run([`image:${job.state.image.id}`], job.deadline.signal, work),
+        };
+      });
+      // The image's stores together: one read of the source for all of them (librbd), one slot of the source and of
+      // each target.
+      const copies = await limiter.run([`source:${eligibility.source.store}`, ...batch.map((store) => `target:${store}`)], job.deadline.signal,
+        () => copyStores(job, plans));
+      const ends = batch.map((store, index) => [store, copies[index] ?? unreachableEnd(store)] as const);
       // Each store's end carries the image as its own PATCH answered; after several, only a fresh read has them all
       // (unreadable now: the engine's next look reads it anyway).
       const fresh = ends.filter(([, end]) => end.kind === 'copied').length > 1 ? await job.read().catch(() => undefined) : undefined;
@@ -197,6 +200,10 @@ function ended<Skip extends string>(job: CopyJob<Skip>, verdicts: ReadonlyMap<st
     wait: { elapsedMs },
     snapshot: { image, watchedTask: undefined, task: undefined, elapsedMs, wallNowMs: job.ctx.clock.wallNow() },
   };
+}
+
+function unreachableEnd(store: string): never {
+  throw new Error(`rbd-direct: no end for store ${store}`);
 }
 
 function cliOf(cluster: RbdCluster, signal: AbortSignal, runner: CommandRunner | undefined): CephCliOptions {

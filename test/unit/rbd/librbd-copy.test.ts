@@ -29,8 +29,9 @@ lines.on('line', (line) => {
   if (job === undefined) { job = JSON.parse(line); log('job ' + line); ${body} return; }
   log('command ' + line);
   const command = JSON.parse(line);
-  if (command.op === 'mark') say('marked');
-  if (command.op === 'rename') say(command.to === 'taken' ? 'exists' : command.to === 'gone' ? 'absent' : 'renamed');
+  if (command.op === 'mark') setTimeout(() => say('marked', { target: command.target }), command.target === 0 ? 30 : 0);
+  if (command.op === 'drop') say('dropped', { target: command.target });
+  if (command.op === 'rename') say(command.to === 'taken' ? 'exists' : command.to === 'gone' ? 'absent' : 'renamed', { target: command.target });
 });
 `);
   chmodSync(file, 0o755);
@@ -39,41 +40,46 @@ lines.on('line', (line) => {
 
 const logOf = (python: string): string => readFileSync(`${python}.log`, 'utf8');
 
-const COPIED = { size: 16 << 20, digest: 'ab'.repeat(64), data_bytes: 4096, data_objects: [1], written_objects: [1], snapshot_size: 16 << 20,
-  extents: [[4 << 20, 4 << 20]] };
+const COPIED = { size: 16 << 20, digest: 'ab'.repeat(64), data_bytes: 4096, data_objects: [1], written_objects: [1],
+  targets: [{ ok: true, snapshot_size: 16 << 20, extents: [[4 << 20, 4 << 20]] },
+    { ok: false, step: 'write', errno: 28, message: '[errno 28] No space left on device' }] };
 
 function request(python: string, signal = new AbortController().signal): LibrbdCopyRequest {
   return {
     source: { confFile: '/etc/ceph/a.conf', user: 'glance', pool: 'images', image: 'IMG', snapshot: 'snap' },
-    target: { confFile: '/etc/ceph/b.conf', user: undefined, pool: 'images-c', image: 'IMG.ferry-partial' },
+    targets: [{ confFile: '/etc/ceph/b.conf', user: undefined, pool: 'images', image: 'IMG.ferry-partial' },
+      { confFile: '/etc/ceph/b.conf', user: 'glance', pool: 'images-c', image: 'IMG.ferry-partial' }],
     algorithm: 'sha512', objectSize: 4 << 20, writer: { key: 'ferry.writer', value: 'host-a:42' }, signal, python,
   };
 }
 
 describe('startLibrbdCopy', () => {
-  it('sends the job, reports the copy as a stream summary with the target facts, then marks and renames over the same process', async () => {
+  it('sends the job, reports the copy as a stream summary with each target\'s facts or failure, then marks, drops and renames by target', async () => {
     const python = fakePython('ok', `say('ready'); say('copied', ${JSON.stringify(COPIED)});`);
     const session = startLibrbdCopy(request(python));
     const copied = await session.copied;
     expect(copied.summary).toMatchObject({ size: 16 << 20, digest: 'ab'.repeat(64), ordered: true, toSnapshot: 'snap', fromSnapshot: undefined });
     expect([...copied.summary.dataObjects]).toEqual([1]);
     expect([...copied.summary.writtenObjects]).toEqual([1]);
-    expect(copied.extents).toEqual([{ offset: 4 << 20, length: 4 << 20 }]);
-    expect(copied.snapshotSize).toBe(16 << 20);
-    await session.mark('ferry.verified', 'sha512:x');
-    expect(await session.rename('IMG')).toBe('renamed');
-    expect(await session.rename('taken')).toBe('exists');
-    expect(await session.rename('gone')).toBe('absent');
+    expect(copied.targets[0]).toEqual({ ok: true, snapshotSize: 16 << 20, extents: [{ offset: 4 << 20, length: 4 << 20 }] });
+    const failed = copied.targets[1];
+    expect(failed?.ok).toBe(false);
+    expect(failed?.ok === false ? failed.failure.failure : undefined).toEqual({ side: 'target', exitCode: null, message: 'write: [errno 28] No space left on device' });
+    // Sent at once: the answers are taken in the order the commands went (target 0's answer comes later).
+    await Promise.all([session.mark(0, 'ferry.verified', 'sha512:x'), session.drop(1)]);
+    expect(await session.rename(0, 'IMG')).toBe('renamed');
+    expect(await session.rename(0, 'taken')).toBe('exists');
+    expect(await session.rename(0, 'gone')).toBe('absent');
     await session.close();
     const log = logOf(python);
     const job = JSON.parse(/^job (.*)$/m.exec(log)?.[1] ?? '{}') as Record<string, unknown>;
     expect(job).toMatchObject({
       source: { conf: '/etc/ceph/a.conf', user: 'glance', pool: 'images', image: 'IMG', snapshot: 'snap' },
-      target: { conf: '/etc/ceph/b.conf', pool: 'images-c', image: 'IMG.ferry-partial' },
+      targets: [{ conf: '/etc/ceph/b.conf', pool: 'images', image: 'IMG.ferry-partial' }, { conf: '/etc/ceph/b.conf', user: 'glance', pool: 'images-c', image: 'IMG.ferry-partial' }],
       algorithm: 'sha512', object_size: 4 << 20, writer_key: 'ferry.writer', writer: 'host-a:42', connect_timeout_s: 10,
     });
-    expect(log).toContain('command {"op":"mark","key":"ferry.verified","value":"sha512:x"}');
-    expect(log).toContain('command {"op":"rename","to":"IMG"}');
+    expect(log).toContain('command {"op":"mark","target":0,"key":"ferry.verified","value":"sha512:x"}\ncommand {"op":"drop","target":1}');
+    expect(log).toContain('command {"op":"rename","target":0,"to":"IMG"}');
     expect(log.trim().split('\n').at(-1)).toBe('stdin closed');
   });
 
