@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { FerryError } from '../errors/ferry-error.js';
 import { CEPH_CLI_DEFAULTS, cephTimeoutSeconds } from './ceph-cli.js';
 import { LIBRBD_COPY_PY } from './librbd-copy-source.js';
 import type { RbdDiffSummary } from './rbd-diff-stream.js';
 import type { RbdImageRef, RenameOutcome } from './rbd-image-commands.js';
-import { RbdStreamError } from './rbd-streams.js';
+import { RbdStreamError, transferAborted } from './rbd-streams.js';
 
 // The Node side of librbd-copy-source.ts: starts the Python process, feeds it the job, reads its events. Decisions
 // (is the copy proven, may it be renamed) stay with the caller: this module only reports what the process saw.
@@ -93,7 +92,7 @@ export function startLibrbdCopy(request: LibrbdCopyRequest): LibrbdCopySession {
   const next = async (expected: readonly string[]): Promise<Event> => {
     for (;;) {
       const event = await events.next();
-      if (request.signal.aborted) throw aborted(where);
+      if (request.signal.aborted) throw transferAborted(where);
       if (event === undefined && events.spawnError() !== undefined) throw new LibrbdUnavailableError(`${python}: ${events.spawnError()}`);
       if (event === undefined) throw new RbdStreamError({ side: 'target', exitCode: await events.exitCode, message: `the librbd copy process ended without an answer${events.stderrTail()}` });
       if (event.event === 'unavailable') throw new LibrbdUnavailableError(`${python}: ${String(event.message)}`);
@@ -190,8 +189,4 @@ function eventQueue(child: ChildProcess): { next(): Promise<Event | undefined>; 
       return line === undefined ? '' : `: ${line}`;
     },
   };
-}
-
-function aborted(spec: string): FerryError {
-  return new FerryError('FERRY_ABORTED', `the transfer of ${spec} was interrupted`, 'Run the same command again: a leftover temporary image is removed first');
 }

@@ -69,7 +69,7 @@ export async function pipeRbdDiff(source: CephCliOptions, from: RbdImageRef & { 
   // The importer ending early (an error) must not crash us with EPIPE on its stdin.
   input?.on('error', () => undefined);
   const [exported, imported] = await Promise.all([ended(exporter), ended(importer)]);
-  if (signal.aborted) throw aborted(`${from.pool}/${from.image}@${from.snapshot}`);
+  if (signal.aborted) throw transferAborted(`${from.pool}/${from.image}@${from.snapshot}`);
   if (rejected !== undefined) throw rejected;
   if (exported.exitCode !== 0) throw streamError({ side: 'source', exitCode: exported.exitCode, message: cephMessage(exported.stderr) });
   if (imported.exitCode !== 0) throw streamError({ side: 'target', exitCode: imported.exitCode, message: cephMessage(imported.stderr) });
@@ -86,7 +86,7 @@ export async function hashRbdSnapshot(cli: CephCliOptions, ref: RbdImageRef & { 
   let bytes = 0;
   child.stdout?.on('data', (chunk: Buffer) => { bytes += chunk.length; hash.update(chunk); });
   const done = await ended(child);
-  if (signal.aborted) throw aborted(`${ref.pool}/${ref.image}@${ref.snapshot}`);
+  if (signal.aborted) throw transferAborted(`${ref.pool}/${ref.image}@${ref.snapshot}`);
   if (done.exitCode !== 0) throw streamError({ side: 'target', exitCode: done.exitCode, message: cephMessage(done.stderr) });
   return { digest: hash.digest('hex'), bytes };
 }
@@ -100,7 +100,8 @@ function ended(child: ChildProcess): Promise<{ exitCode: number | null; stderr: 
   });
 }
 
-function aborted(spec: string): FerryError {
+/** The direct transfer's copy of `spec` was cut by ferry's deadline or a signal. */
+export function transferAborted(spec: string): FerryError {
   return new FerryError('FERRY_ABORTED', `the transfer of ${spec} was interrupted`, 'Run the same command again: a leftover temporary image is removed first');
 }
 

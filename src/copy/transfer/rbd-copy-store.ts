@@ -75,7 +75,7 @@ export async function copyStores<Skip extends string>(job: CopyJob<Skip>, plans:
   return claims.map((claim) => (claim.kind === 'claimed' ? written[claimed.indexOf(claim)] ?? unreachable(claim.plan.store) : claim));
 }
 
-export async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd> {
+async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd> {
   const [end] = await copyStores(job, [plan]);
   return end ?? unreachable(plan.store);
 }
