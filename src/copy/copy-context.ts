@@ -6,6 +6,7 @@ import type { Leftover } from './copy-errors.js';
 import { createCopyDurationEstimator, type CopyDurationEstimator } from './copy-duration-estimator.js';
 import type { EnsureOutcome } from './ensure-result.js';
 import { createSingleFlight, type SingleFlight } from './single-flight.js';
+import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER, type KeyedLimiter } from './transfer/keyed-limiter.js';
 
 /**
  * What the copy engine needs from a connected cloud. A `Cloud` (cloud/) is one as it is, without knowing the engine;
@@ -33,6 +34,11 @@ export interface CopyShared {
   readonly copyFlights: SingleFlight<EnsureOutcome>;
   /** Copy durations learnt per store, for the first read after a request. */
   readonly copyDurations: CopyDurationEstimator;
+  /**
+   * The direct RBD transfer's slots per source cluster and target store, across every ensure() of this process (the
+   * agent's concurrent requests): each running copy is a librbd process of its own, in the agent's cgroup.
+   */
+  readonly rbdCopySlots: KeyedLimiter;
 }
 
 // Keyed by the Glance client, so the state lives exactly as long as the cloud that owns it (a SIGHUP makes a new one).
@@ -41,8 +47,10 @@ const sharedByClient = new WeakMap<GlanceClient, CopyShared>();
 export function copyShared(ctx: CopyContext): CopyShared {
   let shared = sharedByClient.get(ctx.glance);
   if (shared === undefined) {
-    shared = { copyFlights: createSingleFlight<EnsureOutcome>(), copyDurations: createCopyDurationEstimator() };
+    shared = { copyFlights: createSingleFlight<EnsureOutcome>(), copyDurations: createCopyDurationEstimator(),
+      rbdCopySlots: createKeyedLimiter(DIRECT_COPIES_PER_CLUSTER) };
     sharedByClient.set(ctx.glance, shared);
   }
-  return { copyFlights: ctx.copyFlights ?? shared.copyFlights, copyDurations: ctx.copyDurations ?? shared.copyDurations };
+  return { copyFlights: ctx.copyFlights ?? shared.copyFlights, copyDurations: ctx.copyDurations ?? shared.copyDurations,
+    rbdCopySlots: shared.rbdCopySlots };
 }

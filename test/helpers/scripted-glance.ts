@@ -13,6 +13,7 @@ import { createServiceClient } from '../../src/openstack/service-client.js';
 import { RECORDED_AUTH } from './fixtures.js';
 import { FSID_A, imageBody, type ImageShape } from './image-body.js';
 import { fakeClock, type FakeClock } from './fake-clock.js';
+import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER } from '../../src/copy/transfer/keyed-limiter.js';
 
 /**
  * A Glance that answers image reads from a script of snapshots (the last one repeats) and copy requests from a
@@ -76,6 +77,7 @@ export function copyContext(glance: GlanceClient, clock: FakeClock = fakeClock()
     localFsid: () => Promise.resolve(fsid),
     copyFlights: createSingleFlight<EnsureOutcome>(),
     copyDurations: createCopyDurationEstimator(),
+    rbdCopySlots: createKeyedLimiter(DIRECT_COPIES_PER_CLUSTER),
   };
 }
 

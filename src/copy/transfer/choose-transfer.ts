@@ -14,7 +14,7 @@ export type TransferTargets = ReadonlyMap<string, RbdCluster>;
  * without a target cluster is refused before any request.
  */
 export function chooseTransfer(policy: CopyPolicy, targets: TransferTargets, localUser: string | undefined,
-  extra: Pick<RbdDirectOptions, 'perClusterLimit' | 'runner'> = {}): CopyTransfer {
+  extra: Pick<RbdDirectOptions, 'perClusterLimit' | 'slots' | 'runner'> = {}): CopyTransfer {
   if (policy.transfer === 'glance') return glanceCopyImage;
   if (targets.size === 0) {
     if (policy.transfer === 'auto') return glanceCopyImage;

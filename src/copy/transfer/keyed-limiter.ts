@@ -1,3 +1,6 @@
+/** The direct transfer's default: copies at once per source cluster and per target store. */
+export const DIRECT_COPIES_PER_CLUSTER = 2;
+
 /**
  * At most `limit` holders per key at once (a source cluster, a target store): direct transfers of many images and
  * stores share the clusters' bandwidth without one cluster taking every slot. Woken in arrival order; a waiter that aborts

@@ -5,7 +5,7 @@ import type { CommandRunner } from '../../rbd/command-runner.js';
 import { readRbdImageInfo, type RbdImageInfo } from '../../rbd/rbd-image-commands.js';
 import type { CopyJob, CopyTransfer, TransferOutcome } from '../copy-job.js';
 import type { OwnImportVerdict } from '../judge-own-import.js';
-import { createKeyedLimiter } from './keyed-limiter.js';
+import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER, type KeyedLimiter } from './keyed-limiter.js';
 import { copyStores, type StoreCopyEnd, type StoreCopyPlan } from './rbd-copy-store.js';
 import { noSourceError, notRawError, targetPoolUnknownError, unverifiableError } from './rbd-direct-errors.js';
 import {
@@ -23,6 +23,8 @@ export interface RbdDirectOptions {
   readonly fallback?: CopyTransfer | undefined;
   /** Concurrent direct copies per source cluster and per target store (prewarm/sync run many). */
   readonly perClusterLimit?: number;
+  /** Those slots shared with other transfers of the process (ensure: every request of the agent); else its own. */
+  readonly slots?: KeyedLimiter;
   /** A temporary image nobody has open and nobody wrote for this long is a leftover. */
   readonly quietMs?: number;
   readonly pollMs?: number;
@@ -30,7 +32,7 @@ export interface RbdDirectOptions {
 }
 
 export const RBD_DIRECT_DEFAULTS = {
-  perClusterLimit: 2,
+  perClusterLimit: DIRECT_COPIES_PER_CLUSTER,
   // librbd updates an image's modify time at most once a minute (rbd_mtime_update_interval): three times that.
   quietMs: 180_000,
   pollMs: 1_000,
@@ -48,7 +50,7 @@ type Eligibility =
  * nothing. With a fallback (`--transfer auto`), an image it cannot copy goes to Glance's copy-image instead.
  */
 export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer {
-  const limiter = createKeyedLimiter(options.perClusterLimit ?? RBD_DIRECT_DEFAULTS.perClusterLimit);
+  const limiter = options.slots ?? createKeyedLimiter(options.perClusterLimit ?? RBD_DIRECT_DEFAULTS.perClusterLimit);
   const locationWrites = createKeyedLimiter(1);
   const fsids = new Map<string, Promise<string>>();
   const remembered = (key: string, ask: () => Promise<string>): Promise<string> => {
