@@ -1,15 +1,16 @@
 import type { RbdDiffSummary } from '../../rbd/rbd-diff-stream.js';
 import type { ExpectedHash, VerifyVerdict } from './rbd-direct-plan.js';
 
-// How the direct transfer proves a copy it streamed itself, without reading it back (docs/copy.md, "Verification"):
-// the bytes are hashed as they pass through ferry on their way into import-diff, and a cheap look at the target
-// shows it holds what was fed to it. Pure: rbd-copy-store.ts gathers the facts.
+// How the direct transfer proves a copy it made itself, without reading it back (docs/copy.md, "Verification"): the
+// bytes are hashed in offset order as they are copied (by the librbd process, or by ferry on their way into
+// import-diff), and a cheap look at the target shows it holds what was written. Pure: rbd-copy-store.ts gathers the
+// facts, from either data path.
 
-/** What the target cluster says about the temporary image after import-diff exited 0. */
+/** What the target cluster says about the temporary image once every write succeeded (import-diff exited 0). */
 export interface StreamedTargetFacts {
   /** Size of TEMP@snap; undefined when the snapshot does not exist. */
   readonly snapshotSize: number | undefined;
-  /** `rbd diff --whole-object TEMP@snap`: the objects that exist in the snapshot. */
+  /** The objects that exist in the snapshot (`rbd diff --whole-object TEMP@snap`, or librbd's diff_iterate). */
   readonly extents: readonly { readonly offset: number; readonly length: number }[];
 }
 
@@ -30,7 +31,7 @@ export function judgeStreamedCopy(expected: ExpectedHash, stream: RbdDiffSummary
   if (stream.digest !== expected.value) {
     return mismatch(`${expected.algorithm} of the streamed bytes is ${stream.digest}, Glance's ${expected.field} is ${expected.value}`);
   }
-  if (target.snapshotSize === undefined) return mismatch(`the target has no snapshot ${snapshot} after import-diff`);
+  if (target.snapshotSize === undefined) return mismatch(`the target has no snapshot ${snapshot} after the copy`);
   if (target.snapshotSize !== stream.size) return mismatch(`the target's snapshot is ${target.snapshotSize} bytes, the stream's image ${stream.size}`);
   const present = objectsOf(target.extents, objectSize);
   const missing = [...stream.dataObjects].filter((index) => !present.has(index));

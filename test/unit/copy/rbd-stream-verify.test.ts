@@ -25,7 +25,7 @@ describe('judgeStreamedCopy', () => {
   it.each([
     { name: 'another hash', changes: { expected: { value: 'ab'.repeat(64) } }, reason: /sha512 of the streamed bytes is c0e68a6e.*, Glance's os_hash_value is abab/ },
     { name: 'Glance\'s size differs', changes: { glanceSize: sparse.size + 1 }, reason: /the stream's image is 262144 bytes, Glance says 262145/ },
-    { name: 'no snapshot on the target', changes: { target: { snapshotSize: undefined } }, reason: /no snapshot snap after import-diff/ },
+    { name: 'no snapshot on the target', changes: { target: { snapshotSize: undefined } }, reason: /no snapshot snap after the copy/ },
     { name: 'target snapshot of another size', changes: { target: { snapshotSize: 4096 } }, reason: /target's snapshot is 4096 bytes/ },
     { name: 'a data object missing at the target', changes: { target: { extents: [{ offset: 0, length: 65536 }] } }, reason: /lacks 1 object\(s\) .*first: #2/ },
     { name: 'an object nobody streamed', changes: { target: { extents: [...sparse.targetWholeObjectDiff, { offset: 196608, length: 65536 }] } }, reason: /holds 1 object\(s\) the stream never wrote \(first: #3\)/ },
