@@ -10,7 +10,7 @@
 // each target; a target that fails (its cluster, its pool) ends alone, the others go on.
 //
 // Evaluated with `python3 -c`, like hash-sink.ts's worker: no file to find inside the bundled CLI or the package.
-// Protocol (stdout, one JSON object per line): {"event": "ready"} once connected, {"event": "copied", ..., "targets":
+// Protocol (stdout, one JSON object per line): {"event": "copied", ..., "targets":
 // [{"ok": true, "snapshot_size", "extents"} | {"ok": false, "step", "errno", "message"}]} with the facts, then one
 // answer per command read from stdin, each naming a target by its index: {"op": "mark", "target", "key", "value"} →
 // "marked"; {"op": "drop", "target"} → "dropped" (the image closed, so it can be removed); {"op": "rename", "target",
@@ -84,7 +84,7 @@ source, targets = job["source"], job["targets"]
 object_size = job["object_size"]
 BLOCK = 4096
 ZERO_BLOCK = bytes(BLOCK)
-# Bytes in flight stay bounded (the agent's unit caps its cgroup, this process included, at 256 MiB): 4 reads of
+# Bytes in flight stay bounded (the agent's unit caps its cgroup, its copies included, at 512 MiB): 4 reads of
 # 4 MiB, and per target 4 writes of at most 4 MiB (a block run shared by every target is one buffer); librados holds
 # a second copy of each. Peak RSS measured for 1 GiB: 112–129 MiB into one or two targets, 2.68–2.92 s into one;
 # with 8 and 8: 186–198 MiB, 2.61–2.64 s.
@@ -149,7 +149,6 @@ def copy():
     outs = [Target(spec) for spec in targets]
     for out in outs:
         out.io = out.step("connect", lambda: connect(out.spec).open_ioctx(out.spec["pool"]))
-    say("ready")
     src = on("source", "open", lambda: opened_image(src_io, source["image"], snapshot=source["snapshot"], read_only=True))
     size = on("source", "stat", src.size)
     for out in outs:
@@ -158,7 +157,7 @@ def copy():
         if out.step("stat", lambda: out.image.size()) not in (None, size):
             out.fail("stat", Exception("the temporary image's size differs from the source's"))
     if all(out.failure is not None for out in outs):
-        say("copied", size=size, digest="", data_bytes=0, data_objects=[], written_objects=[], targets=[dict(out.failure, ok=False) for out in outs])
+        say("copied", size=size, digest="", data_bytes=0, objects=[], targets=[dict(out.failure, ok=False) for out in outs])
         return outs
     extents = []
     on("source", "diff", lambda: src.diff_iterate(0, size, None, lambda offset, length, exists: extents.append((offset, length)) if exists else None, whole_object=True))
@@ -184,7 +183,7 @@ def copy():
         on("source", "read", lambda: src.aio_read(offset, length, complete))
         reads.append((offset, length, done, box))
     position, next_read, data_bytes = 0, 0, 0
-    data_objects, written_objects = set(), set()
+    objects = set()  # written to, each with a non-zero byte (zero blocks are not written)
     while next_read < len(chunks) and next_read < READS_IN_FLIGHT:
         read(next_read)
         next_read += 1
@@ -217,8 +216,7 @@ def copy():
                     out.write(offset + run, piece)
                 data_bytes += at - run
                 for index in range((offset + run) // object_size, (offset + at - 1) // object_size + 1):
-                    data_objects.add(index)
-                    written_objects.add(index)
+                    objects.add(index)
                 run = None
         # Hashed after its writes were sent: they travel while the hash works (hashlib lets go of the interpreter
         # lock, and the reads in flight go on too). Sparse images are hash-bound: every byte of the size is hashed.
@@ -241,8 +239,7 @@ def copy():
             out.facts = {"snapshot_size": snap.size(), "extents": present}
             opened.remove(snap)
             snap.close()
-    say("copied", size=size, digest=digest.hexdigest(), data_bytes=data_bytes, data_objects=sorted(data_objects),
-        written_objects=sorted(written_objects),
+    say("copied", size=size, digest=digest.hexdigest(), data_bytes=data_bytes, objects=sorted(objects),
         targets=[dict(out.facts, ok=True) if out.failure is None else dict(out.failure, ok=False) for out in outs])
     return outs
 

@@ -129,7 +129,8 @@ export function startLibrbdCopy(request: LibrbdCopyRequest): LibrbdCopySession {
 }
 
 function factsOf(event: Event): LibrbdCopied {
-  const numbers = (value: unknown): number[] => (Array.isArray(value) ? value.map(Number) : []);
+  // Only non-zero blocks are written: the objects written to are the objects given data.
+  const objects = new Set(Array.isArray(event.objects) ? event.objects.map(Number) : []);
   const targets = (Array.isArray(event.targets) ? event.targets as Readonly<Record<string, unknown>>[] : []).map((target): LibrbdTargetFacts => (target.ok === true
     ? { ok: true, snapshotSize: Number(target.snapshot_size),
       extents: (Array.isArray(target.extents) ? target.extents as unknown[][] : []).map(([offset, length]) => ({ offset: Number(offset), length: Number(length) })) }
@@ -137,7 +138,7 @@ function factsOf(event: Event): LibrbdCopied {
   return {
     summary: {
       size: Number(event.size), toSnapshot: 'snap', fromSnapshot: undefined, digest: String(event.digest), ordered: true,
-      writtenObjects: new Set(numbers(event.written_objects)), dataObjects: new Set(numbers(event.data_objects)), streamBytes: Number(event.data_bytes),
+      writtenObjects: objects, dataObjects: objects, streamBytes: Number(event.data_bytes),
     },
     dataBytes: Number(event.data_bytes),
     targets,

@@ -68,16 +68,19 @@ interface Claimed {
  * 19 item 5) — then each is checked, marked verified, renamed (the commit; fails if the name exists) and its location
  * PATCHed. Whatever fails before the PATCH succeeded removes what this run wrote. Ends in the plans' order.
  */
-export async function copyStores<Skip extends string>(job: CopyJob<Skip>, plans: readonly StoreCopyPlan[]): Promise<StoreCopyEnd[]> {
+export async function copyStores<Skip extends string>(job: CopyJob<Skip>, plans: readonly StoreCopyPlan[]): Promise<(readonly [string, StoreCopyEnd])[]> {
   const claims = await Promise.all(plans.map((plan) => claimStore(job, plan)));
   const claimed = claims.filter((claim): claim is Claimed => claim.kind === 'claimed');
   const written = claimed.length === 0 ? [] : await writeClaimed(job, claimed);
-  return claims.map((claim) => (claim.kind === 'claimed' ? written[claimed.indexOf(claim)] ?? unreachable(claim.plan.store) : claim));
+  return plans.map((plan, index) => {
+    const claim = claims[index] ?? unreachable(plan.store);
+    return [plan.store, claim.kind === 'claimed' ? written[claimed.indexOf(claim)] ?? unreachable(plan.store) : claim] as const;
+  });
 }
 
 async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd> {
-  const [end] = await copyStores(job, [plan]);
-  return end ?? unreachable(plan.store);
+  const [pair] = await copyStores(job, [plan]);
+  return pair?.[1] ?? unreachable(plan.store);
 }
 
 function unreachable(store: string): never {
@@ -162,10 +165,10 @@ function writerGone(writer: string | undefined): boolean {
  * The bytes go through librbd unless FERRY_RBD_DATA_PATH=cli (diagnosis) or this process found python3-rbd missing
  * (warned once): then through the rbd CLI pipe (docs/copy.md, "The data path").
  */
-let librbdMissing: string | undefined;
+let librbdMissing = false;
 
 async function writeClaimed<Skip extends string>(job: CopyJob<Skip>, claimed: readonly Claimed[]): Promise<StoreCopyEnd[]> {
-  if (librbdMissing === undefined && process.env.FERRY_RBD_DATA_PATH !== 'cli') {
+  if (!librbdMissing && process.env.FERRY_RBD_DATA_PATH !== 'cli') {
     const ends = await writeWithLibrbd(job, claimed);
     if (ends !== 'unavailable') return ends;
   }
@@ -200,7 +203,7 @@ async function writeWithLibrbd<Skip extends string>(job: CopyJob<Skip>, claimed:
   } catch (error) {
     await session.close();
     if (error instanceof LibrbdUnavailableError) {
-      librbdMissing = error.message;
+      librbdMissing = true;
       job.ctx.logger.warn({ why: error.message }, 'librbd (python3-rbd) is not available: the direct transfer copies through the rbd CLI (install python3-rbd)');
       return 'unavailable';
     }
@@ -221,16 +224,16 @@ async function finishLibrbdTarget<Skip extends string>(job: CopyJob<Skip>, claim
   session: LibrbdCopySession): Promise<StoreCopyEnd> {
   const { plan, cli, temp, final } = claim;
   const imageId = job.state.image.id;
-  const facts = copied.targets[index];
+  const facts = copied.targets[index] ?? { ok: false, failure: new RbdStreamError({ side: 'target', exitCode: null, message: 'the librbd copy reported nothing for this target' }) };
   const started = job.ctx.clock.now();
-  const verdict = facts === undefined ? { kind: 'mismatch' as const, reason: 'the librbd copy reported nothing for this target' }
-    : facts.ok ? judgeStreamedCopy(plan.expected, copied.summary, job.state.image.size, plan.shape.objectSize, SNAPSHOT, facts) : undefined;
-  if (verdict === undefined || verdict.kind !== 'match') {
+  const refuse = async (error: FerryError): Promise<StoreCopyEnd> => {
     await session.drop(index);
     await removeQuietly(job, cli, temp);
-    if (facts !== undefined && !facts.ok) return { kind: 'refused', error: targetWriteError(imageId, plan.store, plan.target, facts.failure) };
-    return { kind: 'refused', error: hashMismatchError(imageId, plan.store, verdict?.reason ?? 'no facts', plan.expected) };
-  }
+    return { kind: 'refused', error };
+  };
+  if (!facts.ok) return refuse(targetWriteError(imageId, plan.store, plan.target, facts.failure));
+  const verdict = judgeStreamedCopy(plan.expected, copied.summary, job.state.image.size, plan.shape.objectSize, SNAPSHOT, facts);
+  if (verdict.kind !== 'match') return refuse(hashMismatchError(imageId, plan.store, verdict.reason, plan.expected));
   const reading = job.read();
   reading.catch(() => undefined);
   await session.mark(index, VERIFIED_META_KEY, verifiedMark(plan.expected));

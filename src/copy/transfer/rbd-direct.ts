@@ -119,9 +119,8 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
       });
       // The image's stores together: one read of the source for all of them (librbd), one slot of the source and of
       // each target.
-      const copies = await limiter.run([`source:${eligibility.source.store}`, ...batch.map((store) => `target:${store}`)], job.deadline.signal,
+      const ends = await limiter.run([`source:${eligibility.source.store}`, ...batch.map((store) => `target:${store}`)], job.deadline.signal,
         () => copyStores(job, plans));
-      const ends = batch.map((store, index) => [store, copies[index] ?? unreachableEnd(store)] as const);
       // Each store's end carries the image as its own PATCH answered; after several, only a fresh read has them all
       // (unreadable now: the engine's next look reads it anyway).
       const fresh = ends.filter(([, end]) => end.kind === 'copied').length > 1 ? await job.read().catch(() => undefined) : undefined;
@@ -202,10 +201,6 @@ function ended<Skip extends string>(job: CopyJob<Skip>, verdicts: ReadonlyMap<st
     wait: { elapsedMs },
     snapshot: { image, watchedTask: undefined, task: undefined, elapsedMs, wallNowMs: job.ctx.clock.wallNow() },
   };
-}
-
-function unreachableEnd(store: string): never {
-  throw new Error(`rbd-direct: no end for store ${store}`);
 }
 
 function cliOf(cluster: RbdCluster, signal: AbortSignal, runner: CommandRunner | undefined): CephCliOptions {

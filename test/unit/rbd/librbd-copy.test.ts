@@ -40,7 +40,7 @@ lines.on('line', (line) => {
 
 const logOf = (python: string): string => readFileSync(`${python}.log`, 'utf8');
 
-const COPIED = { size: 16 << 20, digest: 'ab'.repeat(64), data_bytes: 4096, data_objects: [1], written_objects: [1],
+const COPIED = { size: 16 << 20, digest: 'ab'.repeat(64), data_bytes: 4096, objects: [1],
   targets: [{ ok: true, snapshot_size: 16 << 20, extents: [[4 << 20, 4 << 20]] },
     { ok: false, step: 'write', errno: 28, message: '[errno 28] No space left on device' }] };
 
@@ -55,7 +55,7 @@ function request(python: string, signal = new AbortController().signal): LibrbdC
 
 describe('startLibrbdCopy', () => {
   it('sends the job, reports the copy as a stream summary with each target\'s facts or failure, then marks, drops and renames by target', async () => {
-    const python = fakePython('ok', `say('ready'); say('copied', ${JSON.stringify(COPIED)});`);
+    const python = fakePython('ok', `say('copied', ${JSON.stringify(COPIED)});`);
     const session = startLibrbdCopy(request(python));
     const copied = await session.copied;
     expect(copied.summary).toMatchObject({ size: 16 << 20, digest: 'ab'.repeat(64), ordered: true, toSnapshot: 'snap', fromSnapshot: undefined });
@@ -84,7 +84,7 @@ describe('startLibrbdCopy', () => {
   });
 
   it('a source failure is an RbdStreamError on the source side, naming the step', async () => {
-    const python = fakePython('source-lost', `say('ready'); say('error', { side: 'source', step: 'read', errno: 110, message: '[errno 110] Connection timed out' }); process.exit(1);`);
+    const python = fakePython('source-lost', `say('error', { side: 'source', step: 'read', errno: 110, message: '[errno 110] Connection timed out' }); process.exit(1);`);
     const error = await startLibrbdCopy(request(python)).copied.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RbdStreamError);
     expect((error as RbdStreamError).failure).toEqual({ side: 'source', exitCode: 1, message: 'read: [errno 110] Connection timed out' });
@@ -112,7 +112,7 @@ describe('startLibrbdCopy', () => {
   });
 
   it('an abort closes its stdin (so it closes the images and exits) and rejects with FERRY_ABORTED', async () => {
-    const python = fakePython('slow', `say('ready');`);
+    const python = fakePython('slow', '');
     const controller = new AbortController();
     const session = startLibrbdCopy(request(python, controller.signal));
     setTimeout(() => controller.abort(), 100);
