@@ -1,7 +1,8 @@
 // `npm run bench -- transfer [--sizes 256,1024]`: the direct RBD transfer (issue 19) against Glance's copy-image and the
 // bare `rbd export-diff | rbd import-diff` pipe, site-a → site-b on the dev cloud, for dense and sparse (⅛ data)
-// images of each size (MiB). Each transfer gets its own freshly uploaded image, so none finds the work done. Also
-// measured: where a direct transfer's time goes (one more run with the rbd/ceph processes timed, bench/lib/step-log),
+// images of each size (MiB); ferry's direct transfer through librbd, through a warm agent, and through the rbd CLI
+// path (FERRY_RBD_DATA_PATH=cli, what runs where python3-rbd is missing). Each transfer gets its own freshly uploaded
+// image, so none finds the work done. Also measured: where a direct transfer's time goes (one more run with the rbd/ceph processes timed, bench/lib/step-log),
 // the fixed cost of an `ensure` process (the same ensure again, the image local by then), the hash throughput of
 // this machine, the target's used bytes, and the bytes in Glance's staging directory right after the direct copy.
 // Writes bench/results/transfer.json; exits 1 when a goal is missed.
