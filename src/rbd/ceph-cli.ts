@@ -5,7 +5,8 @@ import type { CommandOutcome, CommandRunner } from './command-runner.js';
 
 // The thin I/O edge to a Ceph cluster: the `ceph` and `rbd` command-line tools (package ceph-common), run without a
 // shell. No librados binding in Node: the CLIs read ceph.conf and keyrings exactly as nova's and Glance's librados
-// clients do. (The direct transfer's bytes go through python3-rbd where it is installed: librbd-copy.ts.)
+// clients do. (Where python3-rbd/python3-rados are installed, a cluster's fsid is asked through librados —
+// cluster-fsid.ts — and the direct transfer's bytes go through librbd — librbd-copy.ts.)
 
 export interface CephCliOptions {
   /** The cluster's ceph.conf (`-c`); nova.conf `[libvirt] images_rbd_ceph_conf`. */

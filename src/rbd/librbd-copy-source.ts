@@ -17,6 +17,7 @@
 // "to"} → "renamed", "exists" (the name is taken) or "absent" (the temporary image is gone: another writer took it).
 // {"event": "error", "side": "source"|"target", ...} ends it with exit 1 (a source failure ends every target);
 // {"event": "unavailable"} (no python3-rbd) with exit 3. stdin closing ends it at once: ferry is gone, so is its writer.
+// The job is the first line of stdin; the process starts before it (prepareLibrbdCopy), and exits 0 if none comes.
 export const LIBRBD_COPY_PY = String.raw`
 import json, os, sys, threading, queue, hashlib
 
@@ -31,7 +32,11 @@ except ImportError as error:
     say("unavailable", message=str(error))
     sys.exit(3)
 
-job = json.loads(sys.stdin.readline())
+# Started ahead of its job (the binding is imported while ferry claims the stores); no job: nothing was claimed.
+line = sys.stdin.readline()
+if not line.strip():
+    sys.exit(0)
+job = json.loads(line)
 commands = queue.Queue()
 stop = threading.Event()
 opened = []

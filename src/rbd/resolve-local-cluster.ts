@@ -1,5 +1,5 @@
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
-import { readClusterFsid } from './ceph-cli.js';
+import { askClusterFsid } from './cluster-fsid.js';
 import type { CephCliOptions } from './ceph-cli.js';
 import { FSID_PATTERN, readCephConfFsid } from './ceph-conf-fsid.js';
 
@@ -29,7 +29,7 @@ export interface ResolvedLocalCluster {
 /**
  * The local cluster's fsid. Order:
  * 1. the `fsid` option, trusted as given (after a UUID check);
- * 2. the cluster itself, `ceph -c conf --id user fsid`. This is the value librados returns to nova and to
+ * 2. the cluster itself (librados `get_fsid()`, else `ceph -c conf --id user fsid`: cluster-fsid.ts). This is the value librados returns to nova and to
  *    glance_store (it is what rbd:// URLs carry), and the mons do not check a client's conf fsid: a conf naming a
  *    wrong fsid still connects, so the file alone can be wrong for a working client;
  * 3. `fsid =` in the ceph.conf (`[client.<user>]` > `[client]` > `[global]`), only when the cluster could not be
@@ -55,7 +55,7 @@ export async function resolveLocalCluster(options: LocalClusterOptions): Promise
   const fromConf = await readCephConfFsid(confFile, user);
   let fromCluster: string;
   try {
-    fromCluster = await readClusterFsid({ ...options.cli, confFile, ...(user === undefined ? {} : { user }) });
+    fromCluster = await askClusterFsid({ ...options.cli, confFile, ...(user === undefined ? {} : { user }) });
   } catch (error) {
     if (!isFerryError(error, 'FERRY_CEPH') || fromConf === undefined) throw error;
     const warning = `could not ask the cluster for its fsid (${error.message}); using fsid ${fromConf.fsid} from ` +

@@ -18,7 +18,7 @@ import {
   type ExpectedHash, type RbdCluster, type RbdSourceCandidate, type VerifyVerdict,
 } from './rbd-direct-plan.js';
 import { judgeStreamedCopy } from './rbd-stream-verify.js';
-import { LibrbdUnavailableError, startLibrbdCopy, type LibrbdCopied, type LibrbdCopySession } from '../../rbd/librbd-copy.js';
+import { LibrbdUnavailableError, prepareLibrbdCopy, type LibrbdCopied, type LibrbdCopySession, type PreparedLibrbdCopy } from '../../rbd/librbd-copy.js';
 
 /** One store's direct copy, from the source chosen for the batch. */
 export interface StoreCopyPlan {
@@ -69,9 +69,18 @@ interface Claimed {
  * PATCHed. Whatever fails before the PATCH succeeded removes what this run wrote. Ends in the plans' order.
  */
 export async function copyStores<Skip extends string>(job: CopyJob<Skip>, plans: readonly StoreCopyPlan[]): Promise<(readonly [string, StoreCopyEnd])[]> {
-  const claims = await Promise.all(plans.map((plan) => claimStore(job, plan)));
-  const claimed = claims.filter((claim): claim is Claimed => claim.kind === 'claimed');
-  const written = claimed.length === 0 ? [] : await writeClaimed(job, claimed);
+  // The librbd process starts while the stores are claimed (its python and binding load beside the rbd commands).
+  const prepared = librbdWanted() ? prepareLibrbdCopy() : undefined;
+  let written: StoreCopyEnd[];
+  let claims: (StoreCopyEnd | Claimed)[];
+  let claimed: Claimed[];
+  try {
+    claims = await Promise.all(plans.map((plan) => claimStore(job, plan)));
+    claimed = claims.filter((claim): claim is Claimed => claim.kind === 'claimed');
+    written = claimed.length === 0 ? [] : await writeClaimed(job, claimed, prepared);
+  } finally {
+    await prepared?.discard();
+  }
   return plans.map((plan, index) => {
     const claim = claims[index] ?? unreachable(plan.store);
     return [plan.store, claim.kind === 'claimed' ? written[claimed.indexOf(claim)] ?? unreachable(plan.store) : claim] as const;
@@ -166,10 +175,11 @@ function writerGone(writer: string | undefined): boolean {
  * (warned once): then through the rbd CLI pipe (docs/copy.md, "The data path").
  */
 let librbdMissing = false;
+const librbdWanted = (): boolean => !librbdMissing && process.env.FERRY_RBD_DATA_PATH !== 'cli';
 
-async function writeClaimed<Skip extends string>(job: CopyJob<Skip>, claimed: readonly Claimed[]): Promise<StoreCopyEnd[]> {
-  if (!librbdMissing && process.env.FERRY_RBD_DATA_PATH !== 'cli') {
-    const ends = await writeWithLibrbd(job, claimed);
+async function writeClaimed<Skip extends string>(job: CopyJob<Skip>, claimed: readonly Claimed[], prepared: PreparedLibrbdCopy | undefined): Promise<StoreCopyEnd[]> {
+  if (prepared !== undefined && librbdWanted()) {
+    const ends = await writeWithLibrbd(job, claimed, prepared);
     if (ends !== 'unavailable') return ends;
   }
   return Promise.all(claimed.map(({ plan, cli, temp, final }) => writeWithCli(job, plan, cli, temp, final)));
@@ -180,13 +190,13 @@ async function writeClaimed<Skip extends string>(job: CopyJob<Skip>, claimed: re
  * image, makes and protects `snap` and reports each target's objects; ferry judges each target's facts as it judges a
  * streamed copy, then the same process marks and renames it.
  */
-async function writeWithLibrbd<Skip extends string>(job: CopyJob<Skip>, claimed: readonly Claimed[]): Promise<StoreCopyEnd[] | 'unavailable'> {
+async function writeWithLibrbd<Skip extends string>(job: CopyJob<Skip>, claimed: readonly Claimed[], prepared: PreparedLibrbdCopy): Promise<StoreCopyEnd[] | 'unavailable'> {
   const imageId = job.state.image.id;
   const { plan: first } = claimed[0] ?? unreachable('(none)');
   const { source } = first;
   const stores = claimed.map((claim) => claim.plan.store);
   job.progress('copying', stores, `librbd ${source.store} → ${stores.join(', ')}`);
-  const session = startLibrbdCopy({
+  const session = prepared.start({
     source: { confFile: source.cluster.confFile, user: source.cluster.user, ...source.location },
     targets: claimed.map(({ plan, temp }) => ({ confFile: plan.target.confFile, user: plan.target.user, ...temp })),
     algorithm: first.expected.algorithm, objectSize: first.shape.objectSize,

@@ -179,7 +179,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     const nodeOptions = /^Environment="(NODE_OPTIONS=[^"]+)"$/m.exec(readFileSync(join(import.meta.dirname, '../../../packaging/systemd/ferry-agent.service'), 'utf8'))?.[1];
     expect(nodeOptions).toMatch(/^NODE_OPTIONS=--max-semi-space-size=\d+ --max-old-space-size=\d+$/);
     expect(ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0')).toContain(nodeOptions);
-    // The keyring is root:ceph 0640: only through SupplementaryGroups=ceph does `ceph fsid` reach the cluster. Without
+    // The keyring is root:ceph 0640: only through SupplementaryGroups=ceph does the fsid's librados client reach the cluster. Without
     // it /healthz still says ok (the agent falls back to ceph.conf's fsid), but it logs this warning.
     expect(journal()).toContain('agent warm: token and fsid ready');
     expect(journal()).not.toContain('could not ask the cluster for its fsid');

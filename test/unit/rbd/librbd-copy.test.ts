@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isFerryError } from '../../../src/errors/ferry-error.js';
 import { LIBRBD_COPY_PY } from '../../../src/rbd/librbd-copy-source.js';
-import { LIBRBD_PYTHON_DEFAULT, LibrbdUnavailableError, startLibrbdCopy, type LibrbdCopyRequest } from '../../../src/rbd/librbd-copy.js';
+import { LIBRBD_PYTHON_DEFAULT, LibrbdUnavailableError, prepareLibrbdCopy, startLibrbdCopy, type LibrbdCopyRequest } from '../../../src/rbd/librbd-copy.js';
 import { RbdStreamError } from '../../../src/rbd/rbd-streams.js';
 
 // The Node side of the librbd data path against stand-in "pythons": small Node scripts that speak the protocol the way
@@ -23,6 +23,7 @@ const fs = require('node:fs');
 const say = (event, fields = {}) => process.stdout.write(JSON.stringify({ event, ...fields }) + '\\n');
 const lines = require('node:readline').createInterface({ input: process.stdin });
 const log = (text) => fs.appendFileSync(${JSON.stringify(`${file}.log`)}, text + '\\n');
+log('spawned');
 let job;
 lines.on('close', () => { log('stdin closed'); process.exit(0); });
 lines.on('line', (line) => {
@@ -123,6 +124,49 @@ describe('startLibrbdCopy', () => {
   });
 });
 
+describe('prepareLibrbdCopy', () => {
+  it('starts the process before its job: the job given later is copied as by startLibrbdCopy', async () => {
+    const python = fakePython('prepared', `say('copied', ${JSON.stringify(COPIED)});`);
+    const prepared = prepareLibrbdCopy(python);
+    await waitForLog(python, 'spawned');
+    expect(logOf(python)).not.toContain('job ');
+    const { python: _python, ...job } = request(python);
+    const session = prepared.start(job);
+    expect((await session.copied).targets[0]).toMatchObject({ ok: true });
+    await prepared.discard(); // started: discarding is a no-op, the session still answers
+    expect(await session.rename(0, 'IMG')).toBe('renamed');
+    await session.close();
+    expect(logOf(python).trim().split('\n')).toEqual(['spawned', expect.stringMatching(/^job /), 'command {"op":"rename","target":0,"to":"IMG"}', 'stdin closed']);
+  });
+
+  it('discard: a process that got no job (nothing was claimed) is ended, and discard resolves once it exited', async () => {
+    const python = fakePython('discarded', '');
+    const prepared = prepareLibrbdCopy(python);
+    await waitForLog(python, 'spawned');
+    await prepared.discard();
+    expect(logOf(python).trim().split('\n')).toEqual(['spawned', 'stdin closed']);
+  });
+
+  it('a python that cannot start is found when the job is given: LibrbdUnavailableError', async () => {
+    const prepared = prepareLibrbdCopy(join(dir, 'no-such-python-either'));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // its spawn error comes before the job
+    const { python: _python, ...job } = request('unused');
+    const error = await prepared.start(job).copied.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LibrbdUnavailableError);
+    expect((error as Error).message).toContain('ENOENT');
+  });
+});
+
+async function waitForLog(python: string, text: string): Promise<void> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    try {
+      if (logOf(python).includes(text)) return;
+    } catch { /* not written yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`${python} never logged '${text}'`);
+}
+
 describe('the Python script itself', () => {
   it('is valid Python 3 for Debian\'s python3', () => {
     const parsed = spawnSync(LIBRBD_PYTHON_DEFAULT, ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: LIBRBD_COPY_PY, encoding: 'utf8' });
@@ -137,5 +181,15 @@ describe('the Python script itself', () => {
     const error = await startLibrbdCopy(request(wrapper)).copied.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LibrbdUnavailableError);
     expect((error as Error).message).toMatch(/No module named '(rados|rbd)'/);
+  });
+
+  it('started ahead of a job that never comes (stdin closed, nothing claimed): exits 0 and says nothing', () => {
+    // Stand-in rados/rbd modules: the script gets past its import as on a host with python3-rbd, without a cluster.
+    const modules = join(dir, 'stub-modules');
+    mkdirSync(modules, { recursive: true });
+    writeFileSync(join(modules, 'rados.py'), '');
+    writeFileSync(join(modules, 'rbd.py'), '');
+    const run = spawnSync(LIBRBD_PYTHON_DEFAULT, ['-S', '-c', LIBRBD_COPY_PY], { input: '', encoding: 'utf8', env: { ...process.env, PYTHONPATH: modules } });
+    expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
   });
 });
