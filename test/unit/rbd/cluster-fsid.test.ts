@@ -33,7 +33,7 @@ describe('askClusterFsid', () => {
     expect(fake.calls).toEqual([{ file: '/usr/bin/python3', args: ['-c', LIBRADOS_FSID_PY, CONF, 'nova', '3'] }]);
   });
 
-  it.each([
+  it.each<{ name: string; python: CommandOutcome }>([
     { name: 'no python3-rados (exit 3, "unavailable")', python: exited(3, "unavailable: No module named 'rados'\n") },
     { name: 'no python at all', python: { outcome: 'failed', message: 'spawn /usr/bin/python3 ENOENT', errorCode: 'ENOENT' } },
   ])('$name: `ceph fsid` answers instead', async ({ python }) => {
@@ -43,7 +43,7 @@ describe('askClusterFsid', () => {
     expect(fake.calls[0]?.args.slice(2)).toEqual([CONF, '', '10']);
   });
 
-  it.each([
+  it.each<{ name: string; out: CommandOutcome; message: string; hint: RegExp }>([
     { name: 'the mons do not answer', out: exited(110, '', '[errno 110] RADOS timed out (error connecting to the cluster)\n'),
       message: `librados get_fsid (-c ${CONF} --id nova) failed (exit 110): [errno 110] RADOS timed out (error connecting to the cluster)`, hint: /did not answer: check mon_host in/ },
     { name: 'no keyring for the user', out: exited(2, '', '[errno 2] RADOS object not found (error connecting to the cluster)\n'),
