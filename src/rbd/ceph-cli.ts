@@ -135,7 +135,11 @@ function seconds(ms: number): number {
 }
 
 async function run(o: Resolved, file: string, args: readonly string[], shown: string): Promise<Exited> {
-  const out = await o.runner.run(file, args, { timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) });
+  return exitedOrThrow(await o.runner.run(file, args, { timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) }), file, shown);
+}
+
+/** A command that exited (any code) is returned; interrupted, killed after its timeout or not started is the error. */
+function exitedOrThrow(out: CommandOutcome, file: string, shown: string): Exited {
   switch (out.outcome) {
     case 'exited':
       return out;
@@ -193,4 +197,7 @@ function lastLineSuffix(stderr: string): string {
 
 // For the other CLI edges in rbd/ (probe-rbd-pool.ts): the same option checks, connection arguments, whole-second
 // timeouts and "the CLI's own message" as the calls above.
-export { resolve as resolveCephCliOptions, common as cephConnectionArgs, seconds as cephTimeoutSeconds, lastLine as cephMessage };
+export {
+  resolve as resolveCephCliOptions, common as cephConnectionArgs, seconds as cephTimeoutSeconds, lastLine as cephMessage,
+  exitedOrThrow as cephCommandExited,
+};

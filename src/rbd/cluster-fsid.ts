@@ -1,7 +1,7 @@
 import { FerryError } from '../errors/ferry-error.js';
-import { cephMessage, cephTimeoutSeconds, readClusterFsid, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
+import { cephCommandExited, cephMessage, cephTimeoutSeconds, readClusterFsid, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
 import { FSID_PATTERN } from './ceph-conf-fsid.js';
-import { LIBRBD_PYTHON_DEFAULT } from './librbd-copy.js';
+import { rbdPython } from './librbd-copy.js';
 
 // A cluster's fsid as its mons report it: what librados `get_fsid()` returns to nova and to glance_store, and so what
 // their rbd:// URLs carry. Asked through python3-rados where it is installed (Ceph's own binding, on every host with
@@ -41,29 +41,19 @@ export interface ClusterFsidOptions extends CephCliOptions {
 /** The cluster's fsid through librados, or through `ceph fsid` where python3-rados is missing. Failures: FERRY_CEPH. */
 export async function askClusterFsid(options: ClusterFsidOptions): Promise<string> {
   const o = resolveCephCliOptions(options);
-  const python = options.python ?? process.env.FERRY_RBD_PYTHON ?? LIBRBD_PYTHON_DEFAULT;
+  const python = options.python ?? rbdPython();
   const shown = `librados get_fsid (-c ${o.confFile}${o.user === undefined ? '' : ` --id ${o.user}`})`;
   const out = await o.runner.run(python, ['-c', LIBRADOS_FSID_PY, o.confFile, o.user ?? '', String(cephTimeoutSeconds(o.connectTimeoutMs))],
     { timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) });
-  switch (out.outcome) {
-    case 'failed': // no python at all
-      return readClusterFsid(options);
-    case 'aborted':
-      throw new FerryError('FERRY_ABORTED', `${shown} was interrupted`, 'Nothing to do: the operation was cancelled', { command: shown });
-    case 'timed-out':
-      throw new FerryError('FERRY_CEPH', `${shown} did not finish within ${out.timeoutMs} ms and was killed`,
-        'Check that this host reaches the mons named by mon_host in the ceph.conf and that the cluster is healthy',
-        { command: shown, timeoutMs: out.timeoutMs });
-    case 'exited':
-      break;
-  }
-  if (out.exitCode === 3 && out.stdout.startsWith('unavailable')) return readClusterFsid(options);
-  const fsid = out.stdout.trim().toLowerCase();
-  if (out.exitCode === 0 && FSID_PATTERN.test(fsid)) return fsid;
-  const message = cephMessage(out.stderr) || out.stdout.trim().slice(0, 80);
-  const status = out.exitCode === null ? `killed by ${out.signal ?? 'a signal'}` : `exit ${out.exitCode}`;
-  throw new FerryError('FERRY_CEPH', `${shown} failed (${status})${message === '' ? '' : `: ${message}`}`, hintFor(out.exitCode, message, o.confFile, o.user),
-    { command: shown, exitCode: out.exitCode, stderr: message });
+  if (out.outcome === 'failed') return readClusterFsid(options); // no python at all
+  const exited = cephCommandExited(out, python, shown);
+  if (exited.exitCode === 3 && exited.stdout.startsWith('unavailable')) return readClusterFsid(options);
+  const fsid = exited.stdout.trim().toLowerCase();
+  if (exited.exitCode === 0 && FSID_PATTERN.test(fsid)) return fsid;
+  const message = cephMessage(exited.stderr) || exited.stdout.trim().slice(0, 80);
+  const status = exited.exitCode === null ? `killed by ${exited.signal ?? 'a signal'}` : `exit ${exited.exitCode}`;
+  throw new FerryError('FERRY_CEPH', `${shown} failed (${status})${message === '' ? '' : `: ${message}`}`, hintFor(exited.exitCode, message, o.confFile, o.user),
+    { command: shown, exitCode: exited.exitCode, stderr: message });
 }
 
 function hintFor(exitCode: number | null, message: string, confFile: string, user: string | undefined): string {

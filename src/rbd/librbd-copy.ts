@@ -12,6 +12,9 @@ import { RbdStreamError, transferAborted } from './rbd-streams.js';
 /** Which Python runs it: Debian's, where python3-rbd installs (a pyenv or venv python on PATH lacks it). */
 export const LIBRBD_PYTHON_DEFAULT = '/usr/bin/python3';
 
+/** The python ferry runs for librados/librbd (the copy, a cluster's fsid): FERRY_RBD_PYTHON, else Debian's. */
+export const rbdPython = (): string => process.env.FERRY_RBD_PYTHON ?? LIBRBD_PYTHON_DEFAULT;
+
 export interface LibrbdCluster {
   readonly confFile: string;
   readonly user: string | undefined;
@@ -75,7 +78,7 @@ export interface PreparedLibrbdCopy {
   discard(): Promise<void>;
 }
 
-export function prepareLibrbdCopy(python: string = process.env.FERRY_RBD_PYTHON ?? LIBRBD_PYTHON_DEFAULT): PreparedLibrbdCopy {
+export function prepareLibrbdCopy(python: string = rbdPython()): PreparedLibrbdCopy {
   const child = spawn(python, ['-c', LIBRBD_COPY_PY], { stdio: ['pipe', 'pipe', 'pipe'] });
   // Listening from the spawn on: a python that cannot start says so before any job is given.
   const events = eventQueue(child);

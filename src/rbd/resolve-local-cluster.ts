@@ -29,8 +29,8 @@ export interface ResolvedLocalCluster {
 /**
  * The local cluster's fsid. Order:
  * 1. the `fsid` option, trusted as given (after a UUID check);
- * 2. the cluster itself (librados `get_fsid()`, else `ceph -c conf --id user fsid`: cluster-fsid.ts). This is the value librados returns to nova and to
- *    glance_store (it is what rbd:// URLs carry), and the mons do not check a client's conf fsid: a conf naming a
+ * 2. the cluster itself (librados `get_fsid()`, else `ceph -c conf --id user fsid`: cluster-fsid.ts). This is the
+ *    value librados returns to nova and to glance_store (it is what rbd:// URLs carry), and the mons do not check a client's conf fsid: a conf naming a
  *    wrong fsid still connects, so the file alone can be wrong for a working client;
  * 3. `fsid =` in the ceph.conf (`[client.<user>]` > `[client]` > `[global]`), only when the cluster could not be
  *    asked (no ceph-common, cluster down), with a warning.

@@ -71,20 +71,17 @@ interface Claimed {
 export async function copyStores<Skip extends string>(job: CopyJob<Skip>, plans: readonly StoreCopyPlan[]): Promise<(readonly [string, StoreCopyEnd])[]> {
   // The librbd process starts while the stores are claimed (its python and binding load beside the rbd commands).
   const prepared = librbdWanted() ? prepareLibrbdCopy() : undefined;
-  let written: StoreCopyEnd[];
-  let claims: (StoreCopyEnd | Claimed)[];
-  let claimed: Claimed[];
   try {
-    claims = await Promise.all(plans.map((plan) => claimStore(job, plan)));
-    claimed = claims.filter((claim): claim is Claimed => claim.kind === 'claimed');
-    written = claimed.length === 0 ? [] : await writeClaimed(job, claimed, prepared);
+    const claims = await Promise.all(plans.map((plan) => claimStore(job, plan)));
+    const claimed = claims.filter((claim): claim is Claimed => claim.kind === 'claimed');
+    const written = claimed.length === 0 ? [] : await writeClaimed(job, claimed, prepared);
+    return plans.map((plan, index) => {
+      const claim = claims[index] ?? unreachable(plan.store);
+      return [plan.store, claim.kind === 'claimed' ? written[claimed.indexOf(claim)] ?? unreachable(plan.store) : claim] as const;
+    });
   } finally {
-    await prepared?.discard();
+    await prepared?.discard(); // a no-op once it was given the job
   }
-  return plans.map((plan, index) => {
-    const claim = claims[index] ?? unreachable(plan.store);
-    return [plan.store, claim.kind === 'claimed' ? written[claimed.indexOf(claim)] ?? unreachable(plan.store) : claim] as const;
-  });
 }
 
 async function copyStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan): Promise<StoreCopyEnd> {
