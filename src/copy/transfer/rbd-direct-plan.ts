@@ -37,6 +37,14 @@ export function planRbdSources(image: Pick<GlanceImage, 'locations'>, sources: R
   return candidates;
 }
 
+/**
+ * The keyed limiter's slots one batch takes: its source cluster (by the fsid its location names, which the source's
+ * cluster was checked to have: two stores of one cluster share its slots) and each target store.
+ */
+export function directCopySlotKeys(source: Pick<RbdSourceCandidate, 'location'>, targetStores: readonly string[]): string[] {
+  return [`source:${source.location.fsid.toLowerCase()}`, ...targetStores.map((store) => `target:${store}`)];
+}
+
 /** The name ferry writes under until the copy is proven; fixed per image so a later run finds an earlier one's leftover. */
 export function temporaryImageName(imageId: string): string {
   return `${imageId}.ferry-partial`;

@@ -10,7 +10,7 @@ import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER, type KeyedLimiter } from
 import { copyStores, type StoreCopyEnd, type StoreCopyPlan } from './rbd-copy-store.js';
 import { noSourceError, notRawError, targetPoolUnknownError, unverifiableError } from './rbd-direct-errors.js';
 import {
-  expectedHash, planRbdSources, targetPoolOf, type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
+  directCopySlotKeys, expectedHash, planRbdSources, targetPoolOf, type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
 } from './rbd-direct-plan.js';
 import type { GlanceImage } from '../../glance/image.js';
 import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
@@ -121,8 +121,7 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
       });
       // The image's stores together: one read of the source for all of them (librbd), one slot of the source and of
       // each target.
-      const ends = await limiter.run([`source:${eligibility.source.store}`, ...batch.map((store) => `target:${store}`)], job.deadline.signal,
-        () => copyStores(job, plans));
+      const ends = await limiter.run(directCopySlotKeys(eligibility.source, batch), job.deadline.signal, () => copyStores(job, plans));
       // Each store's end carries the image as its own PATCH answered; after several, only a fresh read has them all
       // (unreadable now: the engine's next look reads it anyway).
       const fresh = ends.filter(([, end]) => end.kind === 'copied').length > 1 ? await job.read().catch(() => undefined) : undefined;

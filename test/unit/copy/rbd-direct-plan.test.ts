@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  expectedHash, glanceWritesStore, judgeCommitted, judgeReadBack, judgeTemporary, planRbdSources, targetPoolOf, temporaryImageName, verifiedMark,
+  directCopySlotKeys, expectedHash, glanceWritesStore, judgeCommitted, judgeReadBack, judgeTemporary, planRbdSources, targetPoolOf, temporaryImageName, verifiedMark,
   type ExpectedHash, type TemporaryFacts,
 } from '../../../src/copy/transfer/rbd-direct-plan.js';
 import { parseStoresInfo } from '../../../src/glance/image-store-info.js';
@@ -33,6 +33,20 @@ describe('planRbdSources', () => {
     const [first] = planRbdSources(siteA, new Map([['site-a', A]]), 'site-b');
     expect(first).toEqual({ store: 'site-a', cluster: A,
       location: { fsid: 'e5b8a1bd-d1b4-4749-8e33-9521a944a5ea', pool: 'images', image: siteA.id, snapshot: 'snap' } });
+  });
+});
+
+describe('directCopySlotKeys', () => {
+  const location = (fsid: string) => ({ location: { fsid, pool: 'images', image: siteA.id, snapshot: 'snap' } });
+  it('a batch takes its source cluster and each target store', () => {
+    expect(directCopySlotKeys(location(FSID_B), ['site-a', 'site-c'])).toEqual([`source:${FSID_B}`, 'target:site-a', 'target:site-c']);
+  });
+
+  it('two source stores of one cluster (site-b and site-c of the dev cloud) are one source key; fsids compare without case', () => {
+    const [fromB] = directCopySlotKeys(location(FSID_B), ['site-a']);
+    const [fromC] = directCopySlotKeys({ location: { fsid: FSID_B.toUpperCase(), pool: 'images-c', image: siteA.id, snapshot: 'snap' } }, ['site-a']);
+    expect(fromC).toBe(fromB);
+    expect(directCopySlotKeys(location('e5b8a1bd-d1b4-4749-8e33-9521a944a5ea'), ['site-a'])[0]).not.toBe(fromB);
   });
 });
 
