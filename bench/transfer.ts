@@ -5,6 +5,9 @@
 // image, so none finds the work done. Also measured: where a direct transfer's time goes (one more run with the rbd/ceph processes timed, bench/lib/step-log),
 // the fixed cost of an `ensure` process (the same ensure again, the image local by then), the hash throughput of
 // this machine, the target's used bytes, and the bytes in Glance's staging directory right after the direct copy.
+// Beside the bare pipe, the same pipe with a sha512 of the stream it carries (`tee` into sha512sum): what any copy
+// that proves its bytes against Glance's hash costs at least on this machine (the sources Glance wrote are dense, so
+// the stream holds every byte of the image, zeros included, as ferry's hash does).
 // Writes bench/results/transfer.json; exits 1 when a goal is missed.
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -111,9 +114,9 @@ try {
     for (const sparse of [false, true]) {
       const bytes = bytesFor(size * MiB, sparse);
       const label = `${size} MiB ${sparse ? 'sparse ⅛' : 'dense'}`;
-      const [viaGlance, viaRbd, viaPipe, viaSteps, viaAgent, viaCli] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
+      const [viaGlance, viaRbd, viaPipe, viaSteps, viaAgent, viaCli, viaHashedPipe] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
         await upload(`bench-transfer-p-${size}`, bytes), await upload(`bench-transfer-s-${size}`, bytes), await upload(`bench-transfer-a-${size}`, bytes),
-        await upload(`bench-transfer-c-${size}`, bytes)];
+        await upload(`bench-transfer-c-${size}`, bytes), await upload(`bench-transfer-h-${size}`, bytes)];
       const glanceS = ferry(viaGlance, []);
       const rbdS = ferry(viaRbd, RBD);
       const agentS = await agentEnsure(agent.socket, viaAgent);
@@ -124,19 +127,27 @@ try {
       const shape = `--size ${size * MiB}B --object-size 8M`;
       const pipe = sh(`rbd -c ${B} --id admin create ${shape} images/${viaPipe} && rbd -c ${A} --id admin export-diff --no-progress images/${viaPipe}@snap - `
         + `| rbd -c ${B} --id admin import-diff --no-progress - images/${viaPipe}`);
+      // bash: the hash is a process substitution, waited for (`wait $!`) so that the time includes its end.
+      const hashedPipe = timed('bash', ['-c', `rbd -c ${B} --id admin create ${shape} images/${viaHashedPipe} && rbd -c ${A} --id admin export-diff --no-progress `
+        + `images/${viaHashedPipe}@snap - | tee >(sha512sum >/dev/null) | rbd -c ${B} --id admin import-diff --no-progress - images/${viaHashedPipe} && wait $!`]);
+      const hashedPipeS = hashedPipe.status === 0 ? hashedPipe.seconds : Number.NaN;
       const readBack = sh(`rbd -c ${B} --id admin export --no-progress images/${viaRbd}@snap - | sha512sum`);
       const expected = createHash('sha512').update(bytes).digest('hex');
       const timeline = stepRun(viaSteps);
       const rbdUsed = usedBytes(B, viaRbd);
-      rows.push([label, glanceS.toFixed(2), rbdS.toFixed(2), agentS.toFixed(2), cliS.toFixed(2), pipe.seconds.toFixed(2), (pipe.seconds / rbdS).toFixed(2),
-        (pipe.seconds / agentS).toFixed(2), (glanceS / rbdS).toFixed(2),
+      rows.push([label, glanceS.toFixed(2), rbdS.toFixed(2), agentS.toFixed(2), cliS.toFixed(2), pipe.seconds.toFixed(2), hashedPipeS.toFixed(2),
+        (pipe.seconds / rbdS).toFixed(2), (pipe.seconds / agentS).toFixed(2), (hashedPipeS / rbdS).toFixed(2), (hashedPipeS / agentS).toFixed(2),
+        (glanceS / rbdS).toFixed(2),
         localS.toFixed(2), readBack.seconds.toFixed(2), (rbdUsed / MiB).toFixed(0), (usedBytes(B, viaGlance) / MiB).toFixed(0), staged,
         readBack.stdout.startsWith(expected) ? 'yes' : 'NO']);
       results.push({ image: label, sizeMiB: size, sparse, glanceS: round(glanceS), rbdS: round(rbdS), agentS: round(agentS), cliPathS: round(cliS), pipeS: round(pipe.seconds),
-        rbdOverPipe: round(pipe.seconds / rbdS), agentOverPipe: round(pipe.seconds / agentS), glanceOverRbd: round(glanceS / rbdS), ensureLocalS: round(localS), readBackS: round(readBack.seconds),
+        hashedPipeS: round(hashedPipeS), rbdOverPipe: round(pipe.seconds / rbdS), agentOverPipe: round(pipe.seconds / agentS),
+        rbdOverHashedPipe: round(hashedPipeS / rbdS), agentOverHashedPipe: round(hashedPipeS / agentS), glanceOverRbd: round(glanceS / rbdS), ensureLocalS: round(localS), readBackS: round(readBack.seconds),
         rbdUsedBytes: rbdUsed, glanceUsedBytes: usedBytes(B, viaGlance), stagingBytes: staged, hashOk: readBack.stdout.startsWith(expected),
         stepRun: timeline });
-      spawnSync('sh', ['-c', `rbd -c ${B} --id admin snap purge --no-progress images/${viaPipe}; rbd -c ${B} --id admin rm --no-progress images/${viaPipe}`]);
+      for (const bare of [viaPipe, viaHashedPipe]) {
+        spawnSync('sh', ['-c', `rbd -c ${B} --id admin snap purge --no-progress images/${bare}; rbd -c ${B} --id admin rm --no-progress images/${bare}`]);
+      }
       // Each case's images go before the next: at 1 GiB one case holds ~4 GiB per cluster, and the dev cloud's OSDs
       // have 10 GiB each (a run that kept them all filled site-a's OSD: writes and deletes then fail).
       await admin.deleteAll();
@@ -147,7 +158,8 @@ try {
   await admin.deleteAll();
   steps.dispose();
 }
-console.log(formatTable(['image', 'glance s', 'ferry rbd s', 'agent rbd s', 'ferry rbd CLI path s', 'bare pipe s', 'rbd/pipe', 'agent/pipe', 'glance÷rbd', 'ensure local s', 'read-back s', 'rbd MiB used',
+console.log(formatTable(['image', 'glance s', 'ferry rbd s', 'agent rbd s', 'ferry rbd CLI path s', 'bare pipe s', 'pipe+hash s', 'rbd/pipe', 'agent/pipe',
+  'rbd/(pipe+hash)', 'agent/(pipe+hash)', 'glance÷rbd', 'ensure local s', 'read-back s', 'rbd MiB used',
   'glance MiB used', 'staging bytes', 'hash ok'], rows));
 for (const result of results) {
   const run = result.stepRun as { totalS: number; steps: Step[] };
