@@ -65,6 +65,11 @@ function stagingBytes(): number {
   return readdirSync(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
 }
 
+/** What a bare pipe wrote into site-b (Glance knows nothing of it). */
+function removeBareCopy(image: string): void {
+  spawnSync('sh', ['-c', `rbd -c ${B} --id admin snap purge --no-progress images/${image}; rbd -c ${B} --id admin rm --no-progress images/${image}`]);
+}
+
 const RBD = ['--transfer', 'rbd', '--source-ceph-conf', `site-a=${A}`];
 const ferry = (id: string, extra: readonly string[], extraEnv: Record<string, string> = {}): number => {
   const run = timed(process.execPath, [join(REPO_ROOT, 'bin/ferry'), 'ensure', id, '--store', 'site-b', '--ceph-conf', B, '--rbd-user', 'glance', '--json', ...extra], extraEnv);
@@ -114,9 +119,9 @@ try {
     for (const sparse of [false, true]) {
       const bytes = bytesFor(size * MiB, sparse);
       const label = `${size} MiB ${sparse ? 'sparse ⅛' : 'dense'}`;
-      const [viaGlance, viaRbd, viaPipe, viaSteps, viaAgent, viaCli, viaHashedPipe] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
+      const [viaGlance, viaRbd, viaPipe, viaSteps, viaAgent, viaCli] = [await upload(`bench-transfer-g-${size}`, bytes), await upload(`bench-transfer-r-${size}`, bytes),
         await upload(`bench-transfer-p-${size}`, bytes), await upload(`bench-transfer-s-${size}`, bytes), await upload(`bench-transfer-a-${size}`, bytes),
-        await upload(`bench-transfer-c-${size}`, bytes), await upload(`bench-transfer-h-${size}`, bytes)];
+        await upload(`bench-transfer-c-${size}`, bytes)];
       const glanceS = ferry(viaGlance, []);
       const rbdS = ferry(viaRbd, RBD);
       const agentS = await agentEnsure(agent.socket, viaAgent);
@@ -127,6 +132,10 @@ try {
       const shape = `--size ${size * MiB}B --object-size 8M`;
       const pipe = sh(`rbd -c ${B} --id admin create ${shape} images/${viaPipe} && rbd -c ${A} --id admin export-diff --no-progress images/${viaPipe}@snap - `
         + `| rbd -c ${B} --id admin import-diff --no-progress - images/${viaPipe}`);
+      removeBareCopy(viaPipe);
+      // Its own fresh source too, uploaded only now: seven images of 1 GiB at once fill site-a's 10 GiB OSD.
+      await admin.deleteImage(viaPipe);
+      const viaHashedPipe = await upload(`bench-transfer-h-${size}`, bytes);
       // bash: the hash is a process substitution, waited for (`wait $!`) so that the time includes its end.
       const hashedPipe = timed('bash', ['-c', `rbd -c ${B} --id admin create ${shape} images/${viaHashedPipe} && rbd -c ${A} --id admin export-diff --no-progress `
         + `images/${viaHashedPipe}@snap - | tee >(sha512sum >/dev/null) | rbd -c ${B} --id admin import-diff --no-progress - images/${viaHashedPipe} && wait $!`]);
@@ -145,9 +154,7 @@ try {
         rbdOverHashedPipe: round(hashedPipeS / rbdS), agentOverHashedPipe: round(hashedPipeS / agentS), glanceOverRbd: round(glanceS / rbdS), ensureLocalS: round(localS), readBackS: round(readBack.seconds),
         rbdUsedBytes: rbdUsed, glanceUsedBytes: usedBytes(B, viaGlance), stagingBytes: staged, hashOk: readBack.stdout.startsWith(expected),
         stepRun: timeline });
-      for (const bare of [viaPipe, viaHashedPipe]) {
-        spawnSync('sh', ['-c', `rbd -c ${B} --id admin snap purge --no-progress images/${bare}; rbd -c ${B} --id admin rm --no-progress images/${bare}`]);
-      }
+      removeBareCopy(viaHashedPipe);
       // Each case's images go before the next: at 1 GiB one case holds ~4 GiB per cluster, and the dev cloud's OSDs
       // have 10 GiB each (a run that kept them all filled site-a's OSD: writes and deletes then fail).
       await admin.deleteAll();
