@@ -66,6 +66,16 @@ function stagingBytes(): number {
   return readdirSync(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
 }
 
+/**
+ * The bare pipe into site-b under the source's own id: create, export-diff | import-diff; `hashed` also hashes the
+ * stream on its way (bash: a process substitution, waited for with `wait $!` so that the time includes its end).
+ */
+function barePipe(image: string, shape: string, hashed: boolean): string {
+  const pass = hashed ? ' | tee >(openssl dgst -sha512 >/dev/null)' : '';
+  return `rbd -c ${B} --id admin create ${shape} images/${image} && rbd -c ${A} --id admin export-diff --no-progress images/${image}@snap -${pass} `
+    + `| rbd -c ${B} --id admin import-diff --no-progress - images/${image}${hashed ? ' && wait $!' : ''}`;
+}
+
 /** What a bare pipe wrote into site-b (Glance knows nothing of it). */
 function removeBareCopy(image: string): void {
   spawnSync('sh', ['-c', `rbd -c ${B} --id admin snap purge --no-progress images/${image}; rbd -c ${B} --id admin rm --no-progress images/${image}`]);
@@ -131,15 +141,13 @@ try {
       const staged = stagingBytes();
       const localS = ferry(viaRbd, RBD); // the same ensure again: the image is local now, nothing is copied
       const shape = `--size ${size * MiB}B --object-size 8M`;
-      const pipe = sh(`rbd -c ${B} --id admin create ${shape} images/${viaPipe} && rbd -c ${A} --id admin export-diff --no-progress images/${viaPipe}@snap - `
-        + `| rbd -c ${B} --id admin import-diff --no-progress - images/${viaPipe}`);
+      const pipe = sh(barePipe(viaPipe, shape, false));
       removeBareCopy(viaPipe);
-      // Its own fresh source too, uploaded only now: seven images of 1 GiB at once fill site-a's 10 GiB OSD.
+      // The hashed pipe gets a fresh source too, uploaded only once the bare pipe's is gone: site-a holds six images
+      // of the case at most (at 1 GiB, 6 of its OSD's 10 GiB; with 2.5 GiB more it once filled up).
       await admin.deleteImage(viaPipe);
       const viaHashedPipe = await upload(`bench-transfer-h-${size}`, bytes);
-      // bash: the hash is a process substitution, waited for (`wait $!`) so that the time includes its end.
-      const hashedPipe = timed('bash', ['-c', `rbd -c ${B} --id admin create ${shape} images/${viaHashedPipe} && rbd -c ${A} --id admin export-diff --no-progress `
-        + `images/${viaHashedPipe}@snap - | tee >(openssl dgst -sha512 >/dev/null) | rbd -c ${B} --id admin import-diff --no-progress - images/${viaHashedPipe} && wait $!`]);
+      const hashedPipe = timed('bash', ['-c', barePipe(viaHashedPipe, shape, true)]);
       const hashedPipeS = hashedPipe.status === 0 ? hashedPipe.seconds : Number.NaN;
       const readBack = sh(`rbd -c ${B} --id admin export --no-progress images/${viaRbd}@snap - | sha512sum`);
       const expected = createHash('sha512').update(bytes).digest('hex');
@@ -156,7 +164,7 @@ try {
         rbdUsedBytes: rbdUsed, glanceUsedBytes: usedBytes(B, viaGlance), stagingBytes: staged, hashOk: readBack.stdout.startsWith(expected),
         stepRun: timeline });
       removeBareCopy(viaHashedPipe);
-      // Each case's images go before the next: at 1 GiB one case holds ~4 GiB per cluster, and the dev cloud's OSDs
+      // Each case's images go before the next: at 1 GiB one case holds up to 6 GiB in site-a, and the dev cloud's OSDs
       // have 10 GiB each (a run that kept them all filled site-a's OSD: writes and deletes then fail).
       await admin.deleteAll();
     }
