@@ -8,8 +8,8 @@ import { createSession } from '../openstack/keystone-session.js';
 import { RETRY_DEFAULTS } from '../openstack/send-with-retry.js';
 import { createServiceClient } from '../openstack/service-client.js';
 import { resolveLocalCluster, type ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
-import { rbdImageExists } from '../rbd/ceph-cli.js';
 import { parseRbdLocation } from '../rbd/parse-rbd-location.js';
+import { readRbdNameHolder } from '../rbd/rbd-image-commands.js';
 import type { Cloud } from './cloud.js';
 
 export interface ConnectOptions {
@@ -76,8 +76,8 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
       const confFile = config.ceph.confFile;
       if (confFile === undefined || store !== config.copy.store) return undefined;
       const pool = glancePoolOf(image.locations ?? []);
-      const exists = await rbdImageExists({ confFile, pool, image: image.id, signal, ...(config.ceph.user ? { user: config.ceph.user } : {}) });
-      return exists ? { pool, image: image.id, cephConf: confFile, user: config.ceph.user } : undefined;
+      const holder = await readRbdNameHolder({ confFile, signal, ...(config.ceph.user ? { user: config.ceph.user } : {}) }, { pool, image: image.id });
+      return holder.kind === 'none' ? undefined : { pool, image: image.id, cephConf: confFile, user: config.ceph.user, halfCreated: holder.kind === 'half-created' };
     },
     async close() {
       if (own) await transport.close();

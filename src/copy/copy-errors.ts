@@ -95,6 +95,15 @@ export function failedError(kind: FailedKind, store: string, image: GlanceImage,
   leftover: Leftover | undefined, waited: WaitSeen): FerryError {
   const details = { ...baseDetails([store], image, waited), outcome: kind, taskId: task?.id, taskStatus: task?.status, taskMessage: task?.message };
   const said = task?.message ? ` (task ${task.id}: "${task.message}")` : '';
+  if (leftover?.halfCreated === true) {
+    const rbd = `rbd -c ${leftover.cephConf}${leftover.user ? ` --id ${leftover.user}` : ''}`;
+    return new FerryError('FERRY_COPY_TARGET_EXISTS',
+      `Glance cannot copy ${image.id} to ${store}: the pool already holds a half-created RBD image ${leftover.pool}/${leftover.image} `
+      + `(its name is taken, but it cannot be opened: whoever created it was killed before it was written)${said}`,
+      `Every copy to ${store} fails until it is removed. It holds no data and nothing can be cloned from it: remove it (${rbd} rm `
+      + `${leftover.pool}/${leftover.image}), then run ferry again.`,
+      { ...details, pool: leftover.pool, rbdImage: leftover.image, halfCreated: true });
+  }
   if (leftover !== undefined) {
     const rbd = `rbd -c ${leftover.cephConf}${leftover.user ? ` --id ${leftover.user}` : ''}`;
     return new FerryError('FERRY_COPY_TARGET_EXISTS',

@@ -79,22 +79,6 @@ export async function snapshotExists(options: CephCliOptions & SnapshotRef): Pro
   throw exitError(shown, out, o);
 }
 
-/**
- * `rbd info --pool P --image I`: true when an RBD image of that name exists, false when rbd says it does not; anything
- * else is FERRY_CEPH. Used to find a leftover of a crashed copy, which makes Glance fail every copy to that pool.
- */
-export async function rbdImageExists(options: CephCliOptions & Omit<SnapshotRef, 'snapshot'>): Promise<boolean> {
-  const o = resolve(options);
-  const timeout = String(seconds(o.connectTimeoutMs));
-  const args = [...common(o), '--client-mount-timeout', timeout, '--rados-mon-op-timeout', timeout, '--rados-osd-op-timeout', timeout,
-    'info', '--pool', options.pool, '--image', options.image];
-  const shown = `rbd info ${options.pool}/${options.image} (-c ${o.confFile}${o.user === undefined ? '' : ` --id ${o.user}`})`;
-  const out = await run(o, o.rbdBinary, args, shown);
-  if (out.exitCode === 0) return true;
-  if (out.exitCode === ENOENT && NOT_FOUND.test(lastLine(out.stderr))) return false;
-  throw exitError(shown, out, o);
-}
-
 const ENOENT = 2;
 /** Seen on Ceph 16: `rbd: error opening pool 'x': …`, `rbd: error opening image x: …`, `error setting snapshot context: …`. */
 const NOT_FOUND = /\(2\) No such file or directory$/;

@@ -4,4 +4,6 @@ export interface LeftoverImage {
   readonly image: string;
   readonly cephConf: string;
   readonly user: string | undefined;
+  /** Its creator was killed before it wrote the header: it cannot be opened, only removed (`rbd rm`). */
+  readonly halfCreated: boolean;
 }

@@ -42,6 +42,26 @@ export async function readRbdImageInfo(cli: CephCliOptions, ref: RbdImageRef & {
   };
 }
 
+/** `rbd ls --format json POOL`: the names in the pool's directory, also of images that cannot be opened. */
+export async function listRbdImageNames(cli: CephCliOptions, pool: string): Promise<string[]> {
+  const out = await rbd(cli, ['ls', '--format', 'json', pool], `rbd ls ${pool}`, [0]);
+  return JSON.parse(out.stdout) as string[];
+}
+
+/**
+ * Who holds a name in the pool: an image; a half-created one — its creator (Glance's rbd store, an `rbd create`) was
+ * killed before it wrote the image's header, so `rbd info` says "No such file" while `rbd create` says "already
+ * exists", and only `rbd rm` removes it (seen on Ceph 16); or nobody. The directory is listed only when `rbd info`
+ * finds nothing, so call it where an absent name is a surprise (a refused create or rename, a failed Glance copy).
+ */
+export async function readRbdNameHolder(cli: CephCliOptions, ref: RbdImageRef): Promise<RbdNameHolder> {
+  const info = await readRbdImageInfo(cli, ref);
+  if (info !== undefined) return { kind: 'image', info };
+  return (await listRbdImageNames(cli, ref.pool)).includes(ref.image) ? { kind: 'half-created' } : { kind: 'none' };
+}
+
+export type RbdNameHolder = { readonly kind: 'image'; readonly info: RbdImageInfo } | { readonly kind: 'half-created' } | { readonly kind: 'none' };
+
 /**
  * `rbd diff --whole-object --format json IMG@snap`: the objects that exist in the snapshot, as image extents. From
  * the object map when the image has fast-diff (Glance's images do): one cheap call, no object is read.

@@ -45,6 +45,10 @@ export const faults = {
   rbdLeftover(site: 'site-a' | 'site-b', imageId: string): void {
     script('fault', ['rbd-leftover', site, imageId]);
   },
+  /** What a creator killed inside `rbd create` leaves: the name taken, nothing that opens. */
+  rbdHalfCreated(site: 'site-a' | 'site-b', imageId: string): void {
+    script('fault', ['rbd-half-created', site, imageId]);
+  },
   rbdRemove(site: 'site-a' | 'site-b', imageId: string): void {
     script('fault', ['rbd-remove', site, imageId]);
   },

@@ -5,7 +5,8 @@ import { hasStore, type GlanceImage } from '../../glance/image.js';
 import type { CephCliOptions } from '../../rbd/ceph-cli.js';
 import { formatRbdLocation } from '../../rbd/format-rbd-location.js';
 import {
-  countRbdWatchers, createRbdImage, getRbdImageMeta, listRbdObjectExtents, protectRbdSnapshot, readRbdImageInfo, removeRbdImage, renameRbdImage, setRbdImageMeta,
+  countRbdWatchers, createRbdImage, getRbdImageMeta, listRbdObjectExtents, protectRbdSnapshot, readRbdImageInfo, readRbdNameHolder, removeRbdImage,
+  renameRbdImage, setRbdImageMeta,
   type RbdImageInfo, type RbdImageRef, type RenameOutcome,
 } from '../../rbd/rbd-image-commands.js';
 import { workerHash } from '../../rbd/hash-sink.js';
@@ -106,6 +107,8 @@ async function claimStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCo
   const pool = plan.targetPool;
   const temp: RbdImageRef = { pool, image: temporaryImageName(imageId) };
   const final: RbdImageRef = { pool, image: imageId };
+  // The temporary name was held by a half-created image at the last look (below).
+  let halfCreatedSeen = false;
 
   for (;;) {
     const image = await job.read();
@@ -118,17 +121,28 @@ async function claimStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCo
       if (created === 'created') await removeQuietly(job, cli, temp);
       // Renamed by an earlier run (or a writer that just finished) but not registered: ours only if it was verified.
       if (judgeCommitted(await getRbdImageMeta(cli, final, VERIFIED_META_KEY), plan.expected) === 'foreign') {
-        const again = await job.read();
-        const now = blockedBy(again, plan);
-        if (now !== undefined) return { kind: now, image: again };
-        return { kind: 'refused', error: targetExistsError(imageId, plan.store, pool, plan.target) };
+        return refusedUnlessBlocked(job, plan, targetExistsError(imageId, plan.store, pool, plan.target));
       }
       return register(job, plan, cli, final, 0, 0);
     }
     if (created === 'created') return { kind: 'claimed', plan, cli, temp, final };
-    const existing = await readRbdImageInfo(cli, temp);
-    if (existing === undefined) continue; // removed since the create failed: look again
-    const verdict = judgeTemporary(await temporaryFacts(cli, temp, existing), plan.expected, Math.floor(job.ctx.clock.wallNow() / 1000), plan.quietMs);
+    const occupant = await readRbdNameHolder(cli, temp);
+    if (occupant.kind === 'none') continue; // removed since the create failed: look again
+    if (occupant.kind === 'half-created') {
+      // A create in progress (milliseconds), or one whose creator was killed inside it: still so one poll later, it is
+      // a dead one's, and only a removal frees the name (else every create says "exists" and every look "absent").
+      if (halfCreatedSeen) {
+        job.ctx.logger.warn({ imageId, store: plan.store, rbdImage: `${temp.pool}/${temp.image}` }, 'removing a half-created temporary image (its creator was killed inside rbd create)');
+        await removeRbdImage(cli, temp, SNAPSHOT);
+        halfCreatedSeen = false;
+      } else {
+        halfCreatedSeen = true;
+        await job.ctx.clock.sleep(plan.pollMs, signal);
+      }
+      continue;
+    }
+    halfCreatedSeen = false;
+    const verdict = judgeTemporary(await temporaryFacts(cli, temp, occupant.info), plan.expected, Math.floor(job.ctx.clock.wallNow() / 1000), plan.quietMs);
     if (verdict.kind === 'live') {
       job.progress('joining', [plan.store], `another writer has ${temp.pool}/${temp.image} open: waiting for it`);
       await job.ctx.clock.sleep(plan.pollMs, signal);
@@ -138,6 +152,13 @@ async function claimStore<Skip extends string>(job: CopyJob<Skip>, plan: StoreCo
     job.ctx.logger.warn({ imageId, store: plan.store, rbdImage: `${temp.pool}/${temp.image}` }, 'removing the leftover temporary image of an earlier direct transfer');
     await removeRbdImage(cli, temp, SNAPSHOT);
   }
+}
+
+/** A refusal, unless Glance has begun to write our store meanwhile (then it is joined) or the store is there now. */
+async function refusedUnlessBlocked<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPlan, error: FerryError): Promise<StoreCopyEnd> {
+  const image = await job.read();
+  const blocked = blockedBy(image, plan);
+  return blocked === undefined ? { kind: 'refused', error } : { kind: blocked, image };
 }
 
 /** Glance's import writes our store, or the store is there now. */
@@ -336,7 +357,14 @@ async function commit<Skip extends string>(job: CopyJob<Skip>, plan: StoreCopyPl
   }
   const renamed = await holder.rename(final.image);
   if (renamed !== 'renamed') {
-    if (renamed === 'exists') await removeQuietly(job, cli, temp);
+    if (renamed === 'exists') {
+      await removeQuietly(job, cli, temp);
+      // A half-created image holds the name (Glance's rbd store killed inside its create): the claim's `rbd info` sees
+      // nothing there, so looking again would copy again, and again. Unless Glance is creating it right now.
+      if ((await readRbdNameHolder(cli, final)).kind === 'half-created') {
+        return refusedUnlessBlocked(job, plan, targetExistsError(job.state.image.id, plan.store, final.pool, plan.target, true));
+      }
+    }
     // Loop back through copyStore's checks: the name's holder decides (a verified copy of ours is registered). Absent:
     // a writer we took for a dead run's (verified, no watcher) committed it between our look and our rename.
     return copyStore(job, plan);

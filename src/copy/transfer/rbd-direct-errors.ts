@@ -53,8 +53,15 @@ export function targetWriteError(imageId: string, store: string, target: RbdClus
     { imageId, store, exitCode: stream.failure.exitCode, stderr: stream.failure.message });
 }
 
-export function targetExistsError(imageId: string, store: string, pool: string, target: RbdCluster): FerryError {
+export function targetExistsError(imageId: string, store: string, pool: string, target: RbdCluster, halfCreated = false): FerryError {
   const rbd = rbdCommand(target);
+  if (halfCreated) {
+    return new FerryError('FERRY_COPY_TARGET_EXISTS',
+      `cannot copy ${imageId} to ${store} directly: the pool already holds a half-created RBD image ${pool}/${imageId} (its name is taken, but `
+      + 'it cannot be opened: whoever created it was killed before it was written)',
+      `It holds no data and nothing can be cloned from it: remove it (${rbd} rm ${pool}/${imageId}), then run ferry again.`,
+      { imageId, store, pool, rbdImage: imageId, halfCreated: true, outcome: 'failed' });
+  }
   return new FerryError('FERRY_COPY_TARGET_EXISTS',
     `cannot copy ${imageId} to ${store} directly: the pool already holds an RBD image ${pool}/${imageId} that no Glance location points to `
     + 'and that ferry did not verify (a partial copy left by a crash?)',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { faults } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import {
   ferryAsync, ferrySync, md5, md5OfSnapshot, MiB, rbdEnsureArgs, rbdNames, removeSiteB, siteBLocations, sparseBytes, uploadBytes, usedBytes,
@@ -130,6 +131,34 @@ describe('ferry ensure --transfer rbd refuses clearly, never half-done', () => {
       expect(await siteBLocations(id)).toEqual([]);
     } finally {
       removeSiteB(id);
+    }
+  });
+
+  it('a half-created temporary image (a writer killed inside rbd create) is removed after one more look, then the copy runs', async () => {
+    const bytes = sparseBytes(4 * MiB, MiB);
+    const id = await image('half-temp', bytes);
+    faults.rbdHalfCreated('site-b', `${id}.ferry-partial`);
+    const run = ferrySync(rbdEnsureArgs(id));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json).toMatchObject({ image: id, store: 'site-b', copied: true, transfer: 'rbd' });
+    expect(run.stderr).toContain('removing a half-created temporary image');
+    expect(md5OfSnapshot('site-b', id)).toBe((await readImage(id)).checksum);
+    expect(rbdNames('site-b')).not.toContain(`${id}.ferry-partial`);
+    expect(await siteBLocations(id)).toHaveLength(1);
+  });
+
+  it('refusal: a half-created image holds the image\'s name in the target pool → 33 saying so; nothing registered, nothing of ferry\'s left', async () => {
+    const id = await image('half-final', sparseBytes(4 * MiB, MiB));
+    faults.rbdHalfCreated('site-b', id);
+    try {
+      const run = ferrySync(rbdEnsureArgs(id));
+      expect(run.code, run.stderr).toBe(33);
+      expect(run.json).toMatchObject({ error: { code: 'FERRY_COPY_TARGET_EXISTS', details: { half_created: true, pool: 'images', rbd_image: id } } });
+      expect((run.json.error as { message: string }).message).toContain(`half-created RBD image images/${id}`);
+      expect(rbdNames('site-b')).not.toContain(`${id}.ferry-partial`);
+      expect(await siteBLocations(id)).toEqual([]);
+    } finally {
+      faults.rbdRemove('site-b', id);
     }
   });
 

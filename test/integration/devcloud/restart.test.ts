@@ -135,6 +135,21 @@ describe('fault primitives', () => {
     expect(gone.out).toContain(`there is no RBD image images/${name}`);
   });
 
+  it('devcloud: rbd-half-created leaves a name rbd info cannot open and rbd create cannot take; rbd-remove frees it', () => {
+    const name = `it-half-created-${process.pid}`;
+    expect(script('fault', ['rbd-half-created', 'site-b', name])).toMatchObject({ code: 0, out: '' });
+    const info = ceph('site-b', 'rbd', ['info', `images/${name}`], 'glance');
+    expect(info.code).toBe(2);
+    expect(info.stderr).toContain(`error opening image ${name}: (2) No such file or directory`);
+    expect(ceph('site-b', 'rbd', ['create', '--size', '4M', `images/${name}`], 'glance').code).toBe(17);
+    expect(ceph('site-b', 'rbd', ['ls', 'images'], 'glance').stdout.split('\n')).toContain(name);
+
+    expect(script('fault', ['rbd-remove', 'site-b', name])).toMatchObject({ code: 0, out: '' });
+    expect(ceph('site-b', 'rbd', ['ls', 'images'], 'glance').stdout.split('\n')).not.toContain(name);
+    expect(ceph('site-b', 'rbd', ['create', '--size', '4M', `images/${name}`], 'glance').code).toBe(0);
+    expect(script('fault', ['rbd-remove', 'site-b', name])).toMatchObject({ code: 0, out: '' });
+  });
+
   it('devcloud: age-task moves a Glance task back by the given minutes in its database', async () => {
     const [task] = await imageTasks(id);
     if (!task) throw new Error('the copy in beforeAll left no task');

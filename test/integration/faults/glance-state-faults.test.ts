@@ -1,6 +1,6 @@
-// Faults in Glance's and Ceph's state: a leftover RBD image in the target pool, duplicate store names (refused by
-// ferry; and someone else's duplicate-store import that leaves a lock behind), a rollback caused by another client's
-// failing store, the image deleted mid-copy.
+// Faults in Glance's and Ceph's state: a leftover RBD image in the target pool (whole, or half-created), duplicate
+// store names (refused by ferry; and someone else's duplicate-store import that leaves a lock behind), a rollback
+// caused by another client's failing store, the image deleted mid-copy.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { devcloud, countingTransport, devCloud, markReached } from '../../helpers/devcloud.js';
@@ -30,29 +30,50 @@ const ensure = (id: string, extra: readonly string[] = []) => ferryChild(['ensur
 
 
 describe('Glance and Ceph state faults', () => {
-  it('leftover RBD image in site-b\'s pool → FERRY_COPY_TARGET_EXISTS (33) naming pool/image with the rbd rm; removed → re-run copies', async () => {
-    const id = await image('leftover');
-    const before = await originalCopy(id);
-    faults.rbdLeftover('site-b', id);
-    // ferry looks for a leftover with rbd info, in the cluster its ceph.conf names
-    const run = await ensure(id, ['--timeout', '60', '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova']);
-    expect(run.code, run.stdout + run.stderr).toBe(33);
-    const error = errorOf(run);
-    expect(error.code).toBe('FERRY_COPY_TARGET_EXISTS');
-    expect(error.message).toContain(`images/${id}`);
-    expect(error.hint).toMatch(/\brbd\b.*\brm\b/);
-    expect(run.wallMs).toBeLessThan(20_000);
-    expect(await lostSince(before)).toEqual([]);
-    // the leftover is still there: ferry never deletes data
-    expect((await readImage(id)).os_glance_import_task).toBeUndefined();
+  for (const { name, label, leave, named } of [
+    { name: 'leftover RBD image in site-b\'s pool → FERRY_COPY_TARGET_EXISTS (33) naming pool/image with the rbd rm; removed → re-run copies',
+      label: 'leftover',
+      leave: (site: 'site-b', id: string) => { faults.rbdLeftover(site, id); },
+      named: (error: ReturnType<typeof errorOf>, id: string) => {
+        expect(error.message).toContain(`RBD image images/${id}`);
+        expect(error.details?.half_created).toBeUndefined();
+      } },
+    { name: 'half-created RBD image in site-b\'s pool (its creator killed inside rbd create) → 33 saying so, with rbd rm alone; removed → re-run copies',
+      label: 'half-created',
+      // rbd info finds nothing there; ferry asks the pool's directory (rbd ls), as Glance's "already exists" means
+      leave: (site: 'site-b', id: string) => { faults.rbdHalfCreated(site, id); },
+      named: (error: ReturnType<typeof errorOf>, id: string) => {
+        expect(error.message).toContain(`half-created RBD image images/${id}`);
+        expect(error.hint).toContain(`rm images/${id}`);
+        expect(error.hint).not.toMatch(/snap purge/);
+        expect(error.details).toMatchObject({ half_created: true, pool: 'images', rbd_image: id });
+      } },
+  ]) {
+    it(name, async () => {
+      const id = await image(label);
+      const before = await originalCopy(id);
+      leave('site-b', id);
+      // ferry looks for a leftover with rbd info (and rbd ls), in the cluster its ceph.conf names
+      const run = await ensure(id, ['--timeout', '60', '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova']);
+      expect(run.code, run.stdout + run.stderr).toBe(33);
+      const error = errorOf(run);
+      expect(error.code).toBe('FERRY_COPY_TARGET_EXISTS');
+      expect(error.message).toContain(`images/${id}`);
+      expect(error.hint).toMatch(/\brbd\b.*\brm\b/);
+      named(error, id);
+      expect(run.wallMs).toBeLessThan(20_000);
+      expect(await lostSince(before)).toEqual([]);
+      // the leftover is still there: ferry never deletes data
+      expect((await readImage(id)).os_glance_import_task).toBeUndefined();
 
-    faults.rbdRemove('site-b', id);
-    const again = await ensure(id);
-    expect(again.code, again.stdout + again.stderr).toBe(0);
-    expect(again.json).toMatchObject({ image: id, store: 'site-b', copied: true });
-    expect(await notConverged(id, 'site-b')).toEqual([]);
-    expect(await lostSince(before)).toEqual([]);
-  });
+      faults.rbdRemove('site-b', id);
+      const again = await ensure(id);
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expect(again.json).toMatchObject({ image: id, store: 'site-b', copied: true });
+      expect(await notConverged(id, 'site-b')).toEqual([]);
+      expect(await lostSince(before)).toEqual([]);
+    });
+  }
 
   it('duplicate store names: ferry prewarm --store site-b --store site-b is refused before any request to Glance (exit 2)', async () => {
     const id = await image('dup-cli');

@@ -37,6 +37,8 @@ const seen = (what: string, text: () => string, pattern: RegExp, timeoutMs: numb
 /**
  * The lock's task aged past Glance's release rule: a re-run makes Glance bust it and copies (exit 0), or, when the
  * kill hit the RBD write and left images/ID in site-b's pool, names that leftover (33) and copies once it is removed.
+ * A kill a moment into the copy can hit Glance's `rbd create` itself: the leftover is then half-created (named so;
+ * rbd info cannot open it, rbd ls lists it), seen in a fresh-clone CI run that got 30 before ferry looked for those.
  */
 async function agedLockTakenOver(id: string, task: string, minutes: number): Promise<void> {
   faults.ageTask(task, minutes);

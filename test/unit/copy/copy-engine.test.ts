@@ -284,13 +284,29 @@ describe('copy engine: failures say what happened', () => {
     const ctx = { ...copyContext(glance, undefined, FSID_B),
       findLeftover: (store: string, image: { id: string }) => {
         asked.push(store);
-        return Promise.resolve({ pool: 'images', image: image.id, cephConf: '/etc/ceph/ceph.conf', user: 'glance' });
+        return Promise.resolve({ pool: 'images', image: image.id, cephConf: '/etc/ceph/ceph.conf', user: 'glance', halfCreated: false });
       } };
     const error = await ensure(ctx, IMAGE_ID, options).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'FERRY_COPY_TARGET_EXISTS', details: { pool: 'images', rbdImage: IMAGE_ID, taskId: T1 } });
     expect((error as FerryError).message).toContain(`images/${IMAGE_ID}`);
     expect((error as FerryError).hint).toContain(`rbd -c /etc/ceph/ceph.conf --id glance rm images/${IMAGE_ID}`);
     expect(asked).toEqual(['site-b']);
+  });
+
+  it('copy engine: a half-created RBD image at the target (its creator killed) → FERRY_COPY_TARGET_EXISTS saying so, rbd rm alone', async () => {
+    const glance = scriptedGlance({
+      images: [{ stores: ['site-a'] }, { stores: ['site-a'], lock: T1, importing: ['site-b'] }, { stores: ['site-a'], importing: [], failed: ['site-b'] }],
+      tasks: [task(T1, { status: 'failure', request_id: 'req-1', message: 'Task failed due to Internal Error' })],
+    });
+    const ctx = { ...copyContext(glance, undefined, FSID_B),
+      findLeftover: (_store: string, image: { id: string }) => Promise.resolve({ pool: 'images', image: image.id, cephConf: '/etc/ceph/ceph.conf',
+        user: 'glance', halfCreated: true }) };
+    const error = await ensure(ctx, IMAGE_ID, options).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FERRY_COPY_TARGET_EXISTS', details: { pool: 'images', rbdImage: IMAGE_ID, halfCreated: true, taskId: T1 } });
+    expect((error as FerryError).message).toContain(`half-created RBD image images/${IMAGE_ID}`);
+    expect((error as FerryError).hint).toContain(`(rbd -c /etc/ceph/ceph.conf --id glance rm images/${IMAGE_ID})`);
+    // nothing to inspect in it: no snap purge, no children
+    expect((error as FerryError).hint).not.toMatch(/snap purge|children/);
   });
 
   it('copy engine: a failed copy without a leftover keeps FERRY_COPY_FAILED and quotes the task\'s message', async () => {
