@@ -148,8 +148,29 @@ async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: rea
     case 'ended':
       state.lastWait = outcome.wait;
       state.image = outcome.snapshot.image;
+      if ([...outcome.verdicts.values()].some((verdict) => verdict.kind === 'failed' && verdict.failure === 'aborted')) await throwIfDeletedMeanwhile(job);
       for (const [store, verdict] of outcome.verdicts) await settleJudged(job, store, verdict, outcome, outcome.transfer ?? kind);
       return true;
+  }
+}
+
+/**
+ * An import that ended without our store in either list (`aborted`: Glance's flow died without its own clean-up) may
+ * be an image deletion still under way: Glance removes the data, failing the copy that reads it, before the record.
+ * Read the image again for a moment (COPY_ENGINE_LIMITS.deletionRecheckPausesMs): a 404 ends the job as
+ * FERRY_IMAGE_NOT_FOUND (20), as at any other read. Anything else (the deadline, an interruption, an outage) stops
+ * looking, and the failure is reported as seen. A store Glance itself marked failed is reported at once: that is
+ * the boot path's usual failure (nova waits on it), and Glance's clean-up saved the image after the failure.
+ */
+async function throwIfDeletedMeanwhile<Skip extends string>(job: CopyJob<Skip>): Promise<void> {
+  for (const pauseMs of COPY_ENGINE_LIMITS.deletionRecheckPausesMs) {
+    try {
+      await job.ctx.clock.sleep(pauseMs, job.deadline.signal);
+      await job.read();
+    } catch (error) {
+      if (isFerryError(error) && error.code === 'FERRY_IMAGE_NOT_FOUND') throw error;
+      return;
+    }
   }
 }
 

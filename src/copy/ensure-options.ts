@@ -33,6 +33,12 @@ export const COPY_ENGINE_LIMITS = {
   taskCheckEveryMs: 30_000,
   /** How often to re-request a copy after joining someone else's import that did not bring the image to our store. */
   maxRequestRounds: 3,
+  /**
+   * Before an aborted Glance copy is reported, the image is read again after each of these pauses (3 s in all):
+   * Glance deletes an image's data before its record, so a copy broken by a deletion ends while the image still reads
+   * as there (seen in CI: task failed, lock released, the 404 only later). Gone meanwhile: FERRY_IMAGE_NOT_FOUND.
+   */
+  deletionRecheckPausesMs: [250, 500, 1_000, 1_250],
 } as const;
 
 /** The policy defaults and the engine's limits, as the library exported them before CopyPolicy had a name. */

@@ -1,6 +1,7 @@
 import nock from 'nock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensure } from '../../../src/copy/ensure.js';
+import { COPY_ENGINE_LIMITS } from '../../../src/copy/ensure-options.js';
 import { createHttpTransport } from '../../../src/openstack/http-transport.js';
 import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, loadTimeline, RECORDED_IMPORT_REQUEST_ID, recordedTaskList, replay, replaySnapshots,
   timelineImageId, tokenExchange, type RecordedTimeline, type TimelineFixture } from '../../helpers/fixtures.js';
@@ -74,6 +75,17 @@ function ownTask(scope: nock.Scope, timeline: RecordedTimeline, status: 'success
     { 'content-type': 'application/json' });
 }
 
+/**
+ * The import ended with our store in neither list (aborted): the shape a copy broken by an image deletion leaves
+ * while Glance is still removing the data (the image as a CI run's JSON showed it: lock released, the store still
+ * listed as importing, nothing failed). Built from the recorded failure by changing only those two properties.
+ */
+function abortedEnding(timeline: RecordedTimeline): RecordedTimeline['snapshots'] {
+  const last = timeline.snapshots.at(-1)!;
+  const aborted = { ...last, body: { ...last.body, os_glance_importing_to_stores: timeline.store.join(','), os_glance_failed_import: '' } };
+  return [...timeline.snapshots.slice(0, -1), aborted];
+}
+
 describe('ensure: replaying recorded Glance timelines', () => {
   it.each<{ fixture: TimelineFixture; oldFailure: string | undefined }>([
     { fixture: 'timeline-success', oldFailure: undefined },
@@ -115,6 +127,30 @@ describe('ensure: replaying recorded Glance timelines', () => {
       code: 'FERRY_COPY_FAILED', message: expect.stringMatching(reason) as unknown,
       details: { outcome, store, imageId: timelineImageId(timeline), polls: timeline.snapshots.length } });
     expect(count).toEqual({ tokenPosts: 1, imageGets: 1 + timeline.snapshots.length, importPosts: 1 });
+    expect(glance.isDone()).toBe(true);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  // Glance removes a deleted image's data first (ending our copy), its record last: the reads after the aborted end
+  // show the image `stillThere` times, then (if `gone`) a 404.
+  it.each([
+    { after: 'still there after a look again for 3 s', stillThere: COPY_ENGINE_LIMITS.deletionRecheckPausesMs.length, gone: false,
+      expected: { code: 'FERRY_COPY_FAILED', details: { outcome: 'aborted' } } },
+    { after: 'gone a moment later (a deletion under way)', stillThere: 1, gone: true,
+      expected: { code: 'FERRY_IMAGE_NOT_FOUND' } },
+  ])('ensure: an aborted import, the image $after → $expected.code', async ({ stillThere, gone, expected }) => {
+    const timeline = loadTimeline('timeline-failure');
+    const id = timelineImageId(timeline);
+    const snapshots = abortedEnding(timeline);
+    const { ctx, count } = stack(siteBFsid());
+    const glance = ownTask(replaySnapshots(replayUpToImport(ctx.clock, timeline), timeline, snapshots), timeline, 'failure');
+    replaySnapshots(glance, timeline, Array.from({ length: stillThere }, () => snapshots.at(-1)!));
+    if (gone) replay(glance, loadExchange('glance', 'image-404'), { path: `/v2/images/${id}` });
+    await expect(ensure(ctx, id, { store: timeline.store[0]!, random })).rejects.toMatchObject({
+      ...expected, message: expect.stringContaining(id) as unknown });
+    const rereads = stillThere + (gone ? 1 : 0);
+    expect(count).toEqual({ tokenPosts: 1, imageGets: 1 + snapshots.length + rereads, importPosts: 1 });
+    expect(ctx.clock.sleeps.slice(-rereads)).toEqual(COPY_ENGINE_LIMITS.deletionRecheckPausesMs.slice(0, rereads));
     expect(glance.isDone()).toBe(true);
     expect(nock.isDone()).toBe(true);
   });
