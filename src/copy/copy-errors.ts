@@ -1,4 +1,4 @@
-import type { LeftoverImage } from '../rbd/leftover-image.js';
+import { HALF_CREATED_WHY, halfCreatedFix, rbdCommandLine, type LeftoverImage } from '../rbd/leftover-image.js';
 import { FerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { GlanceTask } from '../glance/image-task.js';
@@ -95,25 +95,7 @@ export function failedError(kind: FailedKind, store: string, image: GlanceImage,
   leftover: Leftover | undefined, waited: WaitSeen): FerryError {
   const details = { ...baseDetails([store], image, waited), outcome: kind, taskId: task?.id, taskStatus: task?.status, taskMessage: task?.message };
   const said = task?.message ? ` (task ${task.id}: "${task.message}")` : '';
-  if (leftover?.halfCreated === true) {
-    const rbd = `rbd -c ${leftover.cephConf}${leftover.user ? ` --id ${leftover.user}` : ''}`;
-    return new FerryError('FERRY_COPY_TARGET_EXISTS',
-      `Glance cannot copy ${image.id} to ${store}: the pool already holds a half-created RBD image ${leftover.pool}/${leftover.image} `
-      + `(its name is taken, but it cannot be opened: whoever created it was killed before it was written)${said}`,
-      `Every copy to ${store} fails until it is removed. It holds no data and nothing can be cloned from it: remove it (${rbd} rm `
-      + `${leftover.pool}/${leftover.image}), then run ferry again.`,
-      { ...details, pool: leftover.pool, rbdImage: leftover.image, halfCreated: true });
-  }
-  if (leftover !== undefined) {
-    const rbd = `rbd -c ${leftover.cephConf}${leftover.user ? ` --id ${leftover.user}` : ''}`;
-    return new FerryError('FERRY_COPY_TARGET_EXISTS',
-      `Glance cannot copy ${image.id} to ${store}: the pool already holds an RBD image ${leftover.pool}/${leftover.image} that no Glance `
-      + `location points to (a partial copy left by a crash)${said}`,
-      `Every copy to ${store} fails until it is removed. Check that nothing was cloned from it (${rbd} children --all `
-      + `${leftover.pool}/${leftover.image}@snap, and ${rbd} snap ls ${leftover.pool}/${leftover.image}), remove it `
-      + `(${rbd} snap purge ${leftover.pool}/${leftover.image}; ${rbd} rm ${leftover.pool}/${leftover.image}), then run ferry again.`,
-      { ...details, pool: leftover.pool, rbdImage: leftover.image });
-  }
+  if (leftover !== undefined) return leftoverError(image.id, store, leftover, said, details);
   const message = `${failedReason(kind, store, failedStores)} (image ${image.id})${said}`;
   switch (kind) {
     case 'failed':
@@ -129,6 +111,25 @@ export function failedError(kind: FailedKind, store: string, image: GlanceImage,
       return new FerryError('FERRY_COPY_FAILED', message,
         'Check glance-api\'s log for the import task, then run ferry again.', details);
   }
+}
+
+/** Glance's copy failed on an RBD image already holding the name in the target pool: every copy fails until it goes. */
+function leftoverError(imageId: string, store: string, leftover: Leftover, said: string, details: Record<string, unknown>): FerryError {
+  const rbd = rbdCommandLine(leftover.cephConf, leftover.user);
+  const spec = `${leftover.pool}/${leftover.image}`;
+  const where = { ...details, pool: leftover.pool, rbdImage: leftover.image };
+  if (leftover.halfCreated) {
+    return new FerryError('FERRY_COPY_TARGET_EXISTS',
+      `Glance cannot copy ${imageId} to ${store}: the pool already holds a half-created RBD image ${spec} ${HALF_CREATED_WHY}${said}`,
+      `Every copy to ${store} fails until it is removed. ${halfCreatedFix(rbd, leftover.pool, leftover.image)}`,
+      { ...where, halfCreated: true });
+  }
+  return new FerryError('FERRY_COPY_TARGET_EXISTS',
+    `Glance cannot copy ${imageId} to ${store}: the pool already holds an RBD image ${spec} that no Glance location points to `
+    + `(a partial copy left by a crash)${said}`,
+    `Every copy to ${store} fails until it is removed. Check that nothing was cloned from it (${rbd} children --all ${spec}@snap, and `
+    + `${rbd} snap ls ${spec}), remove it (${rbd} snap purge ${spec}; ${rbd} rm ${spec}), then run ferry again.`,
+    where);
 }
 
 /** What happened to one store, in a few words (a batch report's reason; the error message adds the image and task). */

@@ -1,4 +1,5 @@
 import { FerryError } from '../../errors/ferry-error.js';
+import { HALF_CREATED_WHY, halfCreatedFix, rbdCommandLine } from '../../rbd/leftover-image.js';
 import type { RbdDiffFormatError } from '../../rbd/rbd-diff-stream.js';
 import type { RbdStreamError } from '../../rbd/rbd-streams.js';
 import type { ExpectedHash, RbdCluster, RbdSourceCandidate } from './rbd-direct-plan.js';
@@ -6,7 +7,7 @@ import type { ExpectedHash, RbdCluster, RbdSourceCandidate } from './rbd-direct-
 // The direct RBD transfer's refusals and failures, worded once. Pure.
 
 function rbdCommand(cluster: RbdCluster): string {
-  return `rbd -c ${cluster.confFile}${cluster.user === undefined ? '' : ` --id ${cluster.user}`}`;
+  return rbdCommandLine(cluster.confFile, cluster.user);
 }
 
 export function notRawError(imageId: string, diskFormat: string | null): FerryError {
@@ -57,9 +58,8 @@ export function targetExistsError(imageId: string, store: string, pool: string, 
   const rbd = rbdCommand(target);
   if (halfCreated) {
     return new FerryError('FERRY_COPY_TARGET_EXISTS',
-      `cannot copy ${imageId} to ${store} directly: the pool already holds a half-created RBD image ${pool}/${imageId} (its name is taken, but `
-      + 'it cannot be opened: whoever created it was killed before it was written)',
-      `It holds no data and nothing can be cloned from it: remove it (${rbd} rm ${pool}/${imageId}), then run ferry again.`,
+      `cannot copy ${imageId} to ${store} directly: the pool already holds a half-created RBD image ${pool}/${imageId} ${HALF_CREATED_WHY}`,
+      halfCreatedFix(rbd, pool, imageId),
       { imageId, store, pool, rbdImage: imageId, halfCreated: true, outcome: 'failed' });
   }
   return new FerryError('FERRY_COPY_TARGET_EXISTS',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
+import type { CommandOutcome } from '../../../src/rbd/command-runner.js';
 import { readRbdNameHolder } from '../../../src/rbd/rbd-image-commands.js';
-import type { RunnerCall } from '../../helpers/scripted-runner.js';
+import { scriptedRunner } from '../../helpers/scripted-runner.js';
 
 const CONF = '/etc/ceph/site-b.conf';
 const exited = (exitCode: number, stderr: string, stdout = ''): CommandOutcome => ({ outcome: 'exited', exitCode, signal: null, stdout, stderr });
@@ -18,46 +18,36 @@ const RECORDED = {
   lsEmpty: exited(0, '', '[]\n'),
 };
 
-/** Answers each call with the next outcome, and records the calls. */
-function runnerOf(...outcomes: CommandOutcome[]): CommandRunner & { calls: RunnerCall[] } {
-  const calls: RunnerCall[] = [];
-  return {
-    calls,
-    run: (file, args, options) => {
-      calls.push({ file, args, options });
-      const next = outcomes.shift();
-      return next === undefined ? Promise.reject(new Error(`unexpected call: ${file} ${args.join(' ')}`)) : Promise.resolve(next);
-    },
-  };
-}
-
 describe('readRbdNameHolder', () => {
   it('an image that opens: its info, and no listing of the pool', async () => {
-    const runner = runnerOf(RECORDED.info);
+    const runner = scriptedRunner(RECORDED.info);
     const holder = await readRbdNameHolder({ confFile: CONF, user: 'glance', runner }, { pool: 'images', image: 'img' });
     expect(holder).toMatchObject({ kind: 'image', info: { size: 4194304, objectSize: 8388608, features: ['layering'] } });
     expect(runner.calls.map((call) => call.args.slice(-4))).toEqual([['info', '--format', 'json', 'images/img']]);
   });
 
   it('rbd info says "No such file" but the pool\'s directory lists the name: half-created', async () => {
-    const runner = runnerOf(RECORDED.infoHalfCreated, RECORDED.lsWithHalf);
+    const runner = scriptedRunner(RECORDED.infoHalfCreated, RECORDED.lsWithHalf);
     expect(await readRbdNameHolder({ confFile: CONF, user: 'glance', runner }, { pool: 'images', image: 'halfx' })).toEqual({ kind: 'half-created' });
     expect(runner.calls[1]?.args.slice(-4)).toEqual(['ls', '--format', 'json', 'images']);
     expect(runner.calls[1]?.args.slice(0, 4)).toEqual(['-c', CONF, '--id', 'glance']);
+    expect(runner.calls).toHaveLength(2);
   });
 
   it('neither opens nor listed: nobody holds the name', async () => {
-    const runner = runnerOf(RECORDED.infoAbsent, RECORDED.lsEmpty);
+    const runner = scriptedRunner(RECORDED.infoAbsent, RECORDED.lsEmpty);
     expect(await readRbdNameHolder({ confFile: CONF, runner }, { pool: 'images', image: 'absentx' })).toEqual({ kind: 'none' });
+    expect(runner.calls).toHaveLength(2);
   });
 
   it('a cluster that cannot be reached is FERRY_CEPH, never "nobody"', async () => {
-    const runner = runnerOf(exited(110, "rbd: couldn't connect to the cluster!\nrbd: error opening image x: (110) Connection timed out\n"));
+    const runner = scriptedRunner(exited(110, "rbd: couldn't connect to the cluster!\nrbd: error opening image x: (110) Connection timed out\n"));
     await expect(readRbdNameHolder({ confFile: CONF, runner }, { pool: 'images', image: 'x' })).rejects.toMatchObject({ code: 'FERRY_CEPH' });
+    expect(runner.calls).toHaveLength(1);
   });
 
   it('a listing that fails is FERRY_CEPH too', async () => {
-    const runner = runnerOf(RECORDED.infoAbsent, exited(13, 'rbd: listing images failed: (13) Permission denied\n'));
+    const runner = scriptedRunner(RECORDED.infoAbsent, exited(13, 'rbd: listing images failed: (13) Permission denied\n'));
     await expect(readRbdNameHolder({ confFile: CONF, runner }, { pool: 'images', image: 'x' })).rejects.toMatchObject({ code: 'FERRY_CEPH' });
   });
 });
