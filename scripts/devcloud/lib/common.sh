@@ -28,12 +28,25 @@ MARKER=$DEVCLOUD_DIR/.ferry-devcloud
 LAYOUT_FILE=$DEVCLOUD_DIR/layout
 LAYOUT_VERSION=2
 
-KEYSTONE_PORT=${FERRY_DEVCLOUD_KEYSTONE_PORT:-15000}
-GLANCE_PORT=${FERRY_DEVCLOUD_GLANCE_PORT:-19393}
-PLACEMENT_PORT=${FERRY_DEVCLOUD_PLACEMENT_PORT:-18779}
-POSTGRES_PORT=${FERRY_DEVCLOUD_POSTGRES_PORT:-15432}
-CEPH_A_PORT=${FERRY_DEVCLOUD_CEPH_A_PORT:-36789}
-CEPH_B_PORT=${FERRY_DEVCLOUD_CEPH_B_PORT:-36889}
+# Every default lies below Linux's ephemeral range (ip_local_port_range, 32768-60999 by default), where any outgoing
+# connection may hold a port: a Ceph mon once failed to bind 36790 on a fresh start that way ("Address already in
+# use"). Ceph's ranges were 36789 and 36889 before; a state dir keeps the ports it was created with (below).
+DEFAULT_PORTS=(KEYSTONE_PORT=15000 GLANCE_PORT=19393 PLACEMENT_PORT=18779 POSTGRES_PORT=15432 CEPH_A_PORT=16789 CEPH_B_PORT=16889)
+# An existing state dir names its ports in LAYOUT_FILE (the Keystone catalog, the configs and Ceph's monmaps hold
+# them): they replace the defaults, so an older dev cloud starts again as it was. FERRY_DEVCLOUD_*_PORT still wins.
+recorded_port() {
+  [[ -f $LAYOUT_FILE ]] || return 1
+  local key=$1 line
+  line=$(sed -n 2p "$LAYOUT_FILE")
+  [[ " $line " =~ \ $key=([0-9]+)\  ]] && echo "${BASH_REMATCH[1]}"
+}
+for default in "${DEFAULT_PORTS[@]}"; do
+  name=${default%%=*}
+  env_name=FERRY_DEVCLOUD_$name
+  key=$(case $name in CEPH_A_PORT) echo ceph-a ;; CEPH_B_PORT) echo ceph-b ;; *) name_lower=${name%_PORT}; echo "${name_lower,,}" ;; esac)
+  printf -v "$name" '%s' "${!env_name:-$(recorded_port "$key" || echo "${default#*=}")}"
+done
+unset default name env_name key name_lower
 
 KEYSTONE_URL=http://$HOST:$KEYSTONE_PORT/v3
 GLANCE_URL=http://$HOST:$GLANCE_PORT
@@ -99,6 +112,28 @@ validate_ports() {
   done
   [[ $(printf '%s\n' "$KEYSTONE_PORT" "$GLANCE_PORT" "$PLACEMENT_PORT" "$POSTGRES_PORT" | sort -u | wc -l) == 4 ]] ||
     die "Keystone, Glance, Placement and PostgreSQL need four different ports"
+}
+
+# A port inside the ephemeral range (a state dir made with the old Ceph defaults, or a FERRY_DEVCLOUD_*_PORT there) is
+# reserved (net.ipv4.ip_local_reserved_ports, added to what is there), so that no outgoing connection takes it before
+# the service binds it. Needs root, as up does; the reservation lasts until reboot.
+reserve_ephemeral_ports() {
+  local low high ranges=() name value reserved wanted
+  read -r low high </proc/sys/net/ipv4/ip_local_port_range || return 0
+  for name in KEYSTONE_PORT GLANCE_PORT PLACEMENT_PORT POSTGRES_PORT; do
+    value=${!name}
+    ((value >= low && value <= high)) && ranges+=("$value")
+  done
+  for value in "$CEPH_A_PORT" "$CEPH_B_PORT"; do
+    ((value + 99 >= low && value <= high)) && ranges+=("$value-$((value + 99))")
+  done
+  ((${#ranges[@]} > 0)) || return 0
+  reserved=$(cat /proc/sys/net/ipv4/ip_local_reserved_ports 2>/dev/null || true)
+  wanted=$(IFS=,; echo "${ranges[*]}")
+  { echo "${reserved:+$reserved,}$wanted" >/proc/sys/net/ipv4/ip_local_reserved_ports; } 2>/dev/null ||
+    die "ports $wanted lie in the ephemeral range $low-$high, where an outgoing connection may hold them, and they could
+not be reserved (net.ipv4.ip_local_reserved_ports needs root); pick ports below $low with FERRY_DEVCLOUD_*_PORT"
+  log "reserved ports $wanted (inside the ephemeral range $low-$high) with net.ipv4.ip_local_reserved_ports"
 }
 
 service_port() {
