@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Logger } from '../logging/logger.js';
+import { childEnvironment } from '../rbd/child-environment.js';
 
 /** sd_notify(3) messages to the service manager: READY=1, STOPPING=1, RELOADING=1, STATUS=…. */
 export interface ServiceNotifier {
@@ -23,7 +24,7 @@ export interface NotifierOptions {
  * the message is attributed to the unit even though its sender is a short-lived child — which is why the unit says
  * NotifyAccess=all. A few messages per process lifetime, so a fork each is cheap.
  *
- * NOTIFY_SOCKET is taken out of `env`, so that other children (ceph) never see it.
+ * NOTIFY_SOCKET is taken out of `env`, and only systemd-notify is given it (with childEnvironment(): no secrets).
  */
 export function systemdNotifier(logger: Logger, env: Record<string, string | undefined> = process.env, options: NotifierOptions = {}): ServiceNotifier {
   const socket = env.NOTIFY_SOCKET;
@@ -31,7 +32,7 @@ export function systemdNotifier(logger: Logger, env: Record<string, string | und
   if (socket === undefined || socket === '') return { enabled: false, notify: () => Promise.resolve() };
   const command = options.command ?? 'systemd-notify';
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const childEnv = { NOTIFY_SOCKET: socket, PATH: env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
+  const childEnv = childEnvironment(env, { NOTIFY_SOCKET: socket });
   let queue = Promise.resolve();
   const send = (assignments: readonly string[]): Promise<void> => new Promise((resolve) => {
     const child = spawn(command, [...assignments], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe'], timeout: timeoutMs });

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { childEnvironment } from './child-environment.js';
 
 /** How one run of a command ended. The runner reports; the caller (ceph-cli) decides what is an error. */
 export type CommandOutcome =
@@ -37,7 +38,8 @@ interface ExecFailure extends Error {
 
 /**
  * `node:child_process` execFile: no shell (arguments are never interpreted), bounded output, a kill on timeout and on
- * abort. SIGKILL rather than SIGTERM because a client stuck in librados must not outlive its deadline.
+ * abort. SIGKILL rather than SIGTERM because a client stuck in librados must not outlive its deadline. The program gets
+ * childEnvironment(): none of ferry's credentials.
  */
 export const execFileRunner: CommandRunner = {
   run: (file, args, options) =>
@@ -55,6 +57,7 @@ export const execFileRunner: CommandRunner = {
           killSignal: 'SIGKILL',
           maxBuffer: MAX_OUTPUT_BYTES,
           windowsHide: true,
+          env: childEnvironment(),
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         },
         (error: ExecFailure | null, stdout: string, stderr: string) => {

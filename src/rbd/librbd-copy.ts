@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { CEPH_CLI_DEFAULTS, cephTimeoutSeconds } from './ceph-cli.js';
+import { childEnvironment } from './child-environment.js';
 import { LIBRBD_COPY_PY } from './librbd-copy-source.js';
 import type { RbdDiffSummary } from './rbd-diff-stream.js';
 import type { RbdImageRef, RenameOutcome } from './rbd-image-commands.js';
@@ -79,7 +80,7 @@ export interface PreparedLibrbdCopy {
 }
 
 export function prepareLibrbdCopy(python: string = rbdPython()): PreparedLibrbdCopy {
-  const child = spawn(python, ['-c', LIBRBD_COPY_PY], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(python, ['-c', LIBRBD_COPY_PY], { env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
   // Listening from the spawn on: a python that cannot start says so before any job is given.
   const events = eventQueue(child);
   child.stdin?.on('error', () => undefined);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { FerryError } from '../errors/ferry-error.js';
 import { cephConnectionArgs, cephMessage, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
+import { childEnvironment } from './child-environment.js';
 import type { RbdImageRef } from './rbd-image-commands.js';
 
 // The two data streams of the direct transfer. The bytes pass through this process (not a shell pipe) so that when
@@ -27,9 +28,9 @@ export async function pipeRbdDiff(source: CephCliOptions, from: RbdImageRef & { 
   const src = resolveCephCliOptions(source);
   const dst = resolveCephCliOptions(target);
   const exporter = spawn(src.rbdBinary, [...cephConnectionArgs(src), 'export-diff', '--no-progress', `${from.pool}/${from.image}@${from.snapshot}`, '-'],
-    { stdio: ['ignore', 'pipe', 'pipe'], signal });
+    { stdio: ['ignore', 'pipe', 'pipe'], signal, env: childEnvironment() });
   const importer = spawn(dst.rbdBinary, [...cephConnectionArgs(dst), 'import-diff', '--no-progress', '-', `${to.pool}/${to.image}`],
-    { stdio: ['pipe', 'ignore', 'pipe'], signal });
+    { stdio: ['pipe', 'ignore', 'pipe'], signal, env: childEnvironment() });
   let bytes = 0;
   let rejected: Error | undefined;
   // By hand rather than .pipe(): export-diff waits for whichever is slower, import-diff or the inspector.
@@ -82,7 +83,7 @@ export async function hashRbdSnapshot(cli: CephCliOptions, ref: RbdImageRef & { 
   const o = resolveCephCliOptions(cli);
   const hash = createHash(algorithm);
   const child = spawn(o.rbdBinary, [...cephConnectionArgs(o), 'export', '--no-progress', `${ref.pool}/${ref.image}@${ref.snapshot}`, '-'],
-    { stdio: ['ignore', 'pipe', 'pipe'], signal });
+    { stdio: ['ignore', 'pipe', 'pipe'], signal, env: childEnvironment() });
   let bytes = 0;
   child.stdout?.on('data', (chunk: Buffer) => { bytes += chunk.length; hash.update(chunk); });
   const done = await ended(child);
