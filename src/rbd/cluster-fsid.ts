@@ -1,37 +1,15 @@
+import { resolve } from 'node:path';
 import { FerryError } from '../errors/ferry-error.js';
 import { cephCommandExited, cephMessage, cephTimeoutSeconds, readClusterFsid, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
 import { FSID_PATTERN } from './ceph-conf-fsid.js';
 import { rbdPython } from './librbd-copy.js';
+import { isolatedPython } from './python-program.js';
 
 // A cluster's fsid as its mons report it: what librados `get_fsid()` returns to nova and to glance_store, and so what
 // their rbd:// URLs carry. Asked through python3-rados where it is installed (Ceph's own binding, on every host with
 // nova's or Glance's rbd code): one short Python, ~0.05 s. Else `ceph fsid`, whose Python CLI takes ~0.15 s and most
-// of a core — measured beside ensure's first Glance request, which it slowed from ~10 ms to ~130 ms.
-
-/**
- * Evaluated with `python3 -c SCRIPT CONF USER TIMEOUT_S` (USER empty: librados' default). Prints the fsid; exits 3
- * with `unavailable` on stdout without the binding; a librados failure exits with its errno (110: the mons did not
- * answer, 13: refused) and its message on stderr, as the CLI would.
- */
-export const LIBRADOS_FSID_PY = String.raw`
-import sys
-try:
-    import rados
-except ImportError as error:
-    print("unavailable: %s" % error)
-    sys.exit(3)
-conf, user, timeout = sys.argv[1], sys.argv[2] or None, sys.argv[3]
-try:
-    cluster = rados.Rados(conffile=conf, rados_id=user)
-    cluster.conf_set("client_mount_timeout", timeout)
-    cluster.conf_set("rados_mon_op_timeout", timeout)
-    cluster.connect(timeout=int(timeout))
-    print(cluster.get_fsid())
-    cluster.shutdown()
-except rados.Error as error:
-    sys.stderr.write("%s\n" % error)
-    sys.exit(abs(getattr(error, "errno", None) or 1) or 1)
-`;
+// of a core — measured beside ensure's first Glance request, which it slowed from ~10 ms to ~130 ms. The Python is
+// python/librados_fsid.py (its header: arguments, output, exit codes), run isolated from / (python-program.ts).
 
 export interface ClusterFsidOptions extends CephCliOptions {
   /** The python with python3-rados; default FERRY_RBD_PYTHON, else Debian's /usr/bin/python3. */
@@ -43,8 +21,8 @@ export async function askClusterFsid(options: ClusterFsidOptions): Promise<strin
   const o = resolveCephCliOptions(options);
   const python = options.python ?? rbdPython();
   const shown = `librados get_fsid (-c ${o.confFile}${o.user === undefined ? '' : ` --id ${o.user}`})`;
-  const out = await o.runner.run(python, ['-c', LIBRADOS_FSID_PY, o.confFile, o.user ?? '', String(cephTimeoutSeconds(o.connectTimeoutMs))],
-    { timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) });
+  const program = isolatedPython('librados_fsid', [resolve(o.confFile), o.user ?? '', String(cephTimeoutSeconds(o.connectTimeoutMs))]);
+  const out = await o.runner.run(python, program.args, { cwd: program.cwd, timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) });
   if (out.outcome === 'failed') return readClusterFsid(options); // no python at all
   const exited = cephCommandExited(out, python, shown);
   if (exited.exitCode === 3 && exited.stdout.startsWith('unavailable')) return readClusterFsid(options);

@@ -20,6 +20,8 @@ export interface CommandOptions {
   /** Hard limit: the process is killed (SIGKILL) after this long. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /** The working directory (default: ferry's); python3 runs from `/` (python-program.ts). */
+  readonly cwd?: string;
 }
 
 /** Runs a program without a shell. Injected so unit tests never spawn ceph or rbd. */
@@ -58,6 +60,7 @@ export const execFileRunner: CommandRunner = {
           maxBuffer: MAX_OUTPUT_BYTES,
           windowsHide: true,
           env: childEnvironment(),
+          ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         },
         (error: ExecFailure | null, stdout: string, stderr: string) => {

@@ -1,14 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CEPH_CLI_DEFAULTS, cephTimeoutSeconds } from './ceph-cli.js';
 import { childEnvironment } from './child-environment.js';
-import { LIBRBD_COPY_PY } from './librbd-copy-source.js';
+import { isolatedPython } from './python-program.js';
 import type { RbdDiffSummary } from './rbd-diff-stream.js';
 import type { RbdImageRef, RenameOutcome } from './rbd-image-commands.js';
 import { RbdStreamError, transferAborted } from './rbd-streams.js';
 
-// The Node side of librbd-copy-source.ts: starts the Python process, feeds it the job, reads its events. Decisions
-// (is the copy proven, may it be renamed) stay with the caller: this module only reports what the process saw.
+// The Node side of the librbd copy (python/librbd_copy.py, whose header gives the protocol): starts the Python process
+// isolated, from /, without ferry's credentials (python-program.ts, child-environment.ts), feeds it the job, reads its
+// events. Decisions (is the copy proven, may it be renamed) stay with the caller: this module only reports what the
+// process saw.
 
 /** Which Python runs it: Debian's, where python3-rbd installs (a pyenv or venv python on PATH lacks it). */
 export const LIBRBD_PYTHON_DEFAULT = '/usr/bin/python3';
@@ -25,6 +28,8 @@ export interface LibrbdCopyRequest {
   readonly source: LibrbdCluster & RbdImageRef & { readonly snapshot: string };
   /** One or more temporary images, each created empty with the source's shape: read once, written to each. */
   readonly targets: readonly (LibrbdCluster & RbdImageRef)[];
+  /** The snapshot made and protected on each target once written: the one a clone is made of. */
+  readonly targetSnapshot: string;
   readonly algorithm: string;
   readonly objectSize: number;
   /** image-meta set on the target before any byte: who writes (`host:pid`). */
@@ -80,7 +85,8 @@ export interface PreparedLibrbdCopy {
 }
 
 export function prepareLibrbdCopy(python: string = rbdPython()): PreparedLibrbdCopy {
-  const child = spawn(python, ['-c', LIBRBD_COPY_PY], { env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const program = isolatedPython('librbd_copy');
+  const child = spawn(python, program.args, { cwd: program.cwd, env: childEnvironment(), stdio: ['pipe', 'pipe', 'pipe'] });
   // Listening from the spawn on: a python that cannot start says so before any job is given.
   const events = eventQueue(child);
   child.stdin?.on('error', () => undefined);
@@ -118,10 +124,12 @@ function runLibrbdCopy(child: ChildProcess, events: EventQueue, python: string, 
   request.signal.addEventListener('abort', stop, { once: true });
   if (request.signal.aborted) stop();
   void events.exitCode.then(() => clearTimeout(stopping));
+  // The process runs from /: a relative ceph.conf is made absolute here.
   child.stdin?.write(`${JSON.stringify({
-    source: { conf: request.source.confFile, user: request.source.user, pool: request.source.pool, image: request.source.image, snapshot: request.source.snapshot },
-    targets: request.targets.map((target) => ({ conf: target.confFile, user: target.user, pool: target.pool, image: target.image })),
-    algorithm: request.algorithm, object_size: request.objectSize, writer_key: request.writer.key, writer: request.writer.value,
+    source: { conf: resolve(request.source.confFile), user: request.source.user, pool: request.source.pool, image: request.source.image,
+      snapshot: request.source.snapshot },
+    targets: request.targets.map((target) => ({ conf: resolve(target.confFile), user: target.user, pool: target.pool, image: target.image })),
+    target_snapshot: request.targetSnapshot, algorithm: request.algorithm, object_size: request.objectSize, writer_key: request.writer.key, writer: request.writer.value,
     connect_timeout_s: cephTimeoutSeconds(request.connectTimeoutMs ?? CEPH_CLI_DEFAULTS.connectTimeoutMs),
   })}\n`);
 
@@ -139,7 +147,7 @@ function runLibrbdCopy(child: ChildProcess, events: EventQueue, python: string, 
       if (expected.includes(event.event)) return event;
     }
   };
-  const copied = next(['copied']).then(factsOf);
+  const copied = next(['copied']).then((event) => factsOf(event, request.targetSnapshot));
   copied.catch(() => undefined);
   // One command at a time: the answers come in the order the commands were sent, and stores finish concurrently.
   let queue: Promise<unknown> = copied.catch(() => undefined);
@@ -164,7 +172,7 @@ function runLibrbdCopy(child: ChildProcess, events: EventQueue, python: string, 
   };
 }
 
-function factsOf(event: Event): LibrbdCopied {
+function factsOf(event: Event, targetSnapshot: string): LibrbdCopied {
   // Only non-zero blocks are written: the objects written to are the objects given data.
   const objects = new Set(Array.isArray(event.objects) ? event.objects.map(Number) : []);
   const targets = (Array.isArray(event.targets) ? event.targets as Readonly<Record<string, unknown>>[] : []).map((target): LibrbdTargetFacts => (target.ok === true
@@ -173,7 +181,7 @@ function factsOf(event: Event): LibrbdCopied {
     : { ok: false, failure: new RbdStreamError({ side: 'target', exitCode: null, message: `${String(target.step)}: ${String(target.message)}` }) }));
   return {
     summary: {
-      size: Number(event.size), toSnapshot: 'snap', fromSnapshot: undefined, digest: String(event.digest), ordered: true,
+      size: Number(event.size), toSnapshot: targetSnapshot, fromSnapshot: undefined, digest: String(event.digest), ordered: true,
       writtenObjects: objects, dataObjects: objects, streamBytes: Number(event.data_bytes),
     },
     dataBytes: Number(event.data_bytes),

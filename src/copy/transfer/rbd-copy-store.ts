@@ -217,6 +217,7 @@ async function writeWithLibrbd<Skip extends string>(job: CopyJob<Skip>, claimed:
   const session = prepared.start({
     source: { confFile: source.cluster.confFile, user: source.cluster.user, ...source.location },
     targets: claimed.map(({ plan, temp }) => ({ confFile: plan.target.confFile, user: plan.target.user, ...temp })),
+    targetSnapshot: SNAPSHOT,
     algorithm: first.expected.algorithm, objectSize: first.shape.objectSize,
     writer: { key: WRITER_META_KEY, value: `${hostname()}:${process.pid}` }, signal: job.deadline.signal,
   });

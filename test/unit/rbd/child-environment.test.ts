@@ -123,22 +123,26 @@ describe('the environment of every child ferry starts', () => {
     for (const dump of seen) expectClean(dump);
   });
 
-  it('the librbd copy\'s python: no secrets', async () => {
+  it('the librbd copy\'s python: no secrets, isolated (-I), from /', async () => {
     const python = dumping('python-copy', "console.log(JSON.stringify({ event: 'unavailable', message: 'stand-in' })); process.exit(3);");
     const copy = startLibrbdCopy({
       source: { confFile: 'a.conf', user: undefined, pool: 'images', image: 'IMG', snapshot: 'snap' },
-      targets: [{ confFile: 'b.conf', user: undefined, pool: 'images', image: 'IMG.ferry-partial' }],
+      targets: [{ confFile: 'b.conf', user: undefined, pool: 'images', image: 'IMG.ferry-partial' }], targetSnapshot: 'snap',
       algorithm: 'sha512', objectSize: 4 << 20, writer: { key: 'ferry.writer', value: 'h:1' }, signal: new AbortController().signal, python,
     });
     await expect(copy.copied).rejects.toBeInstanceOf(LibrbdUnavailableError);
     await copy.close();
-    expectClean(dumps('python-copy')[0]);
+    const [dump] = dumps('python-copy');
+    expectClean(dump);
+    expect({ cwd: dump?.cwd, first: dump?.argv[0] }).toEqual({ cwd: '/', first: '-I' });
   });
 
-  it('the cluster fsid\'s python: no secrets', async () => {
+  it('the cluster fsid\'s python: no secrets, isolated (-I), from /, with the conf as an absolute path', async () => {
     const python = dumping('python-fsid', "console.log('8830a20e-1ce9-4ad6-ad31-c6dc7a269792');");
     await expect(askClusterFsid({ confFile: 'site-b.conf', user: 'nova', python })).resolves.toBe('8830a20e-1ce9-4ad6-ad31-c6dc7a269792');
-    expectClean(dumps('python-fsid')[0]);
+    const [dump] = dumps('python-fsid');
+    expectClean(dump);
+    expect({ cwd: dump?.cwd, first: dump?.argv[0], conf: dump?.argv.at(-3) }).toEqual({ cwd: '/', first: '-I', conf: join(process.cwd(), 'site-b.conf') });
   });
 
   it('systemd-notify: NOTIFY_SOCKET and no secrets', async () => {

@@ -1,36 +1,40 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { askClusterFsid, LIBRADOS_FSID_PY } from '../../../src/rbd/cluster-fsid.js';
-import type { CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
-import { LIBRBD_PYTHON_DEFAULT } from '../../../src/rbd/librbd-copy.js';
+import { describe, expect, it } from 'vitest';
+import { askClusterFsid } from '../../../src/rbd/cluster-fsid.js';
+import type { CommandOptions, CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
+import { pythonProgramText } from '../../../src/rbd/python-program.js';
 
 // The fsid through librados (python3-rados), else `ceph fsid`. The runner stands in for both programs; the Python
-// script itself runs below against stand-in `rados` modules (the real binding runs in every integration test that
-// resolves the local cluster).
+// program itself (src/rbd/python/librados_fsid.py) runs against a stand-in `rados` in test/unit/rbd/python/, and
+// against the real binding in every integration test that resolves the local cluster.
 
 const FSID = '8830a20e-1ce9-4ad6-ad31-c6dc7a269792';
 const CONF = '/etc/ceph/site-b.conf';
 const exited = (exitCode: number, stdout: string, stderr = ''): CommandOutcome => ({ outcome: 'exited', exitCode, signal: null, stdout, stderr });
 
-function runner(python: CommandOutcome, ceph: CommandOutcome = exited(0, `${FSID}\n`)): CommandRunner & { calls: { file: string; args: readonly string[] }[] } {
-  const calls: { file: string; args: readonly string[] }[] = [];
+type Call = { file: string; args: readonly string[]; cwd: CommandOptions['cwd'] };
+function runner(python: CommandOutcome, ceph: CommandOutcome = exited(0, `${FSID}\n`)): CommandRunner & { calls: Call[] } {
+  const calls: Call[] = [];
   return {
     calls,
-    run: (file, args) => {
-      calls.push({ file, args });
+    run: (file, args, options) => {
+      calls.push({ file, args, cwd: options.cwd });
       return Promise.resolve(file === 'ceph' ? ceph : python);
     },
   };
 }
 
 describe('askClusterFsid', () => {
-  it('asks librados through python (conf, user, connect timeout in s) and runs no ceph CLI', async () => {
+  it('asks librados through python, isolated from / (conf, user, connect timeout in s), and runs no ceph CLI', async () => {
     const fake = runner(exited(0, `${FSID.toUpperCase()}\n`));
     await expect(askClusterFsid({ confFile: CONF, user: 'nova', runner: fake, python: '/usr/bin/python3', connectTimeoutMs: 2_500 })).resolves.toBe(FSID);
-    expect(fake.calls).toEqual([{ file: '/usr/bin/python3', args: ['-c', LIBRADOS_FSID_PY, CONF, 'nova', '3'] }]);
+    expect(fake.calls).toEqual([{ file: '/usr/bin/python3', args: ['-I', '-c', pythonProgramText('librados_fsid'), CONF, 'nova', '3'], cwd: '/' }]);
+  });
+
+  it('a relative ceph.conf is given to the python as an absolute path (it runs from /); messages name it as given', async () => {
+    const fake = runner(exited(110, '', '[errno 110] RADOS timed out (error connecting to the cluster)\n'));
+    await expect(askClusterFsid({ confFile: 'site-b.conf', runner: fake })).rejects.toMatchObject({ message: expect.stringContaining('(-c site-b.conf)') as unknown });
+    expect(fake.calls[0]?.args[3]).toBe(join(process.cwd(), 'site-b.conf'));
   });
 
   it.each<{ name: string; python: CommandOutcome }>([
@@ -40,7 +44,7 @@ describe('askClusterFsid', () => {
     const fake = runner(python);
     await expect(askClusterFsid({ confFile: CONF, runner: fake, python: '/usr/bin/python3' })).resolves.toBe(FSID);
     expect(fake.calls.map((call) => call.file)).toEqual(['/usr/bin/python3', 'ceph']);
-    expect(fake.calls[0]?.args.slice(2)).toEqual([CONF, '', '10']);
+    expect(fake.calls[0]?.args.slice(3)).toEqual([CONF, '', '10']);
   });
 
   it.each<{ name: string; out: CommandOutcome; message: string; hint: RegExp }>([
@@ -62,55 +66,5 @@ describe('askClusterFsid', () => {
 
   it('an abort is FERRY_ABORTED', async () => {
     await expect(askClusterFsid({ confFile: CONF, runner: runner({ outcome: 'aborted' }) })).rejects.toMatchObject({ code: 'FERRY_ABORTED' });
-  });
-});
-
-describe('the Python script itself', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ferry-fsid-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  // -S: no site-packages, so only the stand-in `rados` below (or none) can be imported.
-  const run = (modules: string | undefined, args: readonly string[]) => spawnSync(LIBRBD_PYTHON_DEFAULT, ['-S', '-c', LIBRADOS_FSID_PY, ...args],
-    { encoding: 'utf8', env: { ...process.env, PYTHONPATH: modules ?? '' } });
-  const standIn = (name: string, connect: string): string => {
-    const modules = join(dir, name);
-    mkdirSync(modules, { recursive: true });
-    writeFileSync(join(modules, 'rados.py'), `import sys
-class Error(Exception):
-    def __init__(self, message, errno=None):
-        Exception.__init__(self, message)
-        self.errno = errno
-class Rados:
-    def __init__(self, conffile, rados_id):
-        sys.stderr.write("conffile=%s rados_id=%s\\n" % (conffile, rados_id))
-    def conf_set(self, key, value):
-        sys.stderr.write("%s=%s\\n" % (key, value))
-    def connect(self, timeout):
-        sys.stderr.write("connect timeout=%s\\n" % timeout)
-        ${connect}
-    def get_fsid(self):
-        return "${FSID}"
-    def shutdown(self):
-        pass
-`);
-    return modules;
-  };
-
-  it('prints the fsid librados reports, with the conf, the user and the timeouts it was given', () => {
-    const out = run(standIn('ok', 'pass'), [CONF, 'nova', '7']);
-    expect({ status: out.status, stdout: out.stdout }).toEqual({ status: 0, stdout: `${FSID}\n` });
-    expect(out.stderr.trim().split('\n')).toEqual([`conffile=${CONF} rados_id=nova`, 'client_mount_timeout=7', 'rados_mon_op_timeout=7', 'connect timeout=7']);
-    expect(run(standIn('ok', 'pass'), [CONF, '', '7']).stderr).toContain('rados_id=None');
-  });
-
-  it('exits with librados\' errno and its message on stderr', () => {
-    const out = run(standIn('down', 'raise Error("[errno 110] RADOS timed out (error connecting to the cluster)", 110)'), [CONF, 'nova', '7']);
-    expect({ status: out.status, stdout: out.stdout, last: out.stderr.trim().split('\n').at(-1) })
-      .toEqual({ status: 110, stdout: '', last: '[errno 110] RADOS timed out (error connecting to the cluster)' });
-  });
-
-  it('says "unavailable" (exit 3) where the binding cannot be imported', () => {
-    const out = run(undefined, [CONF, 'nova', '7']);
-    expect(out.status).toBe(3);
-    expect(out.stdout).toMatch(/^unavailable: No module named 'rados'/);
   });
 });

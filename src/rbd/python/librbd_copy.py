@@ -1,24 +1,31 @@
-// The direct transfer's data path through librbd (python3-rbd, the binding nova's and Glance's rbd code use): one
-// Python process, connected to both clusters, reads the source snapshot's allocated objects with reads in flight,
-// hashes the image's bytes in offset order (zero fill for what is not allocated), writes the non-zero 4 KiB blocks
-// into the temporary image, makes and protects `snap`, and reports what the target's object map then holds. Then it
-// waits for ferry's verdict: mark the copy verified, rename it (the commit). Against `rbd export-diff | rbd
-// import-diff` through ferry it saves two rbd processes, the diff encoding, four copies of every byte through pipes,
-// and four short rbd processes (bench/RESULTS.md "## transfer").
-//
-// Several targets (one image's stores, prewarm/sync): the source is read once and hashed once, and every block goes to
-// each target; a target that fails (its cluster, its pool) ends alone, the others go on.
-//
-// Evaluated with `python3 -c`, like hash-sink.ts's worker: no file to find inside the bundled CLI or the package.
-// Protocol (stdout, one JSON object per line): {"event": "copied", ..., "targets":
-// [{"ok": true, "snapshot_size", "extents"} | {"ok": false, "step", "errno", "message"}]} with the facts, then one
-// answer per command read from stdin, each naming a target by its index: {"op": "mark", "target", "key", "value"} →
-// "marked"; {"op": "drop", "target"} → "dropped" (the image closed, so it can be removed); {"op": "rename", "target",
-// "to"} → "renamed", "exists" (the name is taken) or "absent" (the temporary image is gone: another writer took it).
-// {"event": "error", "side": "source"|"target", ...} ends it with exit 1 (a source failure ends every target);
-// {"event": "unavailable"} (no python3-rbd) with exit 3. stdin closing ends it at once: ferry is gone, so is its writer.
-// The job is the first line of stdin; the process starts before it (prepareLibrbdCopy), and exits 0 if none comes.
-export const LIBRBD_COPY_PY = String.raw`
+"""The direct transfer's data path through librbd (python3-rbd, the binding nova's and Glance's rbd code use).
+
+One process, connected to both clusters, reads the source snapshot's allocated objects with reads in flight, hashes
+the image's bytes in offset order (zero fill for what is not allocated), writes the non-zero 4 KiB blocks into each
+temporary image, makes and protects the job's snapshot there, and reports what each target's object map then holds.
+Then it waits for ferry's verdict: mark the copy verified, rename it (the commit). Against `rbd export-diff | rbd
+import-diff` through ferry it saves two rbd processes, the diff encoding, four copies of every byte through pipes, and
+four short rbd processes (bench/RESULTS.md "## transfer").
+
+Several targets (one image's stores, prewarm/sync): the source is read once and hashed once, and every block goes to
+each target; a target that fails (its cluster, its pool) ends alone, the others go on.
+
+ferry runs this file's text as `python3 -I -c TEXT` from `/` with an environment that holds no secret
+(src/rbd/librbd-copy.ts): nothing in the operator's working directory or PYTHON* variables is imported. Its tests run
+it against stand-in rados/rbd modules (test/unit/rbd/python/).
+
+Protocol. The job is the first line of stdin (one JSON object: source {conf, user, pool, image, snapshot}, targets
+[{conf, user, pool, image}], target_snapshot (made and protected on each target), algorithm, object_size, writer_key,
+writer, connect_timeout_s); the process starts before it (ferry claims the stores meanwhile) and exits 0 if none
+comes. stdout carries one JSON object per line: {"event": "copied", "size", "digest", "data_bytes", "objects",
+"targets": [{"ok": true, "snapshot_size", "extents"} | {"ok": false, "step", "errno", "message"}]}, then one answer
+per command read from stdin, each naming a target by its index: {"op": "mark", "target", "key", "value"} -> "marked";
+{"op": "drop", "target"} -> "dropped" (the image closed, so it can be removed); {"op": "rename", "target", "to"} ->
+"renamed", "exists" (the name is taken) or "absent" (the temporary image is gone: another writer took it). {"event":
+"error", "side": "source"|"target", "step", "errno", "message"} ends it with exit 1 (a source failure ends every
+target); {"event": "unavailable"} (no python3-rbd) with exit 3. stdin closing ends it at once: ferry is gone, so is
+its writer.
+"""
 import json, os, sys, threading, queue, hashlib
 
 def say(event, **fields):
@@ -233,11 +240,11 @@ def copy():
     for out in outs:
         out.settle()
         out.step("flush", lambda: out.image.flush())
-        out.step("snap create", lambda: out.image.create_snap("snap"))
-        out.step("snap protect", lambda: out.image.protect_snap("snap"))
+        out.step("snap create", lambda: out.image.create_snap(job["target_snapshot"]))
+        out.step("snap protect", lambda: out.image.protect_snap(job["target_snapshot"]))
         # The image stays open (its watch shows a live writer) until the rename: another ferry that saw the verified
         # mark and no watcher would take the copy for a dead run's and commit it itself.
-        snap = out.step("open snap", lambda: opened_image(out.io, out.spec["image"], snapshot="snap", read_only=True))
+        snap = out.step("open snap", lambda: opened_image(out.io, out.spec["image"], snapshot=job["target_snapshot"], read_only=True))
         if snap is not None:
             present = []
             out.step("diff", lambda: snap.diff_iterate(0, snap.size(), None, lambda offset, length, exists: present.append([offset, length]) if exists else None, whole_object=True))
@@ -294,4 +301,3 @@ except Exception as error:
     close_all()
     os._exit(1)
 close_all()
-`;
