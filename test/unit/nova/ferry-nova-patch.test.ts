@@ -3,7 +3,7 @@
 // patch, 4 pristine, 5 neither). Run on a copy of each pristine nova file of fixtures/nova/ with nova's package
 // metadata (the version it picks the patch by).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,5 +90,26 @@ describe('integrations/nova/ferry-nova-patch', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Exit codes:');
     expect(help.stdout).not.toContain('set -u');
+  });
+});
+
+describe('ferry-nova-patch: finding nova without --nova-dir', () => {
+  it('a `nova` package planted in the working directory is never imported: nova is looked for isolated (-I), from /', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ferry-nova-planted-'));
+    trees.push(cwd);
+    const marker = join(cwd, 'imported');
+    mkdirSync(join(cwd, 'nova'));
+    writeFileSync(join(cwd, 'nova', '__init__.py'), `open(${JSON.stringify(marker)}, "w").write("planted nova imported")\n`);
+    const result = spawnSync(COMMAND, ['check'], { cwd, encoding: 'utf8' });
+    expect(existsSync(marker)).toBe(false);
+    // What the system's python3 imports as nova where nothing is planted (Debian: /usr/lib/python3/dist-packages).
+    const real = spawnSync('/usr/bin/python3', ['-I', '-c', 'import os, nova; print(os.path.dirname(os.path.dirname(os.path.abspath(nova.__file__))))'],
+      { cwd: '/', encoding: 'utf8' });
+    if (real.status === 0) {
+      expect(result.stdout).toContain(` in ${real.stdout.trim()} (`);
+      expect([0, 4]).toContain(result.status);
+    } else {
+      expect(result).toMatchObject({ status: 3, stderr: expect.stringContaining('cannot import nova') });
+    }
   });
 });
