@@ -9,15 +9,10 @@ import os
 import shutil
 import threading
 
-from rados import journal
+# The real binding has its own Error class; the copy only reads an error's errno and message.
+from rados import Error, journal
 
 lock = threading.Lock()
-
-
-class Error(Exception):
-    def __init__(self, message, errno=None):
-        Exception.__init__(self, message)
-        self.errno = errno
 
 
 class ImageNotFound(Error):
