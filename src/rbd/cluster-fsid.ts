@@ -2,8 +2,7 @@ import { resolve } from 'node:path';
 import { FerryError } from '../errors/ferry-error.js';
 import { cephCommandExited, cephMessage, cephTimeoutSeconds, readClusterFsid, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
 import { FSID_PATTERN } from './ceph-conf-fsid.js';
-import { rbdPython } from './librbd-copy.js';
-import { isolatedPython } from './python-program.js';
+import { isolatedPython, rbdPython } from './python-program.js';
 
 // A cluster's fsid as its mons report it: what librados `get_fsid()` returns to nova and to glance_store, and so what
 // their rbd:// URLs carry. Asked through python3-rados where it is installed (Ceph's own binding, on every host with

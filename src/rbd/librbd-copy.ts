@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CEPH_CLI_DEFAULTS, cephTimeoutSeconds } from './ceph-cli.js';
 import { childEnvironment } from './child-environment.js';
-import { isolatedPython } from './python-program.js';
+import { isolatedPython, rbdPython } from './python-program.js';
 import type { RbdDiffSummary } from './rbd-diff-stream.js';
 import type { RbdImageRef, RenameOutcome } from './rbd-image-commands.js';
 import { RbdStreamError, transferAborted } from './rbd-streams.js';
@@ -12,12 +12,6 @@ import { RbdStreamError, transferAborted } from './rbd-streams.js';
 // isolated, from /, without ferry's credentials (python-program.ts, child-environment.ts), feeds it the job, reads its
 // events. Decisions (is the copy proven, may it be renamed) stay with the caller: this module only reports what the
 // process saw.
-
-/** Which Python runs it: Debian's, where python3-rbd installs (a pyenv or venv python on PATH lacks it). */
-export const LIBRBD_PYTHON_DEFAULT = '/usr/bin/python3';
-
-/** The python ferry runs for librados/librbd (the copy, a cluster's fsid): FERRY_RBD_PYTHON, else Debian's. */
-export const rbdPython = (): string => process.env.FERRY_RBD_PYTHON ?? LIBRBD_PYTHON_DEFAULT;
 
 export interface LibrbdCluster {
   readonly confFile: string;

@@ -9,6 +9,12 @@ import { readFileSync } from 'node:fs';
 
 export type PythonProgram = 'librbd_copy' | 'librados_fsid';
 
+/** Which Python runs them: Debian's, where python3-rbd installs (a pyenv or venv python on PATH lacks it). */
+export const LIBRBD_PYTHON_DEFAULT = '/usr/bin/python3';
+
+/** The python ferry runs for librados/librbd (the copy, a cluster's fsid): FERRY_RBD_PYTHON, else Debian's. */
+export const rbdPython = (): string => process.env.FERRY_RBD_PYTHON ?? LIBRBD_PYTHON_DEFAULT;
+
 /** Replaced by the bundler with { name: text }; not defined in the library or the tests. */
 declare const FERRY_EMBEDDED_PYTHON: Readonly<Partial<Record<PythonProgram, string>>> | undefined;
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isFerryError } from '../../../src/errors/ferry-error.js';
-import { LIBRBD_PYTHON_DEFAULT, LibrbdUnavailableError, prepareLibrbdCopy, startLibrbdCopy, type LibrbdCopyRequest } from '../../../src/rbd/librbd-copy.js';
+import { LibrbdUnavailableError, prepareLibrbdCopy, startLibrbdCopy, type LibrbdCopyRequest } from '../../../src/rbd/librbd-copy.js';
+import { LIBRBD_PYTHON_DEFAULT } from '../../../src/rbd/python-program.js';
 import { RbdStreamError } from '../../../src/rbd/rbd-streams.js';
 
 // The Node side of the librbd data path against stand-in "pythons": small Node scripts that speak the protocol the way

@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LIBRBD_PYTHON_DEFAULT } from '../../../src/rbd/librbd-copy.js';
-import { isolatedPython, pythonProgramText, type PythonProgram } from '../../../src/rbd/python-program.js';
+import { isolatedPython, LIBRBD_PYTHON_DEFAULT, pythonProgramText, type PythonProgram } from '../../../src/rbd/python-program.js';
 
 // ferry's Python programs (src/rbd/python/): the text ferry runs is the file's, and each file's own tests
 // (test/unit/rbd/python/test_*.py, Python's unittest against stand-in rados/rbd modules) run here, in `npm test`.
