@@ -1,12 +1,10 @@
-import type { CommandSpec } from './command-spec.js';
+import type { CommandCatalog } from './command-spec.js';
 
-interface RegistryEntry {
-  readonly summary: string;
-  load(): Promise<CommandSpec<unknown>>;
-}
-
-/** Every command, lazy-loaded: `ferry ensure` never loads the XML parser, `ferry traits` never loads the waiter. */
-export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
+/**
+ * Every command, lazy-loaded: `ferry ensure` never loads the XML parser, `ferry traits` never loads the waiter. Each
+ * summary is written here only: `ferry --help` lists them, `ferry CMD --help` shows its own.
+ */
+export const COMMANDS: CommandCatalog = {
   ensure: {
     summary: 'Make sure an image has a clonable copy in the local Ceph store (copy-image when needed)',
     load: async () => (await import('./commands/ensure.js')).ensureCommand,
@@ -34,7 +32,8 @@ export const COMMANDS: Readonly<Record<string, RegistryEntry>> = {
   },
   completion: {
     summary: 'A bash or zsh completion script: eval "$(ferry completion bash)"',
-    load: async () => (await import('./commands/completion.js')).completionCommand,
+    // Handed the catalog, rather than importing it: the registry → command edge is the only one between them.
+    load: async () => (await import('./commands/completion.js')).createCompletionCommand(COMMANDS),
   },
   prewarm: {
     summary: 'Copy many images into many Glance stores ahead of boots: plan, then copy with bounded concurrency',

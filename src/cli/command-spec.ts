@@ -59,10 +59,12 @@ export interface CommandContext {
   spentMs(): number;
 }
 
-/** One CLI command: parse → call the library → return a typed report. Rendering lives in cli/render/. */
+/**
+ * One CLI command: parse → call the library → return a typed report. Rendering lives in cli/render/. Its one-line
+ * summary is its CommandEntry's (command-registry.ts), so `ferry --help` needs no command module.
+ */
 export interface CommandSpec<R> {
   readonly name: string;
-  readonly summary: string;
   readonly description?: string;
   readonly examples: readonly string[];
   readonly arguments: readonly ArgumentSpec[];
@@ -82,3 +84,12 @@ export interface CommandSpec<R> {
   /** Non-zero for reports that describe a partial failure (e.g. a batch where some items failed). */
   exitCode?(report: R): number;
 }
+
+/** A command as the registry lists it: its summary (`ferry --help`), and its module, loaded on demand. */
+export interface CommandEntry {
+  readonly summary: string;
+  load(): Promise<CommandSpec<unknown>>;
+}
+
+/** Every command by the words that call it (`ensure`, `traits report`). */
+export type CommandCatalog = Readonly<Record<string, CommandEntry>>;

@@ -81,7 +81,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const parsed = parseCommandLine(spec, rest, GLOBAL_OPTIONS, commander);
     if (parsed === 'help') {
-      write(io.stdout, commandHelp(spec, GLOBAL_OPTIONS));
+      write(io.stdout, commandHelp(spec, entry.summary, GLOBAL_OPTIONS));
       return 0;
     }
     const [{ resolveConfig }, { createLogger }, { textStyle }, { connectCloud }] = await Promise.all([
@@ -210,11 +210,11 @@ function overallHelp(): string {
     'For scripts: --json, or -f json|yaml|value|csv|table with -c COLUMN (lists print rows, as osc). Docs: docs/cli.md'].join('\n');
 }
 
-function commandHelp(spec: CommandSpec<unknown>, globalOptions: readonly OptionSpec[]): string {
+function commandHelp(spec: CommandSpec<unknown>, summary: string, globalOptions: readonly OptionSpec[]): string {
   const args = spec.arguments.map((a) => (a.required ? `<${a.name}${a.variadic ? '...' : ''}>` : `[${a.name}${a.variadic ? '...' : ''}]`));
   const describe = (options: readonly OptionSpec[]): string[] => options.map((o) =>
     `  --${o.name}${o.value ? ` ${o.value}` : ''}`.padEnd(40) + o.description + (o.repeatable ? ' (repeatable)' : ''));
-  return [`Usage: ferry ${spec.name} ${args.join(' ')} [options]`, '', spec.summary, ...(spec.description ? ['', spec.description] : []),
+  return [`Usage: ferry ${spec.name} ${args.join(' ')} [options]`, '', summary, ...(spec.description ? ['', spec.description] : []),
     ...(spec.arguments.length ? ['', 'Arguments:', ...spec.arguments.map((a) => `  ${a.name.padEnd(38)}${a.description}`)] : []),
     '', 'Options:', ...describe(spec.options), '', 'Cloud and output options:', ...describe(globalOptions),
     '', 'Examples:', ...spec.examples.map((e) => `  ${e}`)].join('\n');

@@ -36,9 +36,13 @@ export function staticClosure(entry: string): { files: Set<string>; packages: Se
 }
 
 const ANY_IMPORT = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
+const LAZY_IMPORT = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-/** Every specifier a source file names in an import or re-export, type-only ones included (dynamic imports not). */
+/**
+ * Every specifier a source file names in an import or re-export, type-only ones and lazy `import('x')` included: a
+ * module loaded on demand is still one its importer depends on (a circle through a lazy import is still a circle).
+ */
 export function allImports(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(ANY_IMPORT)].map((match) => match[1]!);
+  return [...text.matchAll(ANY_IMPORT), ...text.matchAll(LAZY_IMPORT)].map((match) => match[1]!);
 }

@@ -18,7 +18,6 @@ export type AgentReport = z.infer<typeof agentJsonSchema>;
 
 export const agentCommand: CommandSpec<AgentReport> = {
   name: 'agent',
-  summary: 'Serve ensure/status to the host\'s callers (nova\'s image backend) on a Unix socket, with host-wide single flight',
   description: 'Runs until SIGTERM (or Ctrl-C): then it stops accepting, lets in-flight requests end within --shutdown-grace, '
     + 'answers the rest FERRY_AGENT_SHUTTING_DOWN and removes the socket. SIGHUP re-reads the configuration (clouds.yaml, '
     + 'nova.conf, environment) and the Ceph fsid. The copy flags (--store, --timeout, --fsid, …) are the defaults of its '

@@ -24,7 +24,6 @@ export const backendJsonSchema = z.object({
 
 export const backendCommand: CommandSpec<BackendReport> = {
   name: 'backend',
-  summary: 'Which storage backend takes an image on this host (images_type + images_type_mapping), and why',
   examples: [
     'ferry backend --image image.json --images-type rbd --images-type-mapping "qcow2:qcow2, ploop:ploop"',
     'ferry backend --image 3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10 --nova-conf /etc/nova/nova.conf --json',

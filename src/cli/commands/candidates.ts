@@ -7,7 +7,6 @@ import { candidatesJsonSchema, type CandidatesJson, type CandidatesReport } from
 
 export const candidatesCommand: CommandSpec<CandidatesReport> = {
   name: 'candidates',
-  summary: 'The hosts Placement offers for an image and flavor resources (GET /allocation_candidates), by name',
   description: 'Builds the prefilter request (as ferry prefilter) for the microversion negotiated with the target Placement, ' +
     'checks every name against Placement\'s own trait list, sends one GET /allocation_candidates and names each host ' +
     '(one GET per host for up to 10 hosts, else one provider listing). No candidate? ferry explain says why, host by host.',

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { FerryError } from '../../errors/ferry-error.js';
-import { COMMANDS } from '../command-registry.js';
-import type { CommandSpec, OptionSpec } from '../command-spec.js';
+import type { CommandCatalog, CommandSpec, OptionSpec } from '../command-spec.js';
 import { GLOBAL_OPTIONS } from '../global-options.js';
 
 export interface CompletionReport {
@@ -13,9 +12,9 @@ const SHELLS = ['bash', 'zsh'] as const;
 const OUTPUT_FLAGS = ['-f', '--format', '-c', '--column', '--help'];
 
 /** Every command with its flags, from the same specs the parser uses (so completion never offers a flag that is not there). */
-async function commandFlags(): Promise<[string, string[]][]> {
+async function commandFlags(commands: CommandCatalog): Promise<[string, string[]][]> {
   const flags = (options: readonly OptionSpec[]): string[] => options.map((o) => `--${o.name}`);
-  const specs = await Promise.all(Object.entries(COMMANDS).map(async ([name, entry]) => [name, await entry.load()] as const));
+  const specs = await Promise.all(Object.entries(commands).map(async ([name, entry]) => [name, await entry.load()] as const));
   return specs.map(([name, spec]: readonly [string, CommandSpec<unknown>]) => [name, [...flags(spec.options), ...flags(GLOBAL_OPTIONS), ...OUTPUT_FLAGS]]);
 }
 
@@ -58,22 +57,24 @@ export function completionScript(shell: 'bash' | 'zsh', commands: readonly [stri
   return body.join('\n');
 }
 
-export const completionCommand: CommandSpec<CompletionReport> = {
-  name: 'completion',
-  summary: 'Print a bash or zsh completion script for ferry',
-  description: 'bash: eval "$(ferry completion bash)" in ~/.bashrc, or save it as /etc/bash_completion.d/ferry. '
-    + 'zsh: eval "$(ferry completion zsh)" in ~/.zshrc (uses bashcompinit).',
-  examples: ['ferry completion bash > /etc/bash_completion.d/ferry', 'eval "$(ferry completion zsh)"'],
-  arguments: [{ name: 'SHELL', description: 'bash or zsh', required: true }],
-  options: [],
-  jsonSchema: z.object({ shell: z.enum(SHELLS), script: z.string() }).strict(),
-  async run(ctx) {
-    const shell = ctx.args[0] ?? '';
-    if (!(SHELLS as readonly string[]).includes(shell)) {
-      throw new FerryError('FERRY_INVALID_OPTION', `no completion for shell '${shell}'`, 'Pass bash or zsh: ferry completion bash.', { shell });
-    }
-    return { shell: shell as CompletionReport['shell'], script: completionScript(shell as CompletionReport['shell'], await commandFlags()) };
-  },
-  toJson: (report) => ({ shell: report.shell, script: report.script }),
-  render: (report) => report.script,
-};
+/** `ferry completion`, for the commands of `commands` (the registry hands itself in). */
+export function createCompletionCommand(commands: CommandCatalog): CommandSpec<CompletionReport> {
+  return {
+    name: 'completion',
+    description: 'bash: eval "$(ferry completion bash)" in ~/.bashrc, or save it as /etc/bash_completion.d/ferry. '
+      + 'zsh: eval "$(ferry completion zsh)" in ~/.zshrc (uses bashcompinit).',
+    examples: ['ferry completion bash > /etc/bash_completion.d/ferry', 'eval "$(ferry completion zsh)"'],
+    arguments: [{ name: 'SHELL', description: 'bash or zsh', required: true }],
+    options: [],
+    jsonSchema: z.object({ shell: z.enum(SHELLS), script: z.string() }).strict(),
+    async run(ctx) {
+      const shell = ctx.args[0] ?? '';
+      if (!(SHELLS as readonly string[]).includes(shell)) {
+        throw new FerryError('FERRY_INVALID_OPTION', `no completion for shell '${shell}'`, 'Pass bash or zsh: ferry completion bash.', { shell });
+      }
+      return { shell: shell as CompletionReport['shell'], script: completionScript(shell as CompletionReport['shell'], await commandFlags(commands)) };
+    },
+    toJson: (report) => ({ shell: report.shell, script: report.script }),
+    render: (report) => report.script,
+  };
+}

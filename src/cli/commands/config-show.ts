@@ -15,7 +15,6 @@ export type ConfigShowJson = z.infer<typeof configShowJsonSchema>;
 
 export const configShowCommand: CommandSpec<ConfigShowReport> = {
   name: 'config show',
-  summary: 'Show the resolved configuration: every value with its source, secrets hidden',
   description: 'Reads flags, OS_*/FERRY_* variables, clouds.yaml (+ secure.yaml) and nova.conf exactly as every other command '
     + 'does, and prints the result without talking to any service. Passwords, application-credential secrets and tokens '
     + 'are shown as <hidden>.',

@@ -23,7 +23,6 @@ export type EnsureReport = EnsureOutcome | AgentEnsureReport;
 
 export const ensureCommand: CommandSpec<EnsureReport> = {
   name: 'ensure',
-  summary: 'Make sure IMAGE has a copy-on-write-clonable copy in the local Ceph store, copying it there when needed',
   description: 'IMAGE is an image ID or a unique name. --store names the Glance store of the local Ceph cluster '
     + '(nova.conf [libvirt] images_rbd_glance_store_name). Prints the RBD clone target.',
   examples: [

@@ -7,7 +7,6 @@ import { explainJsonSchema, type ExplainJson, type ExplainReport } from '../repo
 
 export const explainCommand: CommandSpec<ExplainReport> = {
   name: 'explain',
-  summary: 'Host by host: is it a candidate for the image, and if not, which trait or resource keeps it out',
   description: 'What "No valid host" never says. For each --provider (or every compute node): whether Placement ' +
     'returns it for the image (and --resources), and if not, each required trait it lacks and forbidden trait it has, with ' +
     'the image property or rule behind it, or the resource that is short. Without --resources only the traits are judged.',

@@ -9,7 +9,6 @@ import { prefilterJsonSchema, traitRequestJson, type PrefilterJson, type Prefilt
 
 export const prefilterCommand: CommandSpec<PrefilterReport> = {
   name: 'prefilter',
-  summary: 'The traits a host must have to take an image (nova\'s image prefilters, fixed), and the Placement query',
   description: 'Each trait is printed with the image property, flavor extra spec or rule that put it there; properties ' +
     'that give no trait are listed with the reason. A FILE needs no cloud (names are checked against os-traits 2.9.0, or ' +
     '--os-traits-version); an image ID is read from Glance and the names checked against the target Placement\'s own list ' +

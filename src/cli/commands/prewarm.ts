@@ -25,7 +25,6 @@ export function prewarmExitCode(report: PrewarmReport): number {
 
 export const prewarmCommand: CommandSpec<PrewarmReport> = {
   name: 'prewarm',
-  summary: 'Copy many images into many Glance stores ahead of boots (plan, then copy with bounded concurrency)',
   description: 'Plans every (image, store) first: present, copying (someone else), failed earlier, missing, or not copyable (and why). '
     + 'Then asks Glance to copy what is missing (copy-image) and follows each copy to its end, joining copies others run. '
     + 'Exit 50 when anything failed; Ctrl-C stops starting copies, lists those still running inside Glance and exits 130; '

@@ -15,7 +15,6 @@ export type StatusReport = { readonly kind: 'image'; readonly status: CopyStatus
 
 export const statusCommand: CommandSpec<StatusReport> = {
   name: 'status',
-  summary: 'Show where IMAGE lives: stores, imports in progress, failed stores, the import lock and its task age',
   description: 'With --matrix: a table of images × stores (present / copying / failed / missing) for the named images, '
     + '--tag/--property, or --all; --store limits the columns (default: every writable store).',
   examples: ['ferry status 3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10', 'ferry status cirros-raw --json',

@@ -97,7 +97,6 @@ function probeTimeoutFromFlags(ctx: CommandContext): number {
 
 export const storesCommand: CommandSpec<StoresReport> = {
   name: 'stores',
-  summary: 'The stores Glance offers (GET /v2/info/stores[/detail]), which one is this host\'s, and whether each answers',
   description: 'Local = the configured store (--store, FERRY_STORE, nova.conf images_rbd_glance_store_name) by exact id, else '
     + 'the rbd store whose fsid Glance reports (Glance >= 30) equal to --fsid. Types and pools need the admin-only /detail; '
     + 'without it ferry falls back to the plain list. Glance reports no per-store health, so ferry checks what it can reach '

@@ -46,7 +46,6 @@ const SYNC_HEALTH_TIMEOUT_MS = 5_000;
 
 export const syncCommand: CommandSpec<SyncOutcome> = {
   name: 'sync',
-  summary: 'Bring images into the stores a YAML policy declares, and report the drift (--watch keeps it so)',
   description: 'One pass: resolve each placement of the policy, plan every (image, store) it wants, copy what is missing '
     + '(a prewarm of the drift) and report the drift before and after. Never deletes. --watch repeats every --interval, '
     + 'reloading the policy, backing off after passes with failures, until Ctrl-C. Policy format: docs/prewarm.md.',

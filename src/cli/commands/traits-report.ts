@@ -14,7 +14,6 @@ import { traitsReportJsonSchema, type TraitsReportCommandReport, type TraitsRepo
 export function createTraitsReportCommand(deps: TraitsInputDeps): CommandSpec<TraitsReportCommandReport> {
   return {
     name: 'traits report',
-    summary: "Compute a host's traits (as ferry traits) and make a Placement resource provider carry them",
     description: 'Adds and removes only traits of the families ferry decided for this host; CUSTOM_ traits, ' +
       'COMPUTE_STATUS_DISABLED and every other trait stay. Names are checked against the target Placement\'s own trait ' +
       'list (or --os-traits-version) before anything is written; a generation conflict re-reads and retries. Nothing is ' +

@@ -9,7 +9,6 @@ import { osTraitsVersion, storageJson, TRAIT_COLUMNS, traitsJsonSchema, traitsTo
 export function createTraitsCommand(deps: TraitsInputDeps): CommandSpec<TraitsCommandReport> {
   return {
     name: 'traits',
-    summary: "Compute a compute host's standard Placement traits from its storage config and libvirt capabilities",
     description: 'Each trait is printed with the XML value or nova.conf option that produced it; values without a trait ' +
       'in the catalogue are listed as unmapped. Talks to no cloud. To send the traits to Placement: ferry traits report.',
     examples: [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findCycles, folderOf, importGraph, sourceFiles, upwardImports } from '../../helpers/import-graph.js';
+import { allImports } from '../../helpers/static-imports.js';
 
 // The layers of src/, top to bottom (docs/architecture.md). An import goes down, never up, never sideways to a folder
 // of the same rank, never in a circle. Folders on one line are peers in the picture, but still ordered here, so that
@@ -45,7 +46,7 @@ describe('layering of src/', () => {
     expect(upwardImports(graph, rank)).toEqual([]);
   });
 
-  it('no import cycle, type-only imports included', () => {
+  it('no import cycle, type-only and lazy import() included', () => {
     expect(findCycles(graph)).toEqual([]);
   });
 
@@ -69,5 +70,8 @@ describe('layering of src/', () => {
     expect(upwardImports(bad, rank)).toContain('src/config/config-defaults.ts → src/copy/copy-engine.ts (config → copy)');
     expect(findCycles(bad).some((cycle) => cycle.includes('src/config/config-defaults.ts'))).toBe(true);
     expect(upwardImports(new Map([['src/nowhere/x.ts', ['src/errors/ferry-error.ts']]]), rank)).toHaveLength(1);
+    // A lazy import() is an edge: the registry's commands are loaded on demand, and are still its dependencies.
+    expect(graph.get('src/cli/command-registry.ts')).toContain('src/cli/commands/ensure.ts');
+    expect(allImports('src/cli/command-registry.ts')).toContain('./commands/ensure.js');
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../../src/cli/command-registry.js';
 import { configShowJsonSchema } from '../../../src/cli/commands/config-show.js';
 import { storesJsonSchema } from '../../../src/cli/commands/stores.js';
 import { storeOverview } from '../../../src/glance/store-overview.js';
@@ -119,6 +120,14 @@ describe('ferry completion', () => {
     expect(probe('ferry traits report --prov')).toBe('--provider');
     expect(probe('ferry config s')).toBe('show');
     expect(probe('ferry ensure x -f y')).toBe('yaml');
+  });
+
+  it('ferry CMD --help: each command\'s summary is the registry\'s, the one `ferry --help` lists', async () => {
+    for (const name of ['completion', 'ensure', 'traits report']) {
+      const help = await runFerry([...name.split(' '), '--help']);
+      expect(help.stdout.split('\n')[2]).toBe(COMMANDS[name]?.summary);
+      expect((await runFerry(['--help'])).stdout).toContain(`  ${COMMANDS[name]?.summary ?? '?'}`);
+    }
   });
 
   it('ferry completion zsh: loads bashcompinit; fish is refused naming the shells there are', async () => {
