@@ -6,6 +6,7 @@ import { silentLogger, type Logger } from '../logging/logger.js';
 import { createHttpTransport, type HttpTransport } from '../openstack/http-transport.js';
 import { createSession } from '../openstack/keystone-session.js';
 import { RETRY_DEFAULTS } from '../openstack/send-with-retry.js';
+import { SERVICE_BODY_LIMITS } from '../openstack/service-body-limits.js';
 import { createServiceClient } from '../openstack/service-client.js';
 import { resolveLocalCluster, type ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { parseRbdLocation } from '../rbd/parse-rbd-location.js';
@@ -29,6 +30,9 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
     connectTimeoutMs: config.http.connectTimeoutMs,
     responseTimeoutMs: config.http.requestTimeoutMs,
     bodyTimeoutMs: config.http.requestTimeoutMs,
+    // A body trickled in under the idle timeout still ends. Twice the idle time, so that a body that stops is reported as
+    // stalled (the idle timer), not as slow: one attempt is bounded by connect + 3 × --request-timeout.
+    bodyDeadlineMs: 2 * config.http.requestTimeoutMs,
     verifyTls: config.tls.verify,
     ...(config.tls.caFile ? { caFile: config.tls.caFile } : {}),
     ...(config.tls.certFile ? { certFile: config.tls.certFile } : {}),
@@ -46,8 +50,9 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
     transport, clock, logger, retry,
   });
   const glanceHttp = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, logger,
-    normalizeEndpoint: glanceEndpointRoot });
-  const placementHttp = createServiceClient({ serviceType: 'placement', serviceName: 'Placement', session, transport, retry, logger });
+    normalizeEndpoint: glanceEndpointRoot, maxBodyBytes: SERVICE_BODY_LIMITS.glance });
+  const placementHttp = createServiceClient({ serviceType: 'placement', serviceName: 'Placement', session, transport, retry, logger,
+    maxBodyBytes: SERVICE_BODY_LIMITS.placement });
   let cluster: Promise<ResolvedLocalCluster> | undefined;
   const cloud: Cloud = {
     config, session, transport, clock, logger, placementHttp,

@@ -150,7 +150,7 @@ export const CONFIG_OPTIONS = {
   // HTTP.
   requestTimeout: option({ key: 'http.requestTimeoutMs', flag: 'request-timeout', valueName: 'SECONDS',
     env: ['FERRY_REQUEST_TIMEOUT'], clouds: ['api_timeout'], type: optionTypes.secondsToMs,
-    summary: 'deadline of one HTTP request' }),
+    summary: 'time a service has for its answer\'s headers, and its body for each silence (twice it in all)' }),
   connectTimeout: option({ key: 'http.connectTimeoutMs', flag: 'connect-timeout', valueName: 'SECONDS',
     env: ['FERRY_CONNECT_TIMEOUT'], type: optionTypes.secondsToMs, summary: 'deadline of one TCP/TLS connection' }),
   retries: option({ key: 'http.retries', flag: 'retries', valueName: 'N', env: ['FERRY_RETRIES'], type: optionTypes.integer(0),

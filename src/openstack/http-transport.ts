@@ -2,6 +2,7 @@ import type { Agent as AgentType } from 'undici';
 import { FerryError } from '../errors/ferry-error.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { networkError } from './network-error.js';
+import { readBoundedBody } from './read-bounded-body.js';
 import { createTlsConnector } from './tls-connector.js';
 import { Agent } from './undici-parts.js';
 
@@ -20,6 +21,10 @@ export interface HttpRequest {
    * would pin all such work to whichever worker, or load-balancer backend, accepted the pool's first connections.
    */
   readonly connection?: 'pooled' | 'fresh';
+  /** Who answers, named in messages ('Glance', 'Keystone'). Default: the URL's host. */
+  readonly service?: string;
+  /** The largest body read (a larger one is FERRY_BAD_RESPONSE, its connection closed). Default: the transport's. */
+  readonly maxBodyBytes?: number;
 }
 
 export interface HttpResponse {
@@ -41,6 +46,10 @@ export interface HttpTransportOptions {
   readonly responseTimeoutMs?: number;
   /** Longest silence allowed while the body streams in. */
   readonly bodyTimeoutMs?: number;
+  /** Longest time from the response headers to the body's last byte, however steadily it trickles in. */
+  readonly bodyDeadlineMs?: number;
+  /** The largest body read for a request that names no cap of its own (HttpRequest.maxBodyBytes). */
+  readonly maxBodyBytes?: number;
   readonly caFile?: string;
   /** Client certificate (PEM) for services that demand one; may hold the key too. */
   readonly certFile?: string;
@@ -55,6 +64,9 @@ export const HTTP_DEFAULTS = {
   connectTimeoutMs: 10_000,
   responseTimeoutMs: 60_000,
   bodyTimeoutMs: 60_000,
+  bodyDeadlineMs: 120_000,
+  /** The per-service caps are SERVICE_BODY_LIMITS (service-body-limits.ts); this one serves requests that name none. */
+  maxBodyBytes: 32 << 20,
   verifyTls: true,
   userAgent: 'ferry',
 } as const;
@@ -81,6 +93,8 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
   // Its own agent, so a fresh request never rides an idle pooled socket; `connection: close` ends each socket after use.
   let freshAgent: AgentType | undefined;
   const userAgent = options.userAgent ?? HTTP_DEFAULTS.userAgent;
+  const bodyDeadlineMs = options.bodyDeadlineMs ?? HTTP_DEFAULTS.bodyDeadlineMs;
+  const defaultMaxBodyBytes = options.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes;
 
   return {
     async send(request) {
@@ -94,17 +108,27 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
         bodyText = JSON.stringify(request.body);
         headers['content-type'] ??= 'application/json';
       }
+      // Ours to abort: a body past its cap or its deadline ends the request, and with it the socket. The caller's signal
+      // is passed on by a listener removed after the call (AbortSignal.any would tie every request to a long-lived one).
+      const guard = new AbortController();
+      const passOn = (): void => guard.abort(request.signal?.reason);
+      if (request.signal?.aborted === true) passOn();
+      request.signal?.addEventListener('abort', passOn, { once: true });
+      const url = stripQuery(request.url);
       try {
         const response = await fetch(request.url, {
           method: request.method,
           headers,
           body: bodyText,
-          signal: request.signal,
+          signal: guard.signal,
           redirect: 'manual',
           // undici's own dispatcher type differs in name only from the one Node's fetch declares
           dispatcher: dispatcher as unknown as RequestInit['dispatcher'],
         });
-        const text = await response.text();
+        const text = await readBoundedBody(response,
+          { maxBytes: request.maxBodyBytes ?? defaultMaxBodyBytes, deadlineMs: bodyDeadlineMs },
+          { service: request.service ?? new URL(request.url).host, method: request.method, url },
+          (reason) => guard.abort(reason));
         const responseHeaders = Object.fromEntries(response.headers.entries());
         const result: HttpResponse = {
           status: response.status,
@@ -117,8 +141,11 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
         return result;
       } catch (error) {
         if (error instanceof FerryError) throw error;
-        throw networkError(error, { method: request.method, url: stripQuery(request.url), signal: request.signal,
+        if (guard.signal.aborted && guard.signal.reason instanceof FerryError) throw guard.signal.reason;
+        throw networkError(error, { method: request.method, url, signal: request.signal,
           tlsAlert: tls.alertFor(error), clientCertificate: tls.hasClientCertificate });
+      } finally {
+        request.signal?.removeEventListener('abort', passOn);
       }
     },
     close: async () => {

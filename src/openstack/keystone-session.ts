@@ -8,6 +8,7 @@ import { httpStatusError } from './http-status-error.js';
 import type { HttpTransport } from './http-transport.js';
 import { describeAuth, keystoneTokenRequest, keystoneV3Url } from './keystone-token-request.js';
 import { sendWithRetry, type RetryPolicy } from './send-with-retry.js';
+import { SERVICE_BODY_LIMITS } from './service-body-limits.js';
 import { catalogSchema, selectEndpoint, type EndpointSelection, type ServiceCatalog } from './service-catalog.js';
 import { validateResponse } from './validate-response.js';
 
@@ -64,7 +65,8 @@ export function createSession(options: SessionOptions): Session {
     const url = `${keystoneV3Url(auth.authUrl)}/auth/tokens`;
     tokenRequests += 1;
     const response = await sendWithRetry(transport,
-      { method: 'POST', url, body: keystoneTokenRequest(auth), ...(signal ? { signal } : {}) },
+      { method: 'POST', url, body: keystoneTokenRequest(auth), service: 'Keystone', maxBodyBytes: SERVICE_BODY_LIMITS.keystone,
+        ...(signal ? { signal } : {}) },
       // a token request changes nothing: safe to retry like a GET
       { idempotent: true, ...(options.retry ? { policy: options.retry } : {}) },
     ).catch((error: unknown) => {

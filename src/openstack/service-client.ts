@@ -41,6 +41,8 @@ export interface ServiceClientOptions {
   readonly defaultHeaders?: Readonly<Record<string, string>>;
   /** Catalog URLs sometimes carry a version suffix (`…/v2`); the client's paths include it already. */
   readonly normalizeEndpoint?: (url: string) => string;
+  /** The largest answer read from this service (SERVICE_BODY_LIMITS). Default: the transport's own. */
+  readonly maxBodyBytes?: number;
   readonly logger?: Logger;
 }
 
@@ -61,6 +63,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       ...(request.body !== undefined ? { body: request.body } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.connection ? { connection: request.connection } : {}),
+      service: options.serviceName,
+      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     }, {
       idempotent,
       ...(options.retry ? { policy: options.retry } : {}),
