@@ -81,6 +81,11 @@ export interface CommandSpec<R> {
   /** The columns of `rows` when they are known before the command runs: `-c` is then checked before anything is done. */
   readonly rowColumns?: readonly RowColumn[];
   render(report: R, style: TextStyle): string;
+  /**
+   * The text is ferry's own, written byte for byte (a shell script): otherwise every string of the report is shown
+   * with its terminal controls escaped (output/terminal-text.ts), line feeds included.
+   */
+  readonly verbatimText?: boolean;
   /** Non-zero for reports that describe a partial failure (e.g. a batch where some items failed). */
   exitCode?(report: R): number;
 }

@@ -84,8 +84,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       write(io.stdout, commandHelp(spec, entry.summary, GLOBAL_OPTIONS));
       return 0;
     }
-    const [{ resolveConfig }, { createLogger }, { textStyle }, { connectCloud }] = await Promise.all([
-      import('../config/resolve-config.js'), import('../logging/logger.js'), import('./output/text-style.js'),
+    const [{ resolveConfig }, { createLogger }, { textStyle }, { terminalSafe, terminalSink, terminalText }, { connectCloud }] = await Promise.all([
+      import('../config/resolve-config.js'), import('../logging/logger.js'), import('./output/text-style.js'), import('./output/terminal-text.js'),
       io.connect === undefined ? import('../cloud/connect-cloud.js') : { connectCloud: undefined }]);
     const [{ normalizeDurationFlags }, { REPEATABLE_CONFIG_FLAGS }] = await Promise.all([import('./duration-flags.js'), import('./global-options.js')]);
     const flags = normalizeDurationFlags(parsed.flags, [...GLOBAL_OPTIONS, ...spec.options]);
@@ -98,7 +98,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !machine);
     const live = io.stderrIsTTY && !machine;
     // log-update (and the terminal-width modules under it) only for a live TTY area.
-    const progress = live ? (await import('./output/live-progress.js')).liveProgress(io.stderr, true) : SILENT_PROGRESS;
+    const progress = live ? terminalSink((await import('./output/live-progress.js')).liveProgress(io.stderr, true)) : SILENT_PROGRESS;
     const ctx: CommandContext = {
       args: parsed.args,
       flags,
@@ -109,7 +109,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       progress,
       interactive: live,
       // Lines that stay: above the live area on a TTY; plain on stderr otherwise (stdout stays the report's).
-      notice: (line) => (live ? progress.log(line) : write(io.stderr, line)),
+      notice: (line) => (live ? progress.log(line) : write(io.stderr, terminalText(line, true))),
       readFile: io.readFile ?? ((path) => readFileSync(path, 'utf8')),
       env: io.env,
       reloadConfig: () => resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir }),
@@ -122,11 +122,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const report = await spec.run(ctx);
     ctx.progress.clear();
     if (output.format === 'text') {
-      write(io.stdout, spec.render(report, style));
+      // Text is for people, on a terminal now or later (less, a saved file): the services' strings are shown escaped.
+      write(io.stdout, spec.render(spec.verbatimText === true ? report : terminalSafe(report), style));
     } else {
       const [{ renderOutput }, { resolveTableWidth }] = await Promise.all([import('./output/render-output.js'), import('./output/fit-column-widths.js')]);
       const text = await renderOutput({ command: name, document: spec.toJson(report), rows: spec.rows?.(report), choice: output,
-        width: resolveTableWidth((io.stdout as { columns?: unknown }).columns, io.env) });
+        width: resolveTableWidth((io.stdout as { columns?: unknown }).columns, io.env), terminal: io.stdoutIsTTY });
       // An empty list in -f value is no line at all, as osc prints it.
       if (text !== '') write(io.stdout, text);
     }
@@ -138,8 +139,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const [{ errorJson }, { renderDocument }] = await Promise.all([import('../contract/error-document.js'), import('./output/render-document.js')]);
       write(io.stdout, renderDocument(errorJson(failure), output.format, []));
     } else write(io.stderr, renderError(failure, textStyle(io.stderrIsTTY && io.env.NO_COLOR === undefined)));
-    if (debug && !isFerryError(error) && error instanceof Error && error.stack) write(io.stderr, error.stack);
-    else if (debug && isFerryError(error) && error.cause instanceof Error && error.cause.stack) write(io.stderr, `cause: ${error.cause.stack}`);
+    const stack = !debug ? undefined : !isFerryError(error) && error instanceof Error ? error.stack
+      : isFerryError(error) && error.cause instanceof Error && error.cause.stack ? `cause: ${error.cause.stack}` : undefined;
+    // A stack repeats the message, which may hold a service's words.
+    if (stack) write(io.stderr, (await import('./output/terminal-text.js')).terminalText(stack, true));
     return ERROR_TABLE[failure.code].exit;
   } finally {
     await cloud?.close();

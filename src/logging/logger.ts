@@ -1,5 +1,6 @@
 import { destination as pinoDestination, pino, type Logger } from 'pino';
 import { stderrIsJournal, withPriorityPrefix } from './journald-priority.js';
+import { escapeControlsInJson } from './terminal-controls.js';
 
 export type { Logger } from 'pino';
 
@@ -24,7 +25,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const journald = options.journald ?? ((destination === 2 || destination === process.stderr) && stderrIsJournal());
   return pino(
     { level: options.level ?? 'warn', base: undefined, redact: { paths: [...REDACTED_PATHS], censor: '<redacted>' },
-      ...(journald ? { hooks: { streamWrite: withPriorityPrefix } } : {}) },
+      // pino escapes C0 in its strings but not C1 or bidi controls, which a log line on a terminal would carry raw.
+      hooks: { streamWrite: journald ? (line: string) => withPriorityPrefix(escapeControlsInJson(line)) : escapeControlsInJson } },
     stream,
   );
 }

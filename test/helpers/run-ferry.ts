@@ -1,4 +1,4 @@
-// runCli in-process: a fake CliIo that collects stdout and stderr, no TTY, no credentials in the environment.
+// runCli in-process: a fake CliIo that collects stdout and stderr, no TTY (unless asked), no credentials in the environment.
 import { Writable } from 'node:stream';
 import type { Cloud } from '../../src/cloud/cloud.js';
 import type { FerryConfig } from '../../src/config/ferry-config.js';
@@ -25,6 +25,8 @@ function collector(): { stream: Writable; text: () => string } {
 export async function runFerry(argv: readonly string[], options: {
   env?: Record<string, string>;
   connect?: (config: FerryConfig, logger: Logger) => Promise<Cloud>;
+  /** stdout is a terminal (stderr never is here: a live progress area needs a real one). */
+  stdoutIsTTY?: boolean;
 } = {}): Promise<CliRun> {
   const stdout = collector();
   const stderr = collector();
@@ -35,7 +37,7 @@ export async function runFerry(argv: readonly string[], options: {
     cwd: process.cwd(),
     homeDir: '/nonexistent',
     signal: new AbortController().signal,
-    stdoutIsTTY: false,
+    stdoutIsTTY: options.stdoutIsTTY === true,
     stderrIsTTY: false,
     ...(options.connect ? { connect: options.connect } : {}),
   };

@@ -76,5 +76,6 @@ export function createCompletionCommand(commands: CommandCatalog): CommandSpec<C
     },
     toJson: (report) => ({ shell: report.shell, script: report.script }),
     render: (report) => report.script,
+    verbatimText: true,
   };
 }

@@ -1,6 +1,6 @@
-import { stringify } from 'yaml';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { RowList } from './row-list.js';
+import { jsonText, yamlText } from './machine-text.js';
 
 /**
  * A command's JSON document (its `toJson`) in the format asked for with `-f`: json and yaml as they are, `value` as
@@ -11,9 +11,9 @@ export function renderDocument(document: unknown, format: 'json' | 'yaml' | 'val
   const data = selectFields(document, columns);
   switch (format) {
     case 'json':
-      return JSON.stringify(data, null, 2);
+      return jsonText(data);
     case 'yaml':
-      return stringify(data).trimEnd();
+      return yamlText(data);
     case 'value':
       return isRecord(data) ? Object.values(data).map(valueText).join('\n') : valueText(data);
   }

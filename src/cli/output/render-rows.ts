@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { jsonText, yamlText } from './machine-text.js';
 import { cellText, selectRowColumns, type RowList } from './row-list.js';
 import { renderCsv } from './render-csv.js';
 
@@ -13,7 +13,7 @@ export async function renderRows(list: RowList, format: RowFormat, columns: read
   const selected = selectRowColumns(list, columns);
   if (format === 'json' || format === 'yaml') {
     const objects = list.rows.map((row) => Object.fromEntries(selected.map((column) => [column.key, row[column.key] ?? null])));
-    return format === 'json' ? JSON.stringify(objects, null, 2) : (objects.length === 0 ? '[]' : stringify(objects).trimEnd());
+    return format === 'json' ? jsonText(objects) : (objects.length === 0 ? '[]' : yamlText(objects));
   }
   const headers = selected.map((column) => column.header);
   const cells = list.rows.map((row) => selected.map((column) => cellText(row[column.key])));

@@ -40,13 +40,13 @@ describe('renderDocument', () => {
     expect(renderDocument(doc, 'value', ['image'])).toBe('abc');
   });
   it('renderOutput: one object in a table is field | value', async () => {
-    const table = await renderOutput({ command: 'ensure', document: doc, rows: undefined, choice: { format: 'table', columns: ['image', 'copied'], wholeDocument: false }, width: 80 });
+    const table = await renderOutput({ command: 'ensure', document: doc, rows: undefined, choice: { format: 'table', columns: ['image', 'copied'], wholeDocument: false }, width: 80, terminal: false });
     expect(table.split('\n')).toEqual([
       '+--------+-------+', '| Field  | Value |', '+--------+-------+', '| image  | abc   |', '| copied | false |', '+--------+-------+']);
   });
   it('renderOutput: the field | value table of one object fits the width too', async () => {
     const long = { image: 'abc', reason: 'word '.repeat(40).trim() };
-    const table = await renderOutput({ command: 'ensure', document: long, rows: undefined, choice: { format: 'table', columns: [], wholeDocument: false }, width: 50 });
+    const table = await renderOutput({ command: 'ensure', document: long, rows: undefined, choice: { format: 'table', columns: [], wholeDocument: false }, width: 50, terminal: false });
     expect(new Set(table.split('\n').map((line) => line.length))).toEqual(new Set([50]));
   });
   it('renderDocument: an unknown column is refused with the columns there are', () => {
