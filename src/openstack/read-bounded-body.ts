@@ -75,14 +75,14 @@ function tooLarge(source: BodySource, maxBytes: number, seen: { declared?: numbe
     `${source.service}'s answer to ${source.method} ${source.url} is larger than the ${formatBytes(maxBytes)} ferry reads from ${source.service}: it ${what}; the connection was closed`,
     `Check what answers at this endpoint (catalog entry or --*-endpoint) and what sits in front of ${source.service} (a proxy or load `
       + 'balancer sending a page or an endless stream). If the service itself sends an answer this large, report it with its size.',
-    { service: source.service, method: source.method, url: source.url, field: '', maxBytes, declaredBytes: seen.declared,
+    { service: source.service, method: source.method, url: source.url, maxBytes, declaredBytes: seen.declared,
       receivedBytes: seen.received, retryable: false });
 }
 
 function tooSlow(source: BodySource, deadlineMs: number, received: number, elapsedMs: number): FerryError {
   return new FerryError('FERRY_TIMEOUT_BODY',
     `${source.service} sent its answer to ${source.method} ${source.url} too slowly: ${formatBytes(received)} in `
-      + `${(elapsedMs / 1000).toFixed(1)} s, and ferry allows ${(deadlineMs / 1000).toFixed(0)} s for a body; the connection was closed`,
+      + `${(elapsedMs / 1000).toFixed(1)} s, and ferry allows ${deadlineMs / 1000} s for a body; the connection was closed`,
     'The connection or the service is far slower than it should be (a body trickling in). Retry; if it repeats, check the '
       + 'link and anything between ferry and the service, or raise --request-timeout.',
     { service: source.service, method: source.method, url: source.url, cause: 'body-deadline', receivedBytes: received,

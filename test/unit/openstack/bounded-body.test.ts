@@ -116,7 +116,7 @@ describe('createHttpTransport: the body deadline (nock)', () => {
     const error = await failureOf(transportWith({ bodyDeadlineMs: 300, bodyTimeoutMs: 10_000 }).send(get(`/v2/images/${IMAGE_ID}/tasks`)));
     expect(error.code).toBe('FERRY_TIMEOUT_BODY');
     expect(error.message).toMatch(new RegExp(`^Glance sent its answer to GET ${GLANCE_ROOT}/v2/images/${IMAGE_ID}/tasks too slowly: \\d+ bytes in 0\\.\\d s, `
-      + 'and ferry allows 0 s for a body; the connection was closed$'));
+      + 'and ferry allows 0.3 s for a body; the connection was closed$'));
     expect(error.details).toMatchObject({ cause: 'body-deadline', deadlineMs: 300, retryable: true });
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(scope.isDone()).toBe(true);
