@@ -2,7 +2,8 @@
 # Installs ferry from this unpacked artifact: ./install.sh [--prefix DIR]   (default /usr/local)
 #   DIR/lib/ferry/          the ferry package, its production dependencies, and its own Node (lib/ferry/node/)
 #   DIR/bin/ferry           a launcher that runs lib/ferry/bin/ferry with that Node (the system's node is never used)
-#   DIR/lib/systemd/system/ the units, their /usr/bin/ferry rewritten to DIR/bin/ferry (systemd reads /usr/local/lib/...)
+#   DIR/lib/systemd/system/ the units, their /usr/bin/ferry rewritten to DIR/bin/ferry, /usr/lib/ferry/ to DIR/lib/ferry/
+#                           and their docs to DIR/lib/ferry/docs/ (systemd reads /usr/local/lib/...)
 #   DIR/share/...           bash and zsh completion, ferry(1); lib/ferry/integrations/nova: the Python client, patches
 # Needs no network and no Node.js on the host. Installing again over an older version replaces it.
 set -eu
@@ -38,11 +39,13 @@ chmod 755 "$prefix/bin/ferry.new"
 mv "$prefix/bin/ferry.new" "$prefix/bin/ferry"
 
 # The units, pointing at this launcher: the same files the Debian package puts in /lib/systemd/system, whose
-# ExecStart runs /usr/bin/ferry. systemd reads /usr/local/lib/systemd/system (and /etc/systemd/system for others).
+# ExecStart runs /usr/bin/ferry, whose ExecStartPre runs /usr/lib/ferry/node/bin/node and whose Documentation= names
+# /usr/share/doc/ferry. systemd reads /usr/local/lib/systemd/system (and /etc/systemd/system for others).
 mkdir -p "$prefix/lib/systemd/system"
 for unit in "$here"/share/systemd/*; do
   [ -f "$unit" ] || continue
-  sed "s|/usr/bin/ferry|$prefix/bin/ferry|g" "$unit" >"$prefix/lib/systemd/system/$(basename "$unit")"
+  sed -e "s|/usr/bin/ferry|$prefix/bin/ferry|g" -e "s|/usr/lib/ferry/|$prefix/lib/ferry/|g" \
+    -e "s|file:/usr/share/doc/ferry/|file:$prefix/lib/ferry/docs/|g" "$unit" >"$prefix/lib/systemd/system/$(basename "$unit")"
   chmod 644 "$prefix/lib/systemd/system/$(basename "$unit")"
 done
 install_file() { mkdir -p "$(dirname "$2")" && cp "$1" "$2" && chmod 644 "$2"; }

@@ -41,11 +41,14 @@ export async function listenOnInheritedSocket(server: Server, fd: number): Promi
   return { path: unixSocketPathOf(fd) ?? `fd ${fd}`, inherited: true, remove() {} };
 }
 
-/** The path a Unix socket fd of this process is bound to (Node knows it only for sockets it bound itself). */
+/**
+ * The path a Unix socket fd of this process is bound to (Node knows it only for sockets it bound itself). Read from
+ * /proc/self/net/unix, not /proc/net/unix: the unit's ProcSubset=pid hides /proc's top-level files, not the process's own.
+ */
 function unixSocketPathOf(fd: number): string | undefined {
   try {
     const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`))?.[1];
-    return inode === undefined ? undefined : pathOfSocketInode(readFileSync('/proc/net/unix', 'utf8'), inode);
+    return inode === undefined ? undefined : pathOfSocketInode(readFileSync('/proc/self/net/unix', 'utf8'), inode);
   } catch {
     return undefined;
   }

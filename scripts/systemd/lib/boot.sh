@@ -74,6 +74,13 @@ UNIT
 mount -t tmpfs -o mode=0755 tmpfs /usr/lib/systemd/system-generators
 mount -t tmpfs -o mode=0755 tmpfs /etc/systemd/system
 
+# Shared propagation inside this namespace, as a booted host has it (systemd makes / shared, but not in a container,
+# where the container manager is expected to): systemd mounts a unit's credentials (LoadCredential=) in a child mount
+# namespace and moves them to /run/credentials/UNIT, which reaches this namespace only through a shared mount; without
+# it the unit finds an empty directory it cannot read. The host is not a peer: `unshare --propagation private` cut
+# every mount off from it first.
+mount --make-rshared /
+
 # Capabilities a container does not get (as systemd-nspawn drops them): no network configuration (systemd would
 # otherwise bring up the host's loopback itself), no clock, no kernel modules, no raw I/O, no syslog/MAC control.
 exec setpriv --bounding-set -net_admin,-sys_module,-sys_time,-sys_rawio,-wake_alarm,-block_suspend,-syslog,-mac_admin,-mac_override \

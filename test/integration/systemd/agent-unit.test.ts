@@ -9,10 +9,10 @@ import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-adm
 import { cannotRunSystemd, ctl, downIfStartedHere, idOf, initPid, insidePath, show, systemdUp } from './private-systemd.js';
 
 // packaging/systemd/ferry-agent.socket and ferry-agent.service, unchanged, under the real systemd of scripts/systemd/up:
-// the socket systemd makes and passes (socket activation), readiness (Type=notify), User, Group, SupplementaryGroups
-// and hardening, start/reload/stop. The only differences
-// from a packaged install are in the drop-in scripts/systemd/up writes (the checkout's bin/ferry, the dev cloud's
-// nova.conf and credentials). Skipped only when the machine cannot run systemd at all (the reason is in the name);
+// the socket systemd makes and passes (socket activation), readiness (Type=notify), User, Group, no supplementary
+// group, the credentials systemd hands over, nova.conf's options copied by root, the sandbox, start/reload/stop. The only differences
+// from a packaged install are in the drop-in scripts/systemd/up writes (the checkout's bin/ferry, the paths of the dev
+// cloud's nova.conf and credentials). Skipped only when the machine cannot run systemd at all (the reason is in the name);
 // scripts/run-integration.mjs fails a full run in which this file did not reach systemd on a machine that can.
 
 const UNIT = 'ferry-agent.service';
@@ -77,13 +77,14 @@ function procStatus(pid: number): Record<string, string> {
 }
 
 /** Mount point → options of the process's mount namespace (the last mount on a point wins, as the kernel shows it). */
-function mounts(pid: number): Map<string, { options: string[]; fstype: string }> {
+function mounts(pid: number): Map<string, { options: string[]; fstype: string; superOptions: string[] }> {
   const out = ctl(['cat', `/proc/${pid}/mountinfo`]);
-  const map = new Map<string, { options: string[]; fstype: string }>();
+  const map = new Map<string, { options: string[]; fstype: string; superOptions: string[] }>();
   for (const line of out.stdout.trim().split('\n')) {
     const [left, right] = line.split(' - ');
     const fields = (left ?? '').split(' ');
-    map.set(fields[4] ?? '', { options: (fields[5] ?? '').split(','), fstype: (right ?? '').split(' ')[0] ?? '' });
+    const [fstype, , superOptions] = (right ?? '').split(' ');
+    map.set(fields[4] ?? '', { options: (fields[5] ?? '').split(','), fstype: fstype ?? '', superOptions: (superOptions ?? '').split(',') });
   }
   return map;
 }
@@ -126,7 +127,8 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
   }, 180_000);
 
   it('systemd-analyze verify accepts the units as installed (shipped files + drop-in)', () => {
-    const verify = ctl(['systemd-analyze', 'verify', `/etc/systemd/system/${SOCKET_UNIT}`, `/etc/systemd/system/${UNIT}`]);
+    // --man=no: ferry(1), named by Documentation=, is the package's (test/integration/deb verifies with it).
+    const verify = ctl(['systemd-analyze', 'verify', '--man=no', `/etc/systemd/system/${SOCKET_UNIT}`, `/etc/systemd/system/${UNIT}`]);
     expect(verify.stdout + verify.stderr).toBe('');
     expect(verify.code).toBe(0);
   });
@@ -158,31 +160,71 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(runDir.uid).toBe(0);
   });
 
-  it('the agent runs as ferry with groups nova and ceph, no capabilities, no new privileges, in the sandbox the unit asks for', () => {
+  it('the agent runs as ferry with no supplementary group, no capabilities, no new privileges, in the sandbox the unit asks for', () => {
     const pid = mainPid();
     expect(pid).toBeGreaterThan(1);
     const status = procStatus(pid);
     const ferry = String(idOf('passwd', 'ferry'));
     expect(status.Uid?.split(/\s+/)).toEqual([ferry, ferry, ferry, ferry]);
     expect(status.Gid?.split(/\s+/)).toEqual(Array(4).fill(String(idOf('group', 'ferry'))));
-    expect(status.Groups?.split(/\s+/).sort()).toEqual([idOf('group', 'ferry'), idOf('group', 'nova'), idOf('group', 'ceph')].map(String).sort());
+    // Not nova (nova.conf: nova's database and RabbitMQ passwords), not ceph (every keyring of that group).
+    expect(status.Groups?.split(/\s+/)).toEqual([String(idOf('group', 'ferry'))]);
     expect(status.CapEff).toBe('0000000000000000');
+    expect(status.CapBnd).toBe('0000000000000000'); // CapabilityBoundingSet=
     expect(status.NoNewPrivs).toBe('1');
+    expect(status.Seccomp).toBe('2'); // SystemCallFilter=
     const m = mounts(pid);
     expect(m.get('/')?.options).toContain('ro'); // ProtectSystem=strict
     expect(m.get('/home')?.options).toContain('ro'); // ProtectHome=yes
     expect(m.get('/root')?.options).toContain('ro');
     expect(m.get('/dev')?.fstype).toBe('tmpfs'); // PrivateDevices=yes
     expect(m.has('/tmp')).toBe(true); // PrivateTmp=yes
-    expect(m.get('/proc/sys')?.options).toContain('ro'); // ProtectKernelTunables=yes
+    // ProtectProc=invisible, ProcSubset=pid: a /proc of processes only (its own), without /proc/sys and the other
+    // kernel files (ProtectKernelTunables=yes would leave /proc/sys read-only; here it is not there at all).
+    expect(m.get('/proc')?.superOptions).toEqual(expect.arrayContaining(['hidepid=invisible', 'subset=pid']));
+    expect(ctl(['nsenter', `--target=${pid}`, '--mount', 'ls', '/proc/sys']).stderr).toContain('No such file or directory');
+    // PrivateUsers=yes: a user namespace of its own, in which only root and ferry exist.
+    expect(ctl(['readlink', `/proc/${pid}/ns/user`]).stdout).not.toBe(ctl(['readlink', '/proc/1/ns/user']).stdout);
     // The unit's NODE_OPTIONS (its V8 heap limits) reach the process.
     const nodeOptions = /^Environment="(NODE_OPTIONS=[^"]+)"$/m.exec(readFileSync(join(import.meta.dirname, '../../../packaging/systemd/ferry-agent.service'), 'utf8'))?.[1];
     expect(nodeOptions).toMatch(/^NODE_OPTIONS=--max-semi-space-size=\d+ --max-old-space-size=\d+$/);
     expect(ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0')).toContain(nodeOptions);
-    // The keyring is root:ceph 0640: only through SupplementaryGroups=ceph does the fsid's librados client reach the cluster. Without
-    // it /healthz still says ok (the agent falls back to ceph.conf's fsid), but it logs this warning.
+    // The keyring is root 0600: only as the credential the unit binds at its path does the fsid's librados client reach
+    // the cluster. Without it /healthz still says ok (the agent falls back to ceph.conf's fsid), but it logs this warning.
     expect(journal()).toContain('agent warm: token and fsid ready');
     expect(journal()).not.toContain('could not ask the cluster for its fsid');
+  });
+
+  it('the agent holds no secret of nova\'s and can open none of the files it was given as credentials; it reads their copies', () => {
+    const pid = mainPid();
+    // As the agent: its user, its user and mount namespaces (what it sees is what it can read).
+    const asAgent = (...command: string[]) => ctl(['nsenter', `--target=${pid}`, '--user', '--mount', '--preserve-credentials',
+      `--setuid=${idOf('passwd', 'ferry')}`, `--setgid=${idOf('group', 'ferry')}`, ...command]);
+    const etcIn = '/run/ferry-devcloud/etc';
+    // The originals, with a compute node's owners and modes: nova.conf root:nova 0640, clouds.yaml and keyring root 0600.
+    for (const [file, owner] of [['nova.conf', 'root:nova 640'], ['clouds.yaml', 'root:root 600'], ['ceph/ceph.client.nova.keyring', 'root:root 600']]) {
+      expect(ctl(['stat', '-c', '%U:%G %a', `${etcIn}/${file}`]).stdout.trim(), file).toBe(owner);
+    }
+    for (const file of ['nova.conf', 'clouds.yaml']) {
+      const read = asAgent('cat', `${etcIn}/${file}`);
+      expect(read.code, file).not.toBe(0);
+      expect(read.stderr, file).toContain('Permission denied');
+    }
+    // What it reads instead: root's copy of ferry's nova.conf options (the unit's ExecStartPre=+) ...
+    const subset = asAgent('cat', '/run/ferry-agent/nova.conf');
+    expect(subset.code, subset.stderr).toBe(0);
+    expect(subset.stdout).toContain('images_rbd_glance_store_name = site-b');
+    for (const secret of ['NOVA-DB-SECRET', 'NOVA-RABBIT-SECRET', 'connection', 'transport_url']) expect(subset.stdout).not.toContain(secret);
+    expect(ctl(['cat', `${etcIn}/nova.conf`]).stdout).toContain('NOVA-DB-SECRET'); // they are in nova's file
+    // ... and its credentials, copied by systemd where only it can read them; the keyring also at the path ceph.conf names.
+    const credentials = `/run/credentials/${UNIT}`;
+    expect(asAgent('cat', `${credentials}/clouds.yaml`).stdout).toContain('devcloud-admin-appcred');
+    expect(asAgent('cat', `${etcIn}/ceph/ceph.client.nova.keyring`).stdout).toContain('[client.nova]');
+    expect(ctl(['stat', '-c', '%a', credentials]).stdout.trim()).toBe('500');
+    const environ = ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0');
+    expect(environ).toContain(`OS_CLIENT_CONFIG_FILE=${credentials}/clouds.yaml`);
+    // No OpenStack secret in the environment (a child could read it there).
+    expect(environ.filter((v) => /^OS_(PASSWORD|APPLICATION_CREDENTIAL_SECRET|TOKEN)=/.test(v))).toEqual([]);
   });
 
   it('POST /v1/ensure over the unit\'s socket: a site-a image is copied into site-b and the clone target exists there', async () => {

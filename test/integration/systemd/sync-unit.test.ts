@@ -19,6 +19,8 @@ let journalCursor = '';
 const systemctl = (...args: string[]) => ctl(['systemctl', ...args]);
 const journal = (): string => ctl(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT, `--after-cursor=${journalCursor}`]).stdout;
 const etc = (): string => join(devcloud().dir, 'systemd', 'etc');
+/** Where the unit sees etc() (scripts/systemd/up binds it there). */
+const etcIn = '/run/ferry-devcloud/etc';
 
 describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason === '' ? '' : ` (SKIPPED: ${reason})`}`, () => {
   beforeAll(async () => {
@@ -55,7 +57,8 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
   }, 180_000);
 
   it('systemd-analyze verify accepts the unit as installed (shipped file + drop-in)', () => {
-    const verify = ctl(['systemd-analyze', 'verify', `/etc/systemd/system/${UNIT}`]);
+    // --man=no: ferry(1), named by Documentation=, is the package's (test/integration/deb verifies with it).
+    const verify = ctl(['systemd-analyze', 'verify', '--man=no', `/etc/systemd/system/${UNIT}`]);
     expect(verify.stdout + verify.stderr).toBe('');
     expect(verify.code).toBe(0);
   });
@@ -74,6 +77,12 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
     expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).toBe(String(idOf('passwd', 'ferry')));
     expect(/^NoNewPrivs:\s+(\d)/m.exec(status)?.[1]).toBe('1');
     expect(/^CapEff:\s+(\w+)/m.exec(status)?.[1]).toBe('0000000000000000');
+    expect(/^CapBnd:\s+(\w+)/m.exec(status)?.[1]).toBe('0000000000000000');
+    expect(/^Groups:\s*(.*)$/m.exec(status)?.[1]?.trim()).toBe(String(idOf('group', 'ferry')));
+    expect(/^Seccomp:\s+(\d)/m.exec(status)?.[1]).toBe('2');
+    // The credentials: clouds.yaml (root 0600 in etc) as systemd's copy, which only the service can read.
+    expect(ctl(['stat', '-c', '%U %a', join(etcIn, 'clouds.yaml')]).stdout.trim()).toBe('root 600');
+    expect(ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0')).toContain(`OS_CLIENT_CONFIG_FILE=/run/credentials/${UNIT}/clouds.yaml`);
   });
 
   it('systemctl stop: SIGTERM ends the watch with exit 130, which the unit counts as success (inactive, not failed)', () => {
