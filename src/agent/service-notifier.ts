@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
 import type { Logger } from '../logging/logger.js';
 import { childEnvironment } from '../rbd/child-environment.js';
 
@@ -18,17 +19,25 @@ export interface NotifierOptions {
 }
 
 /**
- * sd_notify through systemd-notify(1). Node has no AF_UNIX datagram sockets, and the npm wrappers (sd-notify,
- * unix-dgram) are native addons that need a compiler and libsystemd headers on every compute node. systemd-notify ships
- * with systemd itself; since systemd 246 it waits until the manager has processed the message (sd_notify_barrier), so
- * the message is attributed to the unit even though its sender is a short-lived child — which is why the unit says
- * NotifyAccess=all. A few messages per process lifetime, so a fork each is cheap.
+ * sd_notify(3) from this process. Node has no AF_UNIX datagram sockets, and the npm wrappers (sd-notify, unix-dgram)
+ * are native addons that need a compiler and libsystemd headers on every compute node. Two ways, in this order:
  *
- * NOTIFY_SOCKET is taken out of `env`, and only systemd-notify is given it (with childEnvironment(): no secrets).
+ * - FERRY_NOTIFY_FD: a datagram socket already connected to NOTIFY_SOCKET, inherited from bin/ferry-notify-exec (the
+ *   unit's ExecStart runs the agent through it). Each message is one write to it, sent by this process — the unit's
+ *   main PID, the only sender NotifyAccess=main accepts (the kernel stamps a datagram with its sender's PID).
+ * - NOTIFY_SOCKET: systemd-notify(1), a child, for a unit that runs the agent directly (it needs NotifyAccess=all).
+ *   Since systemd 246 it waits until the manager has processed the message (sd_notify_barrier), so the message is
+ *   still attributed to the unit after the child is gone. A few messages per process lifetime, so a fork each is cheap.
+ *
+ * Both variables are taken out of `env`, so that other children (ceph, python3) never see them; systemd-notify gets
+ * childEnvironment() plus NOTIFY_SOCKET (no secrets).
  */
 export function systemdNotifier(logger: Logger, env: Record<string, string | undefined> = process.env, options: NotifierOptions = {}): ServiceNotifier {
   const socket = env.NOTIFY_SOCKET;
+  const fd = env.FERRY_NOTIFY_FD;
   Reflect.deleteProperty(env, 'NOTIFY_SOCKET');
+  Reflect.deleteProperty(env, 'FERRY_NOTIFY_FD');
+  if (fd !== undefined && /^\d+$/.test(fd)) return inheritedSocketNotifier(logger, Number(fd));
   if (socket === undefined || socket === '') return { enabled: false, notify: () => Promise.resolve() };
   const command = options.command ?? 'systemd-notify';
   const timeoutMs = options.timeoutMs ?? 5_000;
@@ -55,6 +64,22 @@ export function systemdNotifier(logger: Logger, env: Record<string, string | und
     notify(...assignments) {
       queue = queue.then(() => send(assignments));
       return queue;
+    },
+  };
+}
+
+/** One write per message to the connected socket of bin/ferry-notify-exec: synchronous, so the order is kept. */
+function inheritedSocketNotifier(logger: Logger, fd: number): ServiceNotifier {
+  return {
+    enabled: true,
+    notify(...assignments) {
+      try {
+        writeSync(fd, assignments.join('\n'));
+        logger.debug({ assignments }, 'notified systemd');
+      } catch (error) {
+        logger.warn({ fd, message: (error as Error).message, assignments }, 'could not notify systemd');
+      }
+      return Promise.resolve();
     },
   };
 }

@@ -33,13 +33,13 @@ describe('packaging/debian', () => {
     for (const files of ['*', 'usr/lib/ferry/node/*', 'usr/lib/ferry/node_modules/*']) expect(copyright).toContain(`\nFiles: ${files}\n`);
   });
 
-  it('every unit the package ships runs /usr/bin/ferry, the path the package installs its launcher at', () => {
+  it('every unit the package ships runs /usr/bin/ferry (the agent through ferry-notify-exec), the path the package installs its launcher at', () => {
     const units = readdirSync(join(root, 'packaging/systemd')).filter((name) => name.endsWith('.service'));
     expect(units).toContain('ferry-agent.service');
     for (const unit of units) {
       const execs = read(`packaging/systemd/${unit}`).split('\n').filter((line) => line.startsWith('ExecStart='));
       expect(execs.length, unit).toBeGreaterThan(0);
-      for (const exec of execs) expect(exec, unit).toMatch(/^ExecStart=\/usr\/bin\/ferry /);
+      for (const exec of execs) expect(exec, unit).toMatch(/^ExecStart=(\/usr\/bin\/python3 -IS \/usr\/lib\/ferry\/bin\/ferry-notify-exec )?\/usr\/bin\/ferry /);
     }
     expect(read('packaging/debian/rules')).toContain('$(PKG)/usr/bin/ferry');
     expect(read('scripts/build-deb.sh')).toContain('exec /usr/lib/ferry/node/bin/node /usr/lib/ferry/bin/ferry "$@"');

@@ -57,10 +57,14 @@ describe('the shipped systemd units', () => {
     const subset = '+/usr/lib/ferry/node/bin/node /usr/lib/ferry/bin/ferry-nova-conf-subset /run/ferry-agent/nova.conf /etc/nova/nova.conf';
     expect(settings(unit, 'ExecStartPre')).toEqual([subset]);
     expect(settings(unit, 'ExecReload')).toEqual([subset, '/bin/kill -HUP $MAINPID']);
-    expect(settings(unit, 'ExecStart')).toEqual(['/usr/bin/ferry agent --nova-conf /run/ferry-agent/nova.conf --socket /run/ferry/agent.sock $FERRY_AGENT_ARGS']);
+    expect(settings(unit, 'ExecStart')).toEqual(['/usr/bin/python3 -IS /usr/lib/ferry/bin/ferry-notify-exec '
+      + '/usr/bin/ferry agent --nova-conf /run/ferry-agent/nova.conf --socket /run/ferry/agent.sock $FERRY_AGENT_ARGS']);
     expect(settings(unit, 'RuntimeDirectory')).toEqual(['ferry-agent']);
     expect(settings(unit, 'RuntimeDirectoryMode')).toEqual(['0700']);
     expect(existsSync(join(root, 'bin/ferry-nova-conf-subset'))).toBe(true);
+    // Readiness from the agent's own PID only: ferry-notify-exec hands it a socket connected to NOTIFY_SOCKET.
+    expect(settings(unit, 'NotifyAccess')).toEqual(['main']);
+    expect(existsSync(join(root, 'bin/ferry-notify-exec'))).toBe(true);
     // The keyring: systemd's copy, shown at the path ceph.conf names, to the agent only.
     const keyring = '/etc/ceph/ceph.client.nova.keyring';
     expect(settings(unit, 'LoadCredential')).toContain(`ceph.keyring:${keyring}`);
