@@ -6,7 +6,9 @@ import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, readImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { md5, md5OfSnapshot, MiB, sparseBytes, uploadBytes } from '../copy/rbd-transfer-helpers.js';
-import { cannotRunSystemd, ctl, downIfStartedHere, initPid, insidePath, show, systemdUp } from './private-systemd.js';
+import {
+  cannotRunSystemd, ctl, downIfStartedHere, initPid, insidePath, installDropIn, journalCursorNow, removeDropIn, show, systemdUp,
+} from './private-systemd.js';
 
 // ferry-agent.service's sandbox (seccomp filter, PrivateUsers=, ProcSubset=, no capabilities, MemoryMax=) with the
 // direct transfer's children in it: the agent is given `--transfer rbd` (a test drop-in's environment file, as an
@@ -38,19 +40,12 @@ describe.skipIf(reason !== '')(`ferry-agent.service: the direct transfer's librb
       + `--source-ceph-conf site-a=${facts.ceph['site-a'].conf}\n`);
     const dropIn = join(dir, 'zz-test-transfer.conf');
     writeFileSync(dropIn, `[Service]\nEnvironmentFile=${env}\n`);
-    expect(ctl(['install', '-m', '0644', dropIn, DROP_IN]).code).toBe(0);
-    expect(systemctl('daemon-reload').code).toBe(0);
-    const cursor = /^-- cursor: (.+)$/m.exec(ctl(['journalctl', '--no-pager', '-n', '0', '--show-cursor']).stdout)?.[1];
-    if (cursor === undefined) throw new Error('journalctl --show-cursor printed no cursor');
-    journalCursor = cursor;
+    installDropIn(dropIn, DROP_IN);
+    journalCursor = journalCursorNow();
   });
 
   afterAll(async () => {
-    if (initPid() !== undefined) {
-      systemctl('stop', UNIT, SOCKET_UNIT);
-      ctl(['rm', '-f', DROP_IN]);
-      systemctl('daemon-reload');
-    }
+    removeDropIn(DROP_IN, [UNIT, SOCKET_UNIT]);
     downIfStartedHere(startedSystemd);
     if (imageId !== '') {
       await waitUnlocked(imageId);

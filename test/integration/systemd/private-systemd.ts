@@ -82,3 +82,26 @@ export function downIfStartedHere(started: boolean): void {
   const down = systemdDown();
   if (down.code !== 0) console.error(`scripts/systemd/down exited ${down.code}: ${down.stdout}${down.stderr}`);
 }
+
+/** The journal's cursor now: a test reads only what its units logged after it (`journalctl --after-cursor=`). */
+export function journalCursorNow(): string {
+  const cursor = /^-- cursor: (.+)$/m.exec(ctl(['journalctl', '--no-pager', '-n', '0', '--show-cursor']).stdout)?.[1];
+  if (cursor === undefined) throw new Error('journalctl --show-cursor printed no cursor');
+  return cursor;
+}
+
+/** A test's own drop-in (not the shipped unit's, not the dev cloud's): installed from `source`, then daemon-reload. */
+export function installDropIn(source: string, target: string): void {
+  const install = ctl(['install', '-m', '0644', source, target]);
+  if (install.code !== 0) throw new Error(`install ${target}: ${install.stderr}`);
+  const reload = ctl(['systemctl', 'daemon-reload']);
+  if (reload.code !== 0) throw new Error(`systemctl daemon-reload: ${reload.stderr}`);
+}
+
+/** After a test: its units stopped, its drop-in gone, systemd reloaded (when the private systemd still runs). */
+export function removeDropIn(target: string, units: readonly string[]): void {
+  if (initPid() === undefined) return;
+  ctl(['systemctl', 'stop', ...units]);
+  ctl(['rm', '-f', target]);
+  ctl(['systemctl', 'daemon-reload']);
+}
