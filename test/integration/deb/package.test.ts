@@ -1,6 +1,8 @@
 // ferry's Debian package as an operator meets it, on a clean system (scripts/systemd/up-clean: a real systemd whose
 // /etc, /usr and /var are throw-away overlays): install → the socket is active and `ferry ensure` goes through it to
-// the agent, which copies site-a → site-b; an upgrade to a newer build keeps the edited /etc/default/ferry-agent;
+// the agent, which copies site-a → site-b, with the units as shipped (credentials from root-only files, nova.conf's
+// options copied by root, no nova or ceph group, the sandbox); an upgrade to a newer build keeps the edited
+// /etc/default/ferry-agent (and makes an old 0644 copy of it root's alone);
 // python3-nova's reinstall re-applies the nova patch through the dpkg trigger, and a patch that no longer applies is
 // reported loudly; remove keeps the configuration, purge takes it and the user ferry.
 // The packages: FERRY_DEB and FERRY_DEB_NEWER (built earlier), else built here from one artifact (about 10 min).
@@ -37,7 +39,11 @@ function ok(script: string, timeoutMs?: number): string {
   return run.stdout;
 }
 
-/** A compute node's configuration for site-b, as an operator writes it after installing the package. */
+/**
+ * A compute node's configuration for site-b, as an operator writes it after installing the package (docs/install.md):
+ * nova's files with nova's owners and modes (nova.conf with nova's own secrets in it, which the agent must never hold),
+ * and the agent's Keystone credentials in /etc/ferry/clouds.yaml, root's alone.
+ */
 function configureComputeNode(): void {
   const facts = devcloud();
   const siteB = facts.ceph['site-b'];
@@ -45,21 +51,24 @@ function configureComputeNode(): void {
   const monHost = /^mon_host *= *(.+)$/m.exec(conf)?.[1] ?? '';
   const keyring = join(siteB.conf, '..', 'ceph.client.nova.keyring');
   ok(`set -e
-mkdir -p /etc/ceph /etc/nova /etc/openstack
+mkdir -p /etc/ceph /etc/nova
 printf '[global]\\nfsid = %s\\nmon_host = %s\\n\\n[client]\\nkeyring = /etc/ceph/ceph.$name.keyring\\n' '${siteB.fsid}' '${monHost}' >/etc/ceph/ceph.conf
-install -m 0640 -o root -g ceph '${keyring}' /etc/ceph/ceph.client.nova.keyring
-printf '[libvirt]\\nimages_type = rbd\\nimages_rbd_pool = vms\\nimages_rbd_ceph_conf = /etc/ceph/ceph.conf\\nrbd_user = nova\\nimages_rbd_glance_store_name = site-b\\n' >/etc/nova/nova.conf
+printf '[database]\\nconnection = mysql+pymysql://nova:NOVA-DB-SECRET@192.0.2.1/nova\\n\\n[libvirt]\\nimages_type = rbd\\nimages_rbd_pool = vms\\nimages_rbd_ceph_conf = /etc/ceph/ceph.conf\\nrbd_user = nova\\nimages_rbd_glance_store_name = site-b\\n' >/etc/nova/nova.conf
 chown root:nova /etc/nova/nova.conf && chmod 0640 /etc/nova/nova.conf
-install -m 0640 -o root -g ferry '${join(facts.dir, 'clouds.yaml')}' /etc/openstack/clouds.yaml
-# The operator's edit of the conffile: the agent's credentials.
-sed -i 's|^#OS_CLIENT_CONFIG_FILE=.*|OS_CLIENT_CONFIG_FILE=/etc/openstack/clouds.yaml|; s|^#OS_CLOUD=.*|OS_CLOUD=devcloud-admin-appcred|' /etc/default/ferry-agent
+install -m 0600 -o root -g root '${keyring}' /etc/ceph/ceph.client.nova.keyring
+install -m 0600 -o root -g root '${join(facts.dir, 'clouds.yaml')}' /etc/ferry/clouds.yaml
+# The operator's edit of the conffile: which entry of /etc/ferry/clouds.yaml is the agent's.
+sed -i 's|^#OS_CLOUD=.*|OS_CLOUD=devcloud-admin-appcred|' /etc/default/ferry-agent
 grep -q '^OS_CLOUD=devcloud-admin-appcred' /etc/default/ferry-agent`);
 }
 
 /** `ferry ensure` through the agent's socket, run with no credentials at all: only the agent has them. */
 function ensureThroughSocket(id: string): Record<string, unknown> {
-  const out = ok(`env -i PATH=/usr/bin:/bin HOME=/nonexistent /usr/bin/ferry ensure ${id} --store site-b --agent ${SOCKET} --json`, 300_000);
-  return JSON.parse(out) as Record<string, unknown>;
+  const run = inside(`env -i PATH=/usr/bin:/bin HOME=/nonexistent /usr/bin/ferry ensure ${id} --store site-b --agent ${SOCKET} --json`, 300_000);
+  // The agent's side of a failure: what systemd and the agent logged.
+  const journal = (): string => inside('systemctl status ferry-agent.service --no-pager; journalctl -u ferry-agent.service -n 40 --no-pager -o cat').stdout;
+  expect(run.code, run.code === 0 ? '' : `${run.stdout}${run.stderr}\n${journal()}`).toBe(0);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
 describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/systemd/up-clean)', () => {
@@ -96,7 +105,20 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     expect(ok('getent passwd ferry')).toMatch(/^ferry:x:\d+:\d+:.*:\/nonexistent:\/usr\/sbin\/nologin$/m);
     expect(ok('/usr/bin/ferry --version').trim()).toBe('0.1.0');
     expect(ok("dpkg-query -W -f '${Conffiles}' ferry")).toContain('/etc/default/ferry-agent');
-    expect(ok('systemctl show ferry-agent.service -p ExecStart')).toContain('path=/usr/bin/ferry ;');
+    // Issue 25: the settings file may hold OS_* secrets: root's alone, as dpkg installed it (was 0644).
+    expect(ok("stat -c '%a %U %G' /etc/default/ferry-agent").trim()).toBe('600 root root');
+    expect(ok("stat -c '%a %U %G' /etc/ferry").trim()).toBe('755 root root'); // where /etc/ferry/clouds.yaml (0600) goes
+    // The units as systemd reads them from the package: silent, their ferry(1) and docs there (Documentation=).
+    const verify = inside('systemd-analyze verify /lib/systemd/system/ferry-agent.socket /lib/systemd/system/ferry-agent.service /lib/systemd/system/ferry-sync.service');
+    expect(verify.stdout + verify.stderr).toBe('');
+    expect(verify.code).toBe(0);
+    for (const doc of ['agent.md', 'install.md', 'prewarm.md']) ok(`head -n 1 /usr/share/doc/ferry/${doc} | grep -q '^# '`);
+    for (const unit of ['ferry-agent.service', 'ferry-sync.service']) {
+      const rated = ok(`systemd-analyze security --offline=yes --no-pager /lib/systemd/system/${unit} | tail -n 1`);
+      expect(Number(/exposure level for \S+: (\d+\.\d)/.exec(rated)?.[1]), rated).toBeLessThanOrEqual(3.0);
+    }
+    expect(ok('systemctl show ferry-agent.service -p ExecStart')).toContain('argv[]=/usr/bin/python3 -IS /usr/lib/ferry/bin/ferry-notify-exec /usr/bin/ferry agent ');
+    expect(ok('systemctl show ferry-sync.service -p ExecStart')).toContain('path=/usr/bin/ferry ;');
     expect(ok('/usr/bin/python3 -c "import ferry_agent; print(ferry_agent.__file__)"').trim()).toBe('/usr/lib/python3/dist-packages/ferry_agent.py');
     ok('test -s /usr/share/man/man1/ferry.1.gz && zcat /usr/share/man/man1/ferry.1.gz | grep -q "^.SS \\"ferry ensure\\""');
     ok('grep -q "complete -F _ferry ferry" /usr/share/bash-completion/completions/ferry && head -n 1 /usr/share/zsh/vendor-completions/_ferry | grep -q "^#compdef ferry"');
@@ -113,11 +135,21 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     expect(doc).toMatchObject({ image: id, store: 'site-b', copied: true, target: { fsid: devcloud().ceph['site-b'].fsid, image: id } });
     expect(ok('systemctl is-active ferry-agent.service').trim()).toBe('active');
     expect(ok('systemctl show ferry-agent.service -p MainPID -p User')).toContain('User=ferry');
+    // The agent as installed: user ferry and no other group; nova.conf's options (not its secrets) in /run/ferry-agent.
+    const pid = ok('systemctl show -p MainPID --value ferry-agent.service').trim();
+    expect(ok(`id -g ferry`).trim()).toBe(/^Groups:\s*(.*)$/m.exec(ok(`cat /proc/${pid}/status`))?.[1]?.trim());
+    const subset = ok('cat /run/ferry-agent/nova.conf');
+    expect(subset).toContain('images_rbd_glance_store_name = site-b');
+    expect(subset).not.toContain('NOVA-DB-SECRET');
   }, 600_000);
 
-  it('deb: an upgrade to a newer build keeps the edited conffile, and the agent answers again', () => {
+  it('deb: an upgrade to a newer build keeps the edited conffile (made root 0600 if an older package left it 0644), and the agent answers again', () => {
     const before = ok('cat /etc/default/ferry-agent');
-    ok(`dpkg -i '${newer}' </dev/null`);
+    // What the package before issue 25 installed: 0644. dpkg keeps an edited conffile's mode; postinst does not.
+    ok('chmod 0644 /etc/default/ferry-agent');
+    const upgrade = ok(`dpkg -i '${newer}' </dev/null 2>&1`);
+    expect(upgrade).toContain('ferry: /etc/default/ferry-agent was root:root 644; now root:root 600');
+    expect(ok("stat -c '%a %U %G' /etc/default/ferry-agent").trim()).toBe('600 root root');
     expect(ok("dpkg-query -W -f '${Version}' ferry")).toBe('0.1.0+b2');
     expect(ok('cat /etc/default/ferry-agent')).toBe(before);
     expect(before).toContain('OS_CLOUD=devcloud-admin-appcred');

@@ -92,7 +92,15 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
     for (const unit of ['ferry-agent.service', 'ferry-sync.service']) {
       const execs = readFileSync(join(units, unit), 'utf8').split('\n').filter((line) => line.startsWith('ExecStart='));
       expect(execs.length, unit).toBeGreaterThan(0);
-      for (const exec of execs) expect(exec, unit).toMatch(new RegExp(`^ExecStart=${prefix}/bin/ferry `));
+      for (const exec of execs) expect(exec, unit).toMatch(new RegExp(`^ExecStart=(/usr/bin/python3 -IS ${prefix}/lib/ferry/bin/ferry-notify-exec )?${prefix}/bin/ferry `));
+    }
+    // Every program and doc the units name is the installed one (ExecStartPre's Node and nova.conf subset, Documentation=).
+    for (const unit of ['ferry-agent.service', 'ferry-agent.socket', 'ferry-sync.service']) {
+      const text = readFileSync(join(units, unit), 'utf8');
+      expect(text, unit).not.toMatch(/\/usr\/(bin|lib)\/ferry|\/usr\/share\/doc\/ferry/);
+      const named = [...text.matchAll(new RegExp(`(?:^|[ :=+])(${prefix}/[^ \n]+)`, 'gm'))].map((m) => m[1] ?? '');
+      expect(named.length, unit).toBeGreaterThan(0);
+      for (const path of named.filter((p) => !p.endsWith('/security.md'))) expect(existsSync(path), `${unit}: ${path}`).toBe(true);
     }
     expect(readFileSync(join(prefix, 'share/bash-completion/completions/ferry'), 'utf8')).toContain('complete -F _ferry ferry');
     expect(readFileSync(join(prefix, 'share/zsh/site-functions/_ferry'), 'utf8').split('\n')[0]).toBe('#compdef ferry');
