@@ -1,0 +1,75 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../clock/clock.js';
+import { errorJson } from '../contract/error-document.js';
+import { progressDocument } from '../contract/progress-document.js';
+import type { CopyProgressEvent } from '../copy/copy-progress.js';
+import { FerryError } from '../errors/ferry-error.js';
+import type { AgentMetrics } from './agent-metrics.js';
+import { parseEnsureRequest } from './agent-request.js';
+import { asFerryError, sendJson } from './agent-response.js';
+import type { AgentService } from './agent-service.js';
+import type { EnsureWaits } from './ensure-waits.js';
+import { readJsonBody } from './read-json-body.js';
+
+export const NDJSON = 'application/x-ndjson';
+
+export interface EnsureRouteOptions {
+  readonly service: AgentService;
+  readonly metrics: AgentMetrics;
+  readonly waits: EnsureWaits;
+  readonly clock: Clock;
+  readonly maxBodyBytes: number;
+}
+
+/**
+ * `POST /v1/ensure`: read and check the request, then ensure through the host's service on the (image, store) wait it
+ * shares. Everything refused is refused before the service is asked, so before any Glance call. With
+ * `Accept: application/x-ndjson` the answer streams progress lines, then the document or the error.
+ */
+export function createEnsureRoute({ service, metrics, waits, clock, maxBodyBytes }: EnsureRouteOptions) {
+  return async (request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> => {
+    const started = clock.now();
+    const parsed = parseEnsureRequest(await readJsonBody(request, maxBodyBytes));
+    const store = parsed.store ?? service.defaultStore();
+    if (store === undefined) {
+      throw new FerryError('FERRY_INVALID_OPTION', 'no store in the request and none configured on the agent',
+        'Send "store" in the request, or start the agent with --store / --nova-conf ([libvirt] images_rbd_glance_store_name).');
+    }
+    const stream = (request.headers.accept ?? '').includes(NDJSON);
+    const write = (line: unknown): void => {
+      if (!response.writableEnded) response.write(`${JSON.stringify(line)}\n`);
+    };
+    const listener = stream ? (event: CopyProgressEvent) => write(progressDocument(event)) : undefined;
+    const ticket = waits.enter(`${parsed.image}\u0000${store}`, listener);
+    let outcome = 'ok';
+    try {
+      if (stream) response.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store' });
+      const answer = await service.ensure({ imageRef: parsed.image, store, timeoutMs: parsed.timeout === undefined ? undefined
+        : Math.round(parsed.timeout * 1000), signal, onProgress: ticket.publish });
+      if (ticket.leader) {
+        metrics.importsRequested.inc(answer.importRequests);
+        if (answer.joined) metrics.importsJoined.inc();
+        if (answer.available !== undefined && answer.available.copiedBytes > 0) metrics.copiedBytes.inc({ store }, answer.available.copiedBytes);
+      }
+      if (stream) {
+        write(answer.document);
+        response.end();
+      } else {
+        sendJson(response, 200, answer.document);
+      }
+      if (answer.available !== undefined) {
+        metrics.timeToAvailable.observe({ store, source: answer.available.source }, (clock.now() - started) / 1000);
+      }
+    } catch (error) {
+      const failure = asFerryError(error, signal);
+      outcome = failure.code;
+      if (!stream) throw failure;
+      write(errorJson(failure));
+      response.end();
+    } finally {
+      ticket.leave();
+      metrics.ensures.inc({ outcome });
+      metrics.ensureSeconds.observe({ outcome }, (clock.now() - started) / 1000);
+    }
+  };
+}
