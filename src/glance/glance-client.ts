@@ -43,6 +43,7 @@ export interface ImageListQuery {
 /** Glance v2, one request per verb. get… throws a coded not-found; find… returns undefined; list… returns pages. */
 export interface GlanceClient {
   getImage(id: string, call?: CallOptions): Promise<GlanceImage>;
+  /** An ID (UUID) by ID only, never as a name; anything else by its unique name (two matches: FERRY_IMAGE_AMBIGUOUS). */
   findImage(idOrName: string, call?: CallOptions): Promise<GlanceImage | undefined>;
   listImages(query?: ImageListQuery, call?: CallOptions): Promise<GlanceImagePage>;
   requestCopy(id: string, request: CopyRequest, call?: CallOptions): Promise<CopyRequestResult>;
@@ -77,9 +78,10 @@ export function createGlanceClient(http: ServiceClient): GlanceClient {
     async findImage(idOrName, call) {
       const ref = parseImageRef(idOrName);
       if (ref.kind === 'id') {
+        // An ID is looked up as an ID only. Glance lets anyone name an image like another's UUID: a name lookup after
+        // a 404 would hand back whatever image someone named so (a caller asked for one image and got another).
         const response = await get(`/v2/images/${ref.id}`, call, [200, 404]);
-        if (response.status === 200) return parseImage(response.body, response.endpoint);
-        // Glance lets an image be named like a UUID: fall through to a lookup by name.
+        return response.status === 200 ? parseImage(response.body, response.endpoint) : undefined;
       }
       // Names are not unique in Glance: two matches are an error, not a guess.
       const page = await client.listImages({ name: idOrName, limit: 2 }, call);

@@ -79,6 +79,15 @@ describe('GlanceClient.findImage', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('findImage: an ID Glance answers 404 for → undefined after that one GET; never looked up as a name (an image may be named like it)', async () => {
+    const exchange = loadExchange('glance', 'image-404');
+    const scope = replay(nock(GLANCE_ROOT), exchange);
+    const { client, sent } = glance();
+    await expect(client.findImage(imageIdOf(exchange))).resolves.toBeUndefined();
+    expect(sent.map((r) => `${r.method} ${r.url}`)).toEqual([`GET ${GLANCE_ROOT}${exchange.request.path}`]);
+    expect(scope.isDone()).toBe(true);
+  });
+
   it('findImage: by name → a list with name= and limit=2; the one match', async () => {
     const page = loadExchange('glance', 'images-list-page2');
     const [only] = bodyOf<{ images: { id: string; name: string }[] }>(page).images;
