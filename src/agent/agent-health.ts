@@ -1,13 +1,17 @@
 import { systemClock, type Clock } from '../clock/clock.js';
 import type { AgentMetrics } from './agent-metrics.js';
-import type { AgentHealth, AgentService } from './agent-service.js';
+import type { AgentHealth, AgentService, HealthCheck } from './agent-service.js';
+import { judgeStoreScope } from './store-scope.js';
+
+/** The checks of `GET /healthz`: the host's (token, Glance, fsid, transfer, nova patch) and the agent's own, its stores. */
+export type AgentChecks = AgentHealth & { readonly stores: HealthCheck };
 
 /** The body of `GET /healthz`, on the socket and on the metrics listener alike. */
 export interface HealthReport {
   readonly ok: boolean;
   /** Names of the checks that failed. */
   readonly failing: readonly string[];
-  readonly checks: AgentHealth;
+  readonly checks: AgentChecks;
 }
 
 export interface HealthProbe {
@@ -22,20 +26,23 @@ export interface HealthProbe {
 
 export const HEALTH_PROBE_DEFAULTS = { maxAgeMs: 30_000 } as const;
 
-export function judgeHealth(checks: AgentHealth): HealthReport {
+export function judgeHealth(checks: AgentChecks): HealthReport {
   const failing = Object.entries(checks).filter(([, check]) => !(check as { ok: boolean }).ok).map(([name]) => name);
   return { ok: failing.length === 0, failing, checks };
 }
 
 export function createHealthProbe(input: { readonly service: AgentService; readonly metrics: AgentMetrics; readonly timeoutMs: number;
+  /** --allow-store, for the `stores` check. */
+  readonly allowList?: readonly string[] | undefined;
   readonly maxAgeMs?: number; readonly clock?: Clock }): HealthProbe {
-  const { service, metrics, timeoutMs, clock = systemClock } = input;
+  const { service, metrics, timeoutMs, allowList, clock = systemClock } = input;
   const maxAgeMs = input.maxAgeMs ?? HEALTH_PROBE_DEFAULTS.maxAgeMs;
   let last: { readonly ok: boolean; readonly at: number } | undefined;
   let running: Promise<boolean> | undefined;
   const check = async (signal?: AbortSignal): Promise<HealthReport> => {
     const bounded = signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-    const report = judgeHealth(await service.health(bounded));
+    const host = await service.health(bounded);
+    const report = judgeHealth({ ...host, stores: judgeStoreScope({ defaultStore: service.defaultStore(), allowList }) });
     last = { ok: report.ok, at: clock.now() };
     metrics.healthy.set(report.ok ? 1 : 0);
     metrics.novaIntegration.reset();

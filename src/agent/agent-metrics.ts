@@ -45,7 +45,7 @@ export function createAgentMetrics(options: { readonly processMetrics?: boolean 
   const registers = [registry];
   let refreshHealth: (() => Promise<boolean>) | undefined;
   const healthy: Gauge = new Gauge({ name: 'ferry_agent_healthy',
-    help: 'Whether the agent\'s health checks pass (token, Glance, Ceph fsid; what /healthz answers): 1 or 0', registers,
+    help: 'Whether the agent\'s health checks pass (token, Glance, Ceph fsid, transfer, stores, nova patch; what /healthz answers): 1 or 0', registers,
     async collect() {
       if (refreshHealth !== undefined) healthy.set((await refreshHealth()) ? 1 : 0);
     } });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storeNameSchema } from '../config/copy-policy.js';
 import { FerryError } from '../errors/ferry-error.js';
 import type { ListenAddress } from '../metrics/listen-address.js';
 
@@ -18,6 +19,11 @@ export interface AgentOptions {
   readonly healthTimeoutMs?: number;
   /** A TCP address serving only GET /metrics and GET /healthz (FERRY_AGENT_METRICS_LISTEN, --metrics-listen). Default: none. */
   readonly metricsListen?: ListenAddress;
+  /**
+   * --allow-store: the only stores requests may name. Default: the agent's own store (--store / nova.conf
+   * images_rbd_glance_store_name), and nothing else.
+   */
+  readonly allowStores?: readonly string[];
 }
 
 /** The environment variable both the agent and its clients read for the socket path. */
@@ -35,7 +41,8 @@ export const AGENT_DEFAULTS = {
   socketMode: 0o660,
 } as const;
 
-export type ResolvedAgentOptions = Required<Omit<AgentOptions, 'socketGroup' | 'metricsListen'>> & Pick<AgentOptions, 'socketGroup' | 'metricsListen'>;
+export type ResolvedAgentOptions = Required<Omit<AgentOptions, 'socketGroup' | 'metricsListen' | 'allowStores'>>
+  & Pick<AgentOptions, 'socketGroup' | 'metricsListen' | 'allowStores'>;
 
 const schema = z.object({
   socketPath: z.string().min(1).max(107, 'at most 107 bytes (the Unix socket path limit)').refine((p) => p.startsWith('/'), 'an absolute path'),
@@ -44,6 +51,7 @@ const schema = z.object({
   maxWaits: z.number().int().min(1),
   maxBodyBytes: z.number().int().min(1),
   healthTimeoutMs: z.number().int().positive(),
+  allowStores: z.array(storeNameSchema('a Glance store id (letters, digits, _ . - only)')).min(1).optional(),
 });
 
 /** Fill defaults once and validate, so nothing below checks for undefined again. */
@@ -55,6 +63,7 @@ export function resolveAgentOptions(input: AgentOptions, sources: Readonly<Recor
     maxWaits: input.maxWaits ?? AGENT_DEFAULTS.maxWaits,
     maxBodyBytes: input.maxBodyBytes ?? AGENT_DEFAULTS.maxBodyBytes,
     healthTimeoutMs: input.healthTimeoutMs ?? AGENT_DEFAULTS.healthTimeoutMs,
+    allowStores: input.allowStores === undefined ? undefined : [...new Set(input.allowStores)],
   };
   const result = schema.safeParse(merged);
   if (!result.success) {

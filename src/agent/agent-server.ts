@@ -43,9 +43,9 @@ export interface AgentServer {
  * ensure-route.ts) behind one dispatcher, drained on shutdown (agent-shutdown.ts).
  */
 export function createAgentServer({ service, metrics, logger, options, clock = systemClock, inheritedFd, health: healthProbe }: AgentServerOptions): AgentServer {
-  const health = healthProbe ?? createHealthProbe({ service, metrics, timeoutMs: options.healthTimeoutMs, clock });
+  const health = healthProbe ?? createHealthProbe({ service, metrics, timeoutMs: options.healthTimeoutMs, allowList: options.allowStores, clock });
   const ensure = createEnsureRoute({ service, metrics, clock, waits: createEnsureWaits(options.maxWaits, metrics),
-    maxBodyBytes: options.maxBodyBytes });
+    maxBodyBytes: options.maxBodyBytes, allowStores: options.allowStores });
   const state = { draining: false, refusing: false };
   const dispatcher = createDispatcher({ routes: agentRoutes({ ensure, service, health, metrics }), metrics, logger, state });
   const server = createServer({ requestTimeout: 0, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (request, response) => {
@@ -66,7 +66,8 @@ export function createAgentServer({ service, metrics, logger, options, clock = s
     async listen() {
       if (inheritedFd === undefined) {
         bound = await listenOnSocket(server, options.socketPath, { mode: 0o660, group: options.socketGroup });
-        logger.info({ socket: options.socketPath, group: options.socketGroup ?? null, maxWaits: options.maxWaits }, 'ferry agent listening');
+        logger.info({ socket: options.socketPath, group: options.socketGroup ?? null, maxWaits: options.maxWaits,
+          stores: options.allowStores ?? service.defaultStore() ?? null }, 'ferry agent listening');
         return;
       }
       bound = await listenOnInheritedSocket(server, inheritedFd);
@@ -74,7 +75,8 @@ export function createAgentServer({ service, metrics, logger, options, clock = s
       if (bound.path !== options.socketPath) {
         logger.warn({ socket: bound.path, expected: options.socketPath }, 'systemd passed a socket on another path than --socket; clients must use that path');
       }
-      logger.info({ socket: bound.path, fd: inheritedFd, maxWaits: options.maxWaits }, 'ferry agent listening on the socket systemd passed');
+      logger.info({ socket: bound.path, fd: inheritedFd, maxWaits: options.maxWaits, stores: options.allowStores ?? service.defaultStore() ?? null },
+        'ferry agent listening on the socket systemd passed');
     },
     async shutdown() {
       if (state.draining) return;

@@ -3,13 +3,13 @@ import type { Clock } from '../clock/clock.js';
 import { errorJson } from '../contract/error-document.js';
 import { progressDocument } from '../contract/progress-document.js';
 import type { CopyProgressEvent } from '../copy/copy-progress.js';
-import { FerryError } from '../errors/ferry-error.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { parseEnsureRequest } from './agent-request.js';
 import { asFerryError, sendJson } from './agent-response.js';
 import type { AgentService } from './agent-service.js';
 import type { EnsureWaits } from './ensure-waits.js';
 import { readJsonBody } from './read-json-body.js';
+import { decideStore, storeRefusal } from './store-scope.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -19,22 +19,22 @@ export interface EnsureRouteOptions {
   readonly waits: EnsureWaits;
   readonly clock: Clock;
   readonly maxBodyBytes: number;
+  /** --allow-store; undefined: the agent's own store only. */
+  readonly allowStores: readonly string[] | undefined;
 }
 
 /**
- * `POST /v1/ensure`: read and check the request, then ensure through the host's service on the (image, store) wait it
- * shares. Everything refused is refused before the service is asked, so before any Glance call. With
- * `Accept: application/x-ndjson` the answer streams progress lines, then the document or the error.
+ * `POST /v1/ensure`: read and check the request, decide its store, then ensure through the host's service on the
+ * (image, store) wait it shares. Everything refused is refused before the service is asked, so before any Glance
+ * call. With `Accept: application/x-ndjson` the answer streams progress lines, then the document or the error.
  */
-export function createEnsureRoute({ service, metrics, waits, clock, maxBodyBytes }: EnsureRouteOptions) {
+export function createEnsureRoute({ service, metrics, waits, clock, maxBodyBytes, allowStores }: EnsureRouteOptions) {
   return async (request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> => {
     const started = clock.now();
     const parsed = parseEnsureRequest(await readJsonBody(request, maxBodyBytes));
-    const store = parsed.store ?? service.defaultStore();
-    if (store === undefined) {
-      throw new FerryError('FERRY_INVALID_OPTION', 'no store in the request and none configured on the agent',
-        'Send "store" in the request, or start the agent with --store / --nova-conf ([libvirt] images_rbd_glance_store_name).');
-    }
+    const decision = decideStore(parsed.store, { defaultStore: service.defaultStore(), allowList: allowStores });
+    if (decision.kind !== 'serve') throw storeRefusal(decision);
+    const { store } = decision;
     const stream = (request.headers.accept ?? '').includes(NDJSON);
     const write = (line: unknown): void => {
       if (!response.writableEnded) response.write(`${JSON.stringify(line)}\n`);

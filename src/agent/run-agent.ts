@@ -53,7 +53,7 @@ export async function runAgent(run: AgentRun): Promise<AgentRunReport> {
   const metrics = createAgentMetrics();
   const clouds = await createCloudHolder(run.config, logger, { observeTransport: (transport) => countingTransport(transport, metrics) });
   const service = createHostService(clouds);
-  const health = createHealthProbe({ service, metrics, timeoutMs: run.options.healthTimeoutMs });
+  const health = createHealthProbe({ service, metrics, timeoutMs: run.options.healthTimeoutMs, allowList: run.options.allowStores });
   metrics.refreshHealthOnScrape(() => health.recent());
   const server = createAgentServer({ service, metrics, logger, options: run.options, health, inheritedFd: systemd.inheritedFd });
   let metricsListener: MetricsListener | undefined;

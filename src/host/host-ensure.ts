@@ -1,5 +1,5 @@
 import { resolveBackendConfig, type BackendConfig } from '../backend/resolve-backend-config.js';
-import { copyPolicyOf, type CopyPolicy } from '../config/copy-policy.js';
+import { copyPolicyOf, type CopyPolicy, type TransferMode } from '../config/copy-policy.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import type { CopyContext } from '../copy/copy-context.js';
 import type { CopyProgressEvent } from '../copy/copy-progress.js';
@@ -10,6 +10,8 @@ import type { EnsureOutcome } from '../copy/ensure-result.js';
 export interface EnsureCall {
   readonly store: string;
   readonly timeoutMs?: number;
+  /** The transfer to copy with instead of the configuration's (the agent's, when --transfer rbd lacks its clusters). */
+  readonly transfer?: TransferMode;
   readonly signal: AbortSignal;
   readonly onProgress?: (event: CopyProgressEvent) => void;
 }
@@ -39,6 +41,7 @@ export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, 
   const options = {
     ...hostCopyPolicy(config),
     ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+    ...(call.transfer === undefined ? {} : { transfer: call.transfer }),
     store: call.store,
     signal: call.signal,
     ...(config.ceph.confFile === undefined ? {} : { localCluster: { confFile: config.ceph.confFile, user: config.ceph.user } }),

@@ -6,8 +6,12 @@ import type { EnsureResult } from '../copy/ensure-result.js';
 import { isFerryError } from '../errors/ferry-error.js';
 import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
+import type { HealthCheck } from './health-check.js';
 import { ensureWithConfig } from './host-ensure.js';
 import { readNovaIntegration, type NovaIntegrationCheck } from './nova-integration-state.js';
+import { servedTransfer } from './served-transfer.js';
+
+export type { HealthCheck } from './health-check.js';
 
 /**
  * What this host serves its callers (the agent's routes are an HTTP face of it): ensure and status answered with the
@@ -56,11 +60,11 @@ export interface HostHealth {
    * cluster could not be asked: ceph.conf's value, unconfirmed; `warnings` says why). Still ok: clones can work.
    */
   readonly fsid: HealthCheck & { readonly fsid?: string; readonly source?: FsidSource; readonly warnings?: readonly string[] };
+  /** Whether --transfer rbd has what it needs; failing: copies go through Glance (served-transfer.ts). */
+  readonly transfer: HealthCheck;
   /** Whether nova's image backend carries ferry's patch, where the Debian package keeps it applied (else absent). */
   readonly nova_integration?: NovaIntegrationCheck;
 }
-
-export type HealthCheck = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
 
 /** The host's service over its cloud holder: each call on the generation current when it starts. */
 export function createHostService(clouds: CloudSource): HostService {
@@ -72,12 +76,13 @@ export function createHostService(clouds: CloudSource): HostService {
     },
     ensure: (call) => withHeldCloud(clouds, async ({ cloud, config }: HeldCloud) => {
       const outcome = await ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal: call.signal,
-        onProgress: call.onProgress, ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
+        transfer: servedTransfer(config).transfer, onProgress: call.onProgress,
+        ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
       return { document: ensureDocument(outcome), importRequests: outcome.needed ? outcome.importRequests : 0,
         joined: outcome.needed && outcome.joined, ...(outcome.needed ? { available: availability(outcome) } : {}) };
     }),
     status: (imageRef, signal) => withHeldCloud(clouds, async ({ cloud }) => statusDocument(await copyStatus(cloud, imageRef, { signal }))),
-    health: (signal) => withHeldCloud(clouds, async ({ cloud }): Promise<HostHealth> => {
+    health: (signal) => withHeldCloud(clouds, async ({ cloud, config }): Promise<HostHealth> => {
       let cluster: ResolvedLocalCluster | undefined;
       const [token, glance, fsidCheck, novaIntegration] = await Promise.all([
         check(() => cloud.session.token(signal)),
@@ -87,7 +92,7 @@ export function createHostService(clouds: CloudSource): HostService {
       ]);
       return { token, glance, fsid: cluster === undefined ? fsidCheck
         : { ...fsidCheck, fsid: cluster.fsid, source: cluster.source, ...(cluster.warnings.length > 0 ? { warnings: cluster.warnings } : {}) },
-      ...(novaIntegration === undefined ? {} : { nova_integration: novaIntegration }) };
+      transfer: servedTransfer(config).check, ...(novaIntegration === undefined ? {} : { nova_integration: novaIntegration }) };
     }),
   };
 }

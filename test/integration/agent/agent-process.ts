@@ -16,14 +16,18 @@ export interface AgentProcess {
 
 /**
  * `socket`: bind there (an agent restarted on its predecessor's socket; the caller removes its directory).
+ * `site`: the agent of that site (its store and its cluster; default site-b).
+ * `healthy`: false for an agent whose /healthz is expected to fail (503); it is ready once it answers.
  * `hostname`: run the agent in a UTS namespace of its own under that host name (root: `unshare --uts`), so that ferry,
  * which tells hosts apart by os.hostname(), sees another host; the child is still the agent's own process (exec).
  */
-export async function startAgent(args: readonly string[] = [], options: { socket?: string; hostname?: string } = {}): Promise<AgentProcess> {
+export async function startAgent(args: readonly string[] = [],
+  options: { socket?: string; hostname?: string; healthy?: boolean; site?: 'site-a' | 'site-b' } = {}): Promise<AgentProcess> {
   const dir = options.socket === undefined ? mkdtempSync(join(tmpdir(), 'ferry-agent-it-')) : undefined;
   const socket = options.socket ?? join(dir ?? '', 'agent.sock');
-  const agent = [process.execPath, `${process.cwd()}/bin/ferry`, 'agent', '--socket', socket, '--store', 'site-b',
-    '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova', ...args];
+  const site = options.site ?? 'site-b';
+  const agent = [process.execPath, `${process.cwd()}/bin/ferry`, 'agent', '--socket', socket, '--store', site,
+    '--ceph-conf', devcloud().ceph[site].conf, '--rbd-user', 'nova', ...args];
   const [file = '', ...argv] = options.hostname === undefined ? agent
     : ['unshare', '--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, ...agent];
   const child = spawn(file, argv, { env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -33,7 +37,8 @@ export async function startAgent(args: readonly string[] = [], options: { socket
   for (let i = 0; i < 200; i += 1) {
     if (existsSync(socket)) {
       const health = await callAgent(socket, { method: 'GET', path: '/healthz' }).catch(() => undefined);
-      if (health?.status === 200) break;
+      // `healthy: false`: an agent expected to answer with a failing check (503) is ready once it answers at all.
+      if (health?.status === 200 || (options.healthy === false && health !== undefined)) break;
     }
     if (child.exitCode !== null) throw new Error(`ferry agent exited ${child.exitCode}: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

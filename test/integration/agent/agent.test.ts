@@ -35,7 +35,8 @@ const post = (body: unknown) => callAgent(agent.socket, { method: 'POST', path: 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ferry-agent-work-'));
   token = await tokenFor('admin');
-  agent = await startAgent();
+  // Besides its own store, the agent serves `broken` (a store whose copies Glance fails) for the verdict case below.
+  agent = await startAgent(['--allow-store', 'site-b', '--allow-store', 'broken']);
 });
 
 afterAll(async () => {

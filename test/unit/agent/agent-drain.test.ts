@@ -16,7 +16,7 @@ const service: AgentService = {
   defaultStore: () => 'site-b',
   ensure: () => Promise.reject(new Error('not used')),
   status: (imageRef) => Promise.resolve({ image: imageRef }),
-  health: () => Promise.resolve({ token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' } }),
+  health: () => Promise.resolve({ token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } }),
 };
 
 let socketDir: ReturnType<typeof tempSocketDir>;

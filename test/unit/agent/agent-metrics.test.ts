@@ -55,7 +55,7 @@ describe('agent metrics: names and types', () => {
 });
 
 describe('agent health probe and the healthy gauge', () => {
-  const good: AgentHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' } };
+  const good: AgentHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } };
   const bad: AgentHealth = { ...good, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'refused' } };
   function serviceAnswering(answers: (AgentHealth | Error)[]): AgentService & { calls: number } {
     const service = {
@@ -77,9 +77,9 @@ describe('agent health probe and the healthy gauge', () => {
   it('health probe: check() names the failing checks and sets the gauge', async () => {
     const metrics = createAgentMetrics({ processMetrics: false });
     const probe = createHealthProbe({ service: serviceAnswering([bad, good]), metrics, timeoutMs: 1000, clock: fakeClock() });
-    expect(await probe.check()).toEqual({ ok: false, failing: ['glance'], checks: bad });
+    expect(await probe.check()).toEqual({ ok: false, failing: ['glance'], checks: { ...bad, stores: { ok: true } } });
     expect(await gauge(metrics)).toBe('ferry_agent_healthy 0');
-    expect(await probe.check()).toEqual({ ok: true, failing: [], checks: good });
+    expect(await probe.check()).toEqual({ ok: true, failing: [], checks: { ...good, stores: { ok: true } } });
     expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
   });
 
@@ -120,6 +120,15 @@ describe('agent health probe and the healthy gauge', () => {
     const probe = createHealthProbe({ service, metrics, timeoutMs: 1000, clock: fakeClock() });
     expect(await Promise.all([probe.recent(), probe.recent(), probe.recent()])).toEqual([true, true, true]);
     expect(service.calls).toBe(1);
+  });
+
+  it.each([
+    { allowList: undefined, defaultStore: 'site-b', stores: { ok: true } },
+    { allowList: ['site-c'], defaultStore: 'site-b', stores: { ok: false, code: 'FERRY_INVALID_OPTION' } },
+  ])('health probe: the stores check of an agent of $defaultStore allowing $allowList → $stores.ok', async ({ allowList, defaultStore, stores }) => {
+    const service = { ...serviceAnswering([good]), defaultStore: () => defaultStore };
+    const probe = createHealthProbe({ service, metrics: createAgentMetrics({ processMetrics: false }), timeoutMs: 1000, allowList, clock: fakeClock() });
+    expect((await probe.check()).checks.stores).toMatchObject(stores);
   });
 
   it('health probe: a check that throws is unhealthy (0), and the scrape still answers', async () => {

@@ -25,7 +25,7 @@ function gate(): Gate {
 /** A service whose ensure() answers DOC, or waits on `hold` first; it records every call. */
 function fakeService(overrides: Partial<AgentService> & { hold?: Gate } = {}): AgentService & { calls: AgentEnsureCall[] } {
   const calls: AgentEnsureCall[] = [];
-  const healthy: AgentHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' } };
+  const healthy: AgentHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } };
   return {
     calls,
     defaultStore: () => 'site-b',
@@ -84,12 +84,38 @@ describe('agent server', () => {
       .toEqual([{ imageRef: IMAGE, store: 'site-b', timeoutMs: undefined }]);
   });
 
-  it('agent: store and timeout (seconds) from the request reach the service', async () => {
+  it('agent: store (one of --allow-store) and timeout (seconds) from the request reach the service', async () => {
     const service = fakeService();
-    await start(service);
+    await start(service, { allowStores: ['site-b', 'site-a'] });
     const answer = await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: 'cirros-raw', store: 'site-a', timeout: 2.5 }) });
     expect(answer.json()).toMatchObject({ store: 'site-a' });
     expect(service.calls[0]).toMatchObject({ imageRef: 'cirros-raw', store: 'site-a', timeoutMs: 2500 });
+  });
+
+  it.each([
+    { case: 'another site\'s store', allowStores: undefined, store: 'site-a', served: ['site-b'], says: "serves store 'site-b' only" },
+    { case: 'a store off the allow-list', allowStores: ['site-b', 'site-c'], store: 'site-a', served: ['site-b', 'site-c'],
+      says: "serves stores 'site-b', 'site-c' only" },
+  ])('agent: $case → 403 FERRY_STORE_NOT_ALLOWED naming the stores served; the service is never asked', async ({ allowStores, store, served, says }) => {
+    const service = fakeService();
+    const { metrics } = await start(service, allowStores === undefined ? {} : { allowStores });
+    const answer = await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE, store }),
+      headers: { accept: 'application/x-ndjson' } });
+    expect(answer.status).toBe(403);
+    const json = answer.json() as { error: { code: string; message: string; hint: string; details: unknown } };
+    expect(json.error).toMatchObject({ code: 'FERRY_STORE_NOT_ALLOWED', details: { store, served } });
+    expect(json.error.message).toBe(`store '${store}' is not served here: this ferry agent ${says}`);
+    expect(json.error.hint).toContain('--allow-store');
+    expect(service.calls).toEqual([]);
+    expect(await metrics.registry.getSingleMetricAsString('ferry_agent_responses_total')).toContain('route="ensure",status="403"} 1');
+  });
+
+  it('agent: a store on the allow-list other than its own is served; its own store still answers a request without one', async () => {
+    const service = fakeService();
+    await start(service, { allowStores: ['site-b', 'site-c'] });
+    expect((await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE, store: 'site-c' }) })).status).toBe(200);
+    expect((await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) })).status).toBe(200);
+    expect(service.calls.map((call) => call.store)).toEqual(['site-c', 'site-b']);
   });
 
   it.each([
@@ -224,11 +250,11 @@ describe('agent server', () => {
 
   it('agent: /healthz is 200 when every check passes, 503 naming the failing ones', async () => {
     const health: AgentHealth = { token: { ok: true }, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'connection refused' },
-      fsid: { ok: true, fsid: 'f' } };
+      fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } };
     await start(fakeService({ health: () => Promise.resolve(health) }));
     const answer = await send(socketDir.socket, 'GET', '/healthz');
     expect(answer.status).toBe(503);
-    expect(answer.json()).toEqual({ ok: false, failing: ['glance'], checks: health });
+    expect(answer.json()).toEqual({ ok: false, failing: ['glance'], checks: { ...health, stores: { ok: true } } });
   });
 
   it('agent: /metrics is Prometheus text with the ensure counters', async () => {
@@ -247,7 +273,7 @@ describe('agent server', () => {
   it('agent: time to available is observed per request and store; copied bytes once per copy, however many waited on it', async () => {
     const hold = gate();
     const service = fakeService({ hold });
-    const { metrics } = await start(service);
+    const { metrics } = await start(service, { allowStores: ['site-b', 'site-c'] });
     const first = send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) });
     await until(() => service.calls.length === 1);
     const joined = send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) });
@@ -268,7 +294,7 @@ describe('agent server', () => {
     const { metrics } = await start(fakeService({
       ensure: (call) => Promise.resolve(call.store === 'site-b' ? { document: { ...DOC, needed: false }, importRequests: 0, joined: false }
         : Promise.reject(new FerryError('FERRY_COPY_FAILED', 'failed', 'check'))),
-    }));
+    }), { allowStores: ['site-b', 'site-c'] });
     expect((await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) })).status).toBe(200);
     expect((await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE, store: 'site-c' }) })).status).toBe(422);
     const text = await metrics.registry.metrics();
@@ -283,7 +309,8 @@ describe('agent server', () => {
   });
 
   it('agent: /healthz on the socket sets the healthy gauge', async () => {
-    const health: AgentHealth = { token: { ok: false, code: 'FERRY_AUTH_FAILED', message: 'no' }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' } };
+    const health: AgentHealth = { token: { ok: false, code: 'FERRY_AUTH_FAILED', message: 'no' }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' },
+      transfer: { ok: true } };
     const { metrics } = await start(fakeService({ health: () => Promise.resolve(health) }));
     expect((await send(socketDir.socket, 'GET', '/healthz')).status).toBe(503);
     expect(await metrics.registry.getSingleMetricAsString('ferry_agent_healthy')).toContain('ferry_agent_healthy 0');
@@ -375,6 +402,8 @@ describe('agent lifecycle and socket', () => {
 function writeStaleSocket(): void {
   execFileSync('python3', ['-c', `import socket; s=socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(socketDir.socket)})`]);
 }
+
+
 
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
