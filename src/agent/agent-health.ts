@@ -6,25 +6,32 @@ import { judgeStoreScope } from './store-scope.js';
 /** The checks of `GET /healthz`: the host's (token, Glance, fsid, transfer, nova patch) and the agent's own, its stores. */
 export type AgentChecks = AgentHealth & { readonly stores: HealthCheck };
 
-/** The body of `GET /healthz`, on the socket and on the metrics listener alike. */
-export interface HealthReport {
+/** Whether the checks pass, and the names of those that fail: all the TCP listener tells (names only, never a message). */
+export interface HealthVerdict {
   readonly ok: boolean;
-  /** Names of the checks that failed. */
   readonly failing: readonly string[];
+}
+
+/** The body of `GET /healthz` on the socket: the verdict and every check with its details (fsid, messages). */
+export interface HealthReport extends HealthVerdict {
   readonly checks: AgentChecks;
 }
 
 export interface HealthProbe {
-  /** Run the checks now (bounded by the timeout and `signal`); sets the `ferry_agent_healthy` gauge. */
+  /** Run the checks now (bounded by the timeout and `signal`); sets the `ferry_agent_healthy` gauge and the cached verdict. */
   check(signal?: AbortSignal): Promise<HealthReport>;
   /**
-   * For a scrape: the last result when it is younger than `maxAgeMs`, else a fresh check (one at a time, shared by
-   * concurrent callers). Every scrape of a fleet would otherwise cost Glance a request per node.
+   * The verdict of the last check when it is younger than `maxAgeMs`, else of a fresh one (one at a time, shared by
+   * concurrent callers). What a scrape and the TCP /healthz answer: however often they ask, the checks (a Glance
+   * request, a ceph process while the fsid is unknown) run at most once per `maxAgeMs`.
    */
-  recent(): Promise<boolean>;
+  recent(): Promise<HealthVerdict>;
 }
 
 export const HEALTH_PROBE_DEFAULTS = { maxAgeMs: 30_000 } as const;
+
+/** A check that threw (not one that failed: those are data) is reported under this name. */
+export const PROBE_FAILED = 'probe';
 
 export function judgeHealth(checks: AgentChecks): HealthReport {
   const failing = Object.entries(checks).filter(([, check]) => !(check as { ok: boolean }).ok).map(([name]) => name);
@@ -37,14 +44,18 @@ export function createHealthProbe(input: { readonly service: AgentService; reado
   readonly maxAgeMs?: number; readonly clock?: Clock }): HealthProbe {
   const { service, metrics, timeoutMs, allowList, clock = systemClock } = input;
   const maxAgeMs = input.maxAgeMs ?? HEALTH_PROBE_DEFAULTS.maxAgeMs;
-  let last: { readonly ok: boolean; readonly at: number } | undefined;
-  let running: Promise<boolean> | undefined;
+  let last: { readonly verdict: HealthVerdict; readonly at: number } | undefined;
+  let running: Promise<HealthVerdict> | undefined;
+  const remember = (verdict: HealthVerdict): HealthVerdict => {
+    last = { verdict: Object.freeze({ ok: verdict.ok, failing: Object.freeze([...verdict.failing]) }), at: clock.now() };
+    metrics.healthy.set(verdict.ok ? 1 : 0);
+    return last.verdict;
+  };
   const check = async (signal?: AbortSignal): Promise<HealthReport> => {
     const bounded = signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const host = await service.health(bounded);
     const report = judgeHealth({ ...host, stores: judgeStoreScope({ defaultStore: service.defaultStore(), allowList }) });
-    last = { ok: report.ok, at: clock.now() };
-    metrics.healthy.set(report.ok ? 1 : 0);
+    remember(report);
     metrics.novaIntegration.reset();
     if (report.checks.nova_integration !== undefined) metrics.novaIntegration.set({ state: report.checks.nova_integration.state }, 1);
     return report;
@@ -52,14 +63,12 @@ export function createHealthProbe(input: { readonly service: AgentService; reado
   return {
     check,
     async recent() {
-      if (last !== undefined && clock.now() - last.at < maxAgeMs) return last.ok;
-      // A check that throws (not a failed check: those are data) counts as unhealthy; the scrape itself still answers.
-      running ??= check().then((report) => report.ok, () => {
-        metrics.healthy.set(0);
-        return false;
-      }).finally(() => {
-        running = undefined;
-      });
+      if (last !== undefined && clock.now() - last.at < maxAgeMs) return last.verdict;
+      // A check that throws counts as unhealthy, and is remembered like any verdict: the next caller does not retry it at once.
+      running ??= check().then(({ ok, failing }): HealthVerdict => ({ ok, failing }), () => remember({ ok: false, failing: [PROBE_FAILED] }))
+        .finally(() => {
+          running = undefined;
+        });
       return running;
     },
   };

@@ -24,6 +24,14 @@ export interface AgentOptions {
    * images_rbd_glance_store_name), and nothing else.
    */
   readonly allowStores?: readonly string[];
+  /** Connections open at once on the socket; one more is closed at once (nova's client then retries, or falls back). */
+  readonly maxConnections?: number;
+  /** Bound on receiving a whole request (headers and body); a long copy's answer is not bounded by it. */
+  readonly requestTimeoutMs?: number;
+  /** Bound on receiving a request's headers. */
+  readonly headersTimeoutMs?: number;
+  /** A connection with no request on it (none sent yet, or none since the last answer) is closed after this long. */
+  readonly idleTimeoutMs?: number;
 }
 
 /** The environment variable both the agent and its clients read for the socket path. */
@@ -37,6 +45,14 @@ export const AGENT_DEFAULTS = {
   maxWaits: 64,
   maxBodyBytes: 64 * 1024,
   healthTimeoutMs: 5_000,
+  /** nova-compute builds 10 instances at once by default (max_concurrent_builds): room for many of them and ferry's CLI. */
+  maxConnections: 256,
+  /** A request is at most 64 KiB: 30 s to send it is already generous. */
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  idleTimeoutMs: 30_000,
+  /** An idle kept-alive connection closes after this long. */
+  keepAliveTimeoutMs: 5_000,
   /** rw for the owner and the socket group, nothing for others. */
   socketMode: 0o660,
 } as const;
@@ -52,7 +68,12 @@ const schema = z.object({
   maxBodyBytes: z.number().int().min(1),
   healthTimeoutMs: z.number().int().positive(),
   allowStores: z.array(storeNameSchema('a Glance store id (letters, digits, _ . - only)')).min(1).optional(),
-});
+  maxConnections: z.number().int().min(1),
+  requestTimeoutMs: z.number().int().positive(),
+  headersTimeoutMs: z.number().int().positive(),
+  idleTimeoutMs: z.number().int().positive(),
+}).refine((options) => options.headersTimeoutMs <= options.requestTimeoutMs,
+  { message: 'at most requestTimeoutMs (Node refuses a longer headers timeout)', path: ['headersTimeoutMs'] });
 
 /** Fill defaults once and validate, so nothing below checks for undefined again. */
 export function resolveAgentOptions(input: AgentOptions, sources: Readonly<Record<string, string>> = {}): ResolvedAgentOptions {
@@ -64,6 +85,10 @@ export function resolveAgentOptions(input: AgentOptions, sources: Readonly<Recor
     maxBodyBytes: input.maxBodyBytes ?? AGENT_DEFAULTS.maxBodyBytes,
     healthTimeoutMs: input.healthTimeoutMs ?? AGENT_DEFAULTS.healthTimeoutMs,
     allowStores: input.allowStores === undefined ? undefined : [...new Set(input.allowStores)],
+    maxConnections: input.maxConnections ?? AGENT_DEFAULTS.maxConnections,
+    requestTimeoutMs: input.requestTimeoutMs ?? AGENT_DEFAULTS.requestTimeoutMs,
+    headersTimeoutMs: input.headersTimeoutMs ?? AGENT_DEFAULTS.headersTimeoutMs,
+    idleTimeoutMs: input.idleTimeoutMs ?? AGENT_DEFAULTS.idleTimeoutMs,
   };
   const result = schema.safeParse(merged);
   if (!result.success) {

@@ -23,6 +23,8 @@ export function mayCloseDuringDrain(connection: ConnectionState, drainingForMs: 
 export interface ConnectionDrain {
   /** Open connections. */
   readonly open: number;
+  /** Whether a request on this connection is being answered now (an idle one may be closed). */
+  busy(socket: Socket): boolean;
   /** Stop accepting new connections; those already accepted stay open. Resolves when the last one has closed. */
   stopAccepting(): Promise<void>;
   /** Close the connections mayCloseDuringDrain allows. */
@@ -48,6 +50,9 @@ export function trackConnections(server: Server): ConnectionDrain {
   return {
     get open() {
       return connections.size;
+    },
+    busy(socket) {
+      return (connections.get(socket)?.active ?? 0) > 0;
     },
     stopAccepting() {
       // http.Server#close() also closes every connection that has no request parsed yet, which includes the ones

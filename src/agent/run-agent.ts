@@ -54,7 +54,7 @@ export async function runAgent(run: AgentRun): Promise<AgentRunReport> {
   const clouds = await createCloudHolder(run.config, logger, { observeTransport: (transport) => countingTransport(transport, metrics) });
   const service = createHostService(clouds);
   const health = createHealthProbe({ service, metrics, timeoutMs: run.options.healthTimeoutMs, allowList: run.options.allowStores });
-  metrics.refreshHealthOnScrape(() => health.recent());
+  metrics.refreshHealthOnScrape(async () => (await health.recent()).ok);
   const server = createAgentServer({ service, metrics, logger, options: run.options, health, inheritedFd: systemd.inheritedFd });
   let metricsListener: MetricsListener | undefined;
   try {
@@ -62,9 +62,10 @@ export async function runAgent(run: AgentRun): Promise<AgentRunReport> {
     if (run.options.metricsListen !== undefined) {
       metricsListener = await startMetricsListener({ address: run.options.metricsListen, from: '--metrics-listen', registry: metrics.registry,
         healthTimeoutMs: run.options.healthTimeoutMs, logger,
-        health: async (signal) => {
-          const report = await health.check(signal);
-          return { ok: report.ok, body: report };
+        // Whoever reaches the port: the cached verdict, names of failing checks only; the full report stays on the socket.
+        health: async () => {
+          const verdict = await health.recent();
+          return { ok: verdict.ok, body: verdict };
         } });
     }
     await server.listen();

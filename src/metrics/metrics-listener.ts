@@ -16,11 +16,38 @@ export interface MetricsListenerOptions {
   /** The option the address came from, for an error message (`--metrics-listen`). */
   readonly from: string;
   readonly registry: Registry;
+  /**
+   * The /healthz answer. Anyone who reaches the port gets it: the agent hands in its cached verdict (ok and the names
+   * of failing checks), which costs no request per call and shows no path, user, URL, fsid or version.
+   */
   readonly health: (signal: AbortSignal) => Promise<HealthAnswer>;
   /** Bound on one /healthz answer. */
   readonly healthTimeoutMs: number;
   readonly logger: Logger;
+  /** Default METRICS_LISTENER_DEFAULTS. */
+  readonly limits?: Partial<MetricsListenerLimits>;
 }
+
+/** What one scraper, or anyone else who reaches the port, can hold of the listener. */
+export interface MetricsListenerLimits {
+  /** Connections open at once; one more is closed before anything is read from it. */
+  readonly maxConnections: number;
+  /** Bound on receiving a request's headers, and the whole request (a scrape sends no body). */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** A connection on which nothing moves for this long is closed (also one that never sends a request). */
+  readonly idleTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+}
+
+/** A scraper keeps one connection per target; a few more leave room for a health probe and a curl. */
+export const METRICS_LISTENER_DEFAULTS: MetricsListenerLimits = Object.freeze({
+  maxConnections: 8,
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 5_000,
+  idleTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+});
 
 export interface MetricsListener {
   /** Where it listens: with port 0, the port the kernel gave. */
@@ -50,7 +77,9 @@ export async function startMetricsListener(options: MetricsListenerOptions): Pro
       send(response, 404, 'text/plain; charset=utf-8', NOT_FOUND);
     }
   };
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (request, response) => {
+  const limits = { ...METRICS_LISTENER_DEFAULTS, ...options.limits };
+  const server = createServer({ requestTimeout: limits.requestTimeoutMs, headersTimeout: limits.headersTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs }, (request, response) => {
     handle(request, response).catch((error: unknown) => {
       logger.error({ err: error, url: request.url?.slice(0, 200) }, 'metrics listener: the answer failed');
       if (!response.headersSent) send(response, 500, 'text/plain; charset=utf-8', 'internal error (see the log)\n');
@@ -58,6 +87,11 @@ export async function startMetricsListener(options: MetricsListenerOptions): Pro
     });
   });
   server.on('clientError', (_error, socket) => socket.destroy());
+  // Past the cap Node closes a new connection before reading from it; and a connection that never sends a request
+  // (which neither the headers nor the request timeout covers) is closed when idle.
+  server.maxConnections = limits.maxConnections;
+  server.setTimeout(limits.idleTimeoutMs);
+  server.on('drop', () => logger.debug({ maxConnections: limits.maxConnections }, 'metrics listener: a connection over the cap closed'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
     server.listen({ host: options.address.host, port: options.address.port }, () => resolve());

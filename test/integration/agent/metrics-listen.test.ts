@@ -1,7 +1,11 @@
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent } from '../../../src/agent/agent-client.js';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
+import { METRICS_LISTENER_DEFAULTS } from '../../../src/metrics/metrics-listener.js';
+import { devcloud } from '../../helpers/devcloud.js';
+import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
 import { deleteImage, imageTasks, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { findPromtool, promtool } from '../../helpers/promtool.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
@@ -11,6 +15,8 @@ const tool = findPromtool();
 const created: string[] = [];
 let agent: AgentProcess;
 let port: number;
+/** Glance as the agent reaches it: every request it sends is in the proxy's log. */
+let proxy: FaultProxy;
 
 function scrape(method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -32,7 +38,8 @@ function sample(text: string, series: string): number | undefined {
 }
 
 beforeAll(async () => {
-  agent = await startAgent(['--metrics-listen', '127.0.0.1:0']);
+  proxy = await startFaultProxy(devcloud().glance.url);
+  agent = await startAgent(['--metrics-listen', '127.0.0.1:0', '--glance-endpoint', proxy.url]);
   const listen = /"listen":"127\.0\.0\.1:(\d+)"/.exec(agent.stderr())?.[1];
   if (listen === undefined) throw new Error(`the agent did not log its metrics address: ${agent.stderr()}`);
   port = Number(listen);
@@ -40,6 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   expect(await agent.stop()).toBe(0);
+  await proxy.close();
   for (const id of created) {
     await waitUnlocked(id);
     await deleteImage(id);
@@ -77,11 +85,40 @@ describe(`ferry agent --metrics-listen against the dev cloud${tool.reason === ''
     expect(sample(last.text, 'ferry_agent_copied_bytes_total{store="site-b"}')).toBe(SIZE);
   });
 
-  it('metrics listen: /healthz over TCP is the socket\'s answer', async () => {
+  it('metrics listen: TCP /healthz is the verdict only — ok and the names of failing checks; no fsid, path, user, URL or version', async () => {
+    const overSocket = await callAgent(agent.socket, { method: 'GET', path: '/healthz' });
+    expect(overSocket.status).toBe(200);
     const overTcp = await scrape('GET', '/healthz');
     expect(overTcp.status).toBe(200);
-    const overSocket = await callAgent(agent.socket, { method: 'GET', path: '/healthz' });
-    expect(JSON.parse(overTcp.text)).toEqual(overSocket.body);
+    expect(JSON.parse(overTcp.text)).toEqual({ ok: true, failing: [] });
+    const facts = devcloud();
+    for (const secret of [facts.ceph['site-b'].fsid, facts.ceph['site-b'].conf, 'nova', 'http', 'checks']) expect(overTcp.text).not.toContain(secret);
+  });
+
+  it('metrics listen: a failing check over TCP is named, never described (its message holds the Glance URL)', async () => {
+    proxy.add({ method: 'GET', path: /^\/v2\/info\/stores$/, times: Infinity, fault: { kind: 'status', status: 503 } });
+    try {
+      // The socket's /healthz checks now: its full report names Glance's URL.
+      const overSocket = await callAgent(agent.socket, { method: 'GET', path: '/healthz' });
+      expect(overSocket.status).toBe(503);
+      expect(JSON.stringify(overSocket.body)).toContain(proxy.url);
+      const overTcp = await scrape('GET', '/healthz');
+      expect(overTcp.status).toBe(503);
+      expect(JSON.parse(overTcp.text)).toEqual({ ok: false, failing: ['glance'] });
+    } finally {
+      proxy.clear();
+      // The next verdict is healthy again for the tests after this one.
+      expect((await callAgent(agent.socket, { method: 'GET', path: '/healthz' })).status).toBe(200);
+    }
+  });
+
+  it('metrics listen: 200 TCP /healthz and /metrics, 4 at a time → at most one Glance request (the probe\'s cached verdict)', async () => {
+    const seen = proxy.log.length;
+    for (let round = 0; round < 50; round += 1) {
+      const answers = await Promise.all(Array.from({ length: 4 }, (_, n) => scrape('GET', n % 2 === 0 ? '/healthz' : '/metrics')));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    }
+    expect(proxy.log.slice(seen).length).toBeLessThanOrEqual(1);
   });
 
   it('metrics listen: no ensure over TCP — POST /v1/ensure is 404 and Glance sees no import', async () => {
@@ -98,5 +135,39 @@ describe(`ferry agent --metrics-listen against the dev cloud${tool.reason === ''
     expect(text).toContain('process_cpu_seconds_total');
     expect(text).toContain('ferry_agent_time_to_available_seconds_bucket');
     expect(promtool(tool.path ?? '', ['check', 'metrics'], text)).toEqual({ code: 0, output: '' });
+  });
+
+  // Last: the held connections take a moment to be seen closed by the agent.
+  it(`metrics listen: ${METRICS_LISTENER_DEFAULTS.maxConnections} open TCP connections → the next one is closed at once; the open ones still answer`, async () => {
+    const held: Socket[] = [];
+    try {
+      for (let n = 0; n < METRICS_LISTENER_DEFAULTS.maxConnections; n += 1) {
+        const socket = connect(port, '127.0.0.1');
+        held.push(socket);
+        await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      }
+      // Past the cap the kernel still accepts; Node closes the connection before reading from it.
+      const extra = connect(port, '127.0.0.1');
+      held.push(extra);
+      const fate = await new Promise<string>((resolve) => {
+        extra.once('data', () => resolve('answered'));
+        extra.once('close', () => resolve('closed'));
+        extra.once('connect', () => extra.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'));
+        setTimeout(() => resolve('still open'), 3_000);
+      });
+      expect(fate).toBe('closed');
+      const first = held[0];
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        first?.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes('\r\n\r\n')) resolve(text.split('\r\n')[0] ?? '');
+        });
+        first?.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n');
+      });
+      expect(answer).toBe('HTTP/1.1 200 OK');
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
   });
 });

@@ -104,7 +104,7 @@ describe('agent health probe and the healthy gauge', () => {
     const metrics = createAgentMetrics({ processMetrics: false });
     const service = serviceAnswering([good, bad]);
     const probe = createHealthProbe({ service, metrics, timeoutMs: 1000, maxAgeMs: 30_000, clock });
-    metrics.refreshHealthOnScrape(() => probe.recent());
+    metrics.refreshHealthOnScrape(async () => (await probe.recent()).ok);
     expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
     clock.advance(29_999);
     expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
@@ -118,8 +118,46 @@ describe('agent health probe and the healthy gauge', () => {
     const metrics = createAgentMetrics({ processMetrics: false });
     const service = serviceAnswering([good]);
     const probe = createHealthProbe({ service, metrics, timeoutMs: 1000, clock: fakeClock() });
-    expect(await Promise.all([probe.recent(), probe.recent(), probe.recent()])).toEqual([true, true, true]);
+    const verdict = { ok: true, failing: [] };
+    expect(await Promise.all([probe.recent(), probe.recent(), probe.recent()])).toEqual([verdict, verdict, verdict]);
     expect(service.calls).toBe(1);
+  });
+
+  it('health probe: recent() is the verdict only — ok and the names of failing checks, never a message, fsid or path', async () => {
+    const withDetails: AgentHealth = { token: { ok: true }, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'cannot connect to Glance at http://10.0.0.5:9292' },
+      fsid: { ok: true, fsid: '9a9d4c2e-0f4c-4a43-a8a8-2c2f5a3f4b11', source: 'ceph-conf', warnings: ['from /etc/ceph/ceph.conf as client.nova'] },
+      transfer: { ok: true } };
+    const probe = createHealthProbe({ service: serviceAnswering([withDetails]), metrics: createAgentMetrics({ processMetrics: false }),
+      timeoutMs: 1000, clock: fakeClock() });
+    expect(await probe.recent()).toStrictEqual({ ok: false, failing: ['glance'] });
+  });
+
+  it('health probe: 1,000 verdicts asked in one max age → one check; a socket check() in between refreshes the verdict', async () => {
+    const clock = fakeClock();
+    const service = serviceAnswering([good, bad]);
+    const probe = createHealthProbe({ service, metrics: createAgentMetrics({ processMetrics: false }), timeoutMs: 1000, maxAgeMs: 30_000, clock });
+    for (let i = 0; i < 1_000; i += 1) {
+      expect(await probe.recent()).toEqual({ ok: true, failing: [] });
+      clock.advance(20);
+    }
+    expect(service.calls).toBe(1);
+    await probe.check();
+    expect(service.calls).toBe(2);
+    expect(await probe.recent()).toEqual({ ok: false, failing: ['glance'] });
+    expect(service.calls).toBe(2);
+  });
+
+  it('health probe: a check that throws is remembered as failing "probe" for the max age, not retried by every caller', async () => {
+    const clock = fakeClock();
+    const service = serviceAnswering([new Error('boom'), good]);
+    const probe = createHealthProbe({ service, metrics: createAgentMetrics({ processMetrics: false }), timeoutMs: 1000, maxAgeMs: 30_000, clock });
+    expect(await probe.recent()).toEqual({ ok: false, failing: ['probe'] });
+    clock.advance(29_999);
+    expect(await probe.recent()).toEqual({ ok: false, failing: ['probe'] });
+    expect(service.calls).toBe(1);
+    clock.advance(1);
+    expect(await probe.recent()).toEqual({ ok: true, failing: [] });
+    expect(service.calls).toBe(2);
   });
 
   it.each([
@@ -134,7 +172,7 @@ describe('agent health probe and the healthy gauge', () => {
   it('health probe: a check that throws is unhealthy (0), and the scrape still answers', async () => {
     const metrics = createAgentMetrics({ processMetrics: false });
     const probe = createHealthProbe({ service: serviceAnswering([new Error('boom')]), metrics, timeoutMs: 1000, clock: fakeClock() });
-    metrics.refreshHealthOnScrape(() => probe.recent());
+    metrics.refreshHealthOnScrape(async () => (await probe.recent()).ok);
     expect(await gauge(metrics)).toBe('ferry_agent_healthy 0');
   });
 });

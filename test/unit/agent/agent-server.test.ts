@@ -9,6 +9,7 @@ import { createAgentServer, type AgentServer } from '../../../src/agent/agent-se
 import type { AgentEnsureCall, AgentHealth, AgentService } from '../../../src/agent/agent-service.js';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { silentLogger } from '../../../src/logging/logger.js';
+import { connectionFate, rawConnection } from '../../helpers/raw-connection.js';
 import { send, tempSocketDir } from './agent-http.js';
 
 const IMAGE = '872abc64-2f0b-4c7a-9d4e-3b1a2c5d6e7f';
@@ -389,6 +390,52 @@ describe('agent lifecycle and socket', () => {
     });
     expect(reply).toMatch(/^HTTP\/1\.1 400/);
     expect((await send(socketDir.socket, 'GET', '/healthz')).status).toBe(200);
+  });
+
+  it('agent limits: with maxConnections 2 open, a third connection is closed before anything is read; the two still answer', async () => {
+    await start(fakeService(), { maxConnections: 2 });
+    const held = [await rawConnection(socketDir.socket), await rawConnection(socketDir.socket)];
+    try {
+      const extra = await rawConnection(socketDir.socket);
+      expect(await connectionFate(extra, 'GET /healthz HTTP/1.1\r\nhost: agent\r\n\r\n', 2_000)).toBe('closed');
+      for (const socket of held) expect(await connectionFate(socket, 'GET /healthz HTTP/1.1\r\nhost: agent\r\n\r\n', 2_000)).toMatch(/^HTTP\/1\.1 200/);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
+  it('agent limits: a connection that sends nothing is closed once idle; a request answered after longer than that still is', async () => {
+    const hold = gate();
+    const service = fakeService({ hold });
+    await start(service, { idleTimeoutMs: 150 });
+    const silent = await rawConnection(socketDir.socket);
+    expect(await connectionFate(silent, undefined, 3_000)).toBe('closed');
+    const slow = send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) });
+    await until(() => service.calls.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    hold.open();
+    expect((await slow).status).toBe(200);
+  });
+
+  it('agent limits: a request whose body never completes is cut (408) after requestTimeoutMs; an answer slower than that is not', async () => {
+    const hold = gate();
+    const service = fakeService({ hold });
+    await start(service, { requestTimeoutMs: 300, headersTimeoutMs: 200 });
+    const stalled = await rawConnection(socketDir.socket);
+    const cut = connectionFate(stalled, 'POST /v1/ensure HTTP/1.1\r\nhost: agent\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"image":', 5_000);
+    expect(await cut).toMatch(/^HTTP\/1\.1 408/);
+    const slow = send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE }) });
+    await until(() => service.calls.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    hold.open();
+    expect((await slow).status).toBe(200);
+  });
+
+  it('agent options: the limits default to AGENT_DEFAULTS; a headers timeout over the request timeout is refused', () => {
+    expect(resolveAgentOptions({})).toMatchObject({ maxConnections: 256, requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, idleTimeoutMs: 30_000 });
+    expect(() => resolveAgentOptions({ requestTimeoutMs: 1_000, headersTimeoutMs: 2_000 })).toThrow(/headersTimeoutMs must be at most requestTimeoutMs/);
+    expect(() => resolveAgentOptions({ allowStores: ['site-b', '../x'] }, { allowStores: '--allow-store' }))
+      .toThrow(/allowStores must be a Glance store id .* \(from --allow-store\)/);
   });
 
   it('agent options: a bad --max-waits is refused naming the option and where it came from', () => {

@@ -21,6 +21,11 @@ describe('docs/agent.md', () => {
     expect(result.success, JSON.stringify(result.error?.issues)).toBe(true);
   });
 
+  it('agent doc: the TCP /healthz example is the verdict only, ok and failing', () => {
+    const [example] = examples('agent-healthz-verdict');
+    expect(example).toEqual({ ok: expect.any(Boolean) as unknown, failing: expect.any(Array) as unknown });
+  });
+
   it('progressJsonSchema: refuses a field the contract does not name, and an unknown phase', () => {
     const line = progressDocument({ imageId: 'i', store: 's', phase: 'copying', elapsedMs: 1234.4, polls: 2, note: 'copying to s' });
     expect(line).toEqual({ progress: { image: 'i', store: 's', phase: 'copying', elapsed_seconds: 1.234, polls: 2, note: 'copying to s' } });

@@ -3,7 +3,8 @@ import nock from 'nock';
 import { Counter, Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/logging/logger.js';
-import { startMetricsListener, type HealthAnswer, type MetricsListener } from '../../../src/metrics/metrics-listener.js';
+import { connectionFate, rawConnection } from '../../helpers/raw-connection.js';
+import { METRICS_LISTENER_DEFAULTS, startMetricsListener, type HealthAnswer, type MetricsListener, type MetricsListenerLimits } from '../../../src/metrics/metrics-listener.js';
 
 interface Answer { readonly status: number; readonly type: string | undefined; readonly text: string }
 
@@ -28,12 +29,13 @@ afterEach(async () => {
   listeners = [];
 });
 
-async function start(health: (signal: AbortSignal) => Promise<HealthAnswer> = () => Promise.resolve({ ok: true, body: { ok: true } })) {
+async function start(health: (signal: AbortSignal) => Promise<HealthAnswer> = () => Promise.resolve({ ok: true, body: { ok: true } }),
+  limits: Partial<MetricsListenerLimits> = {}) {
   const registry = new Registry();
   const counter = new Counter({ name: 'ferry_test_things_total', help: 'things', registers: [registry] });
   counter.inc(3);
   const listener = await startMetricsListener({ address: { host: '127.0.0.1', port: 0 }, from: '--metrics-listen', registry, health,
-    healthTimeoutMs: 1000, logger: silentLogger });
+    healthTimeoutMs: 1000, logger: silentLogger, limits });
   listeners.push(listener);
   return listener;
 }
@@ -113,6 +115,27 @@ describe('metrics listener', () => {
         message: `--metrics-listen 127.0.0.1:${first.address.port}: cannot listen: the address is in use (another process listens there)` });
   });
 
+  it('metrics listener: the limits default to 8 connections, 5 s to send a request, 15 s idle', () => {
+    expect(METRICS_LISTENER_DEFAULTS).toEqual({ maxConnections: 8, headersTimeoutMs: 5_000, requestTimeoutMs: 5_000, idleTimeoutMs: 15_000,
+      keepAliveTimeoutMs: 5_000 });
+  });
+
+  it('metrics listener: with maxConnections open, one more is closed before it is read; the open ones still answer', async () => {
+    const { address } = await start(undefined, { maxConnections: 3 });
+    const held = await Promise.all([1, 2, 3].map(() => rawConnection({ host: '127.0.0.1', port: address.port })));
+    try {
+      expect(await connectionFate(await rawConnection({ host: '127.0.0.1', port: address.port }), 'GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n', 2_000)).toBe('closed');
+      for (const socket of held) expect(await connectionFate(socket, 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n', 2_000)).toBe('HTTP/1.1 200 OK');
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
+  it('metrics listener: a connection that never sends a request is closed once idle', async () => {
+    const { address } = await start(undefined, { idleTimeoutMs: 150 });
+    expect(await connectionFate(await rawConnection({ host: '127.0.0.1', port: address.port }), undefined, 3_000)).toBe('closed');
+  });
+
   it('metrics listener: close() frees the port', async () => {
     const listener = await start();
     await listener.close();
@@ -120,3 +143,5 @@ describe('metrics listener', () => {
     await expect(send(listener.address.port, 'GET', '/metrics')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });
+
+
