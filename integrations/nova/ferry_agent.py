@@ -12,6 +12,12 @@ dependencies. The interface is fixed:
         agent cannot be reached at all, FERRY_AGENT_UNAVAILABLE. ``cause`` tells those apart: 'connection' (no socket,
         refused, closed before answering: the request did not get through), 'timeout' (the agent took the request
         but did not answer in time), None (the agent answered, with ``code``).
+        FERRY_STORE_NOT_ALLOWED (status 403, cause None): the agent serves its own store(s) only and
+        ``store`` is not one of them. Nothing was asked of Glance; the caller copies by itself or fails, asking the
+        agent again cannot help (nova's patch falls back to its own copy at once).
+
+The document is about the image asked for: a caller that asked by ID checks ``doc['image'] == image`` before it
+clones ``doc['target']`` (nova's patch does, and falls back to its own copy when it is not).
 
 The socket is ``socket``, else $FERRY_AGENT_SOCKET, else /run/ferry/agent.sock. ``timeout`` (seconds) is sent to the
 agent as the copy deadline; the client waits that long plus a margin for the answer.

@@ -1,11 +1,12 @@
 // nova's real Rbd.clone() with the ferry patch when the agent is away: the patch falls back to nova's own copy (one
 // warning naming the cause), or waits for an agent that restarts. Against the dev cloud, nova 26 (Debian 12's).
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent } from '../../../src/agent/agent-client.js';
-import { ceph } from '../../helpers/devcloud.js';
+import { ceph, devcloud } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { novaClone, novaConf, patchedNova, type CloneResult, type FerryOptions } from './nova-tree.js';
@@ -128,4 +129,64 @@ describe('nova 26 with the ferry patch, the agent restarted', () => {
     // The restart came while nova was cloning: some process found the agent away and asked again.
     expect(retried).toBeGreaterThan(0);
   }, 420_000);
+});
+
+/** A stand-in for the agent on a Unix socket: it answers every ensure with `document`, and counts the requests. */
+async function fakeAgent(socket: string, document: unknown): Promise<{ server: Server; requests: () => number }> {
+  let requests = 0;
+  const server = createServer((request, response) => {
+    requests += 1;
+    request.resume();
+    request.once('end', () => {
+      const text = JSON.stringify(document);
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      response.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  return { server, requests: () => requests };
+}
+
+describe('nova 26 with the ferry patch, an answer it must not trust', () => {
+  it('an agent that answers with ANOTHER image\'s clone target → nova does not clone it: one warning naming both images, nova\'s own copy, the clone\'s parent is the image asked for', async () => {
+    const id = await image('asked');
+    // Another image already clonable at site-b: a target nova's is_cloneable() would accept.
+    const other = await uploadImage({ name: 'it-nova-fallback-other', store: 'site-b', sizeBytes: 1024 * 1024 });
+    created.push(other);
+    const fsid = devcloud().ceph['site-b'].fsid;
+    const socket = join(work, 'lying-agent.sock');
+    const liar = await fakeAgent(socket, { image: other, store: 'site-b', needed: true, copied: false, joined: false, seconds: 0.01,
+      target: { fsid, pool: 'images', image: other, snapshot: 'snap', url: `rbd://${fsid}/images/${other}/snap` }, why: 'present',
+      task: null, took_over: null, image_reads: 1, import_requests: 0 });
+    try {
+      const name = `it-nova-other-${id.slice(0, 8)}`;
+      const result = await clone(id, name, { socket, retryTimeout: 2 });
+      expect(result).toMatchObject({ ok: true, patched: true, retries: 0 });
+      expect(liar.requests()).toBe(1);
+      expect(result.warnings).toHaveLength(1);
+      expect(result.warnings[0]).toContain(`The ferry agent cannot copy image ${id} to rbd store site-b, Nova copies it itself`);
+      expect(result.warnings[0]).toContain(`the ferry agent answered for image ${other}, not ${id}`);
+      expectClonedFromCopy(name, id);
+    } finally {
+      await new Promise((resolve) => liar.server.close(resolve));
+    }
+  });
+
+  it('an agent that does not serve nova\'s store (the site-a agent asked for site-b) → FERRY_STORE_NOT_ALLOWED: nova falls back at once (not asked again), one warning naming the code, clones from its own copy', async () => {
+    const agent = await startAgent([], { site: 'site-a' });
+    try {
+      const id = await image('not-served');
+      const name = `it-nova-notserved-${id.slice(0, 8)}`;
+      const result = await clone(id, name, { socket: agent.socket, retryTimeout: 30 });
+      expect(result).toMatchObject({ ok: true, patched: true, retries: 0 });
+      expect(result.seconds).toBeLessThan(25);
+      expect(result.warnings).toHaveLength(1);
+      expect(result.warnings[0]).toContain('FERRY_STORE_NOT_ALLOWED');
+      expectClonedFromCopy(name, id);
+      // nova's own copy: one Glance copy task into site-b, none by the agent.
+      expect((await imageTasks(id)).filter((t) => t.input.backend?.includes('site-b'))).toHaveLength(1);
+    } finally {
+      await agent.stop();
+    }
+  });
 });
