@@ -14,6 +14,11 @@ export function rawConnection(to: string | NetConnectOpts): Promise<Socket> {
  */
 export function connectionFate(socket: Socket, request: string | undefined, timeoutMs: number): Promise<string> {
   return new Promise((resolve) => {
+    // Closed already (a server may reset a connection over its cap before this is called).
+    if (socket.destroyed || socket.readyState === 'closed') {
+      resolve('closed');
+      return;
+    }
     let text = '';
     const statusLine = (): string => text.split('\r\n')[0] ?? '';
     socket.on('data', (chunk: Buffer) => {

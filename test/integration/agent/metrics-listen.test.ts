@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent } from '../../../src/agent/agent-client.js';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
@@ -7,6 +7,7 @@ import { METRICS_LISTENER_DEFAULTS } from '../../../src/metrics/metrics-listener
 import { devcloud } from '../../helpers/devcloud.js';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
 import { deleteImage, imageTasks, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { connectionFate, rawConnection } from '../../helpers/raw-connection.js';
 import { findPromtool, promtool } from '../../helpers/promtool.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 
@@ -139,33 +140,15 @@ describe(`ferry agent --metrics-listen against the dev cloud${tool.reason === ''
 
   // Last: the held connections take a moment to be seen closed by the agent.
   it(`metrics listen: ${METRICS_LISTENER_DEFAULTS.maxConnections} open TCP connections → the next one is closed at once; the open ones still answer`, async () => {
+    const to = { host: '127.0.0.1', port };
     const held: Socket[] = [];
     try {
-      for (let n = 0; n < METRICS_LISTENER_DEFAULTS.maxConnections; n += 1) {
-        const socket = connect(port, '127.0.0.1');
-        held.push(socket);
-        await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-      }
+      for (let n = 0; n < METRICS_LISTENER_DEFAULTS.maxConnections; n += 1) held.push(await rawConnection(to));
       // Past the cap the kernel still accepts; Node closes the connection before reading from it.
-      const extra = connect(port, '127.0.0.1');
+      const extra = await rawConnection(to);
       held.push(extra);
-      const fate = await new Promise<string>((resolve) => {
-        extra.once('data', () => resolve('answered'));
-        extra.once('close', () => resolve('closed'));
-        extra.once('connect', () => extra.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n'));
-        setTimeout(() => resolve('still open'), 3_000);
-      });
-      expect(fate).toBe('closed');
-      const first = held[0];
-      const answer = await new Promise<string>((resolve) => {
-        let text = '';
-        first?.on('data', (chunk: Buffer) => {
-          text += chunk.toString();
-          if (text.includes('\r\n\r\n')) resolve(text.split('\r\n')[0] ?? '');
-        });
-        first?.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n');
-      });
-      expect(answer).toBe('HTTP/1.1 200 OK');
+      expect(await connectionFate(extra, 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n', 3_000)).toBe('closed');
+      expect(await connectionFate(held[0]!, 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n', 3_000)).toBe('HTTP/1.1 200 OK');
     } finally {
       for (const socket of held) socket.destroy();
     }
