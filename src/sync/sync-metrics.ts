@@ -8,7 +8,10 @@ export interface SyncMetrics {
   readonly registry: Registry;
   /** Count one finished pass (the watch loop's onPass). */
   recordPass(pass: WatchPass): void;
-  /** `GET /healthz`: healthy until a pass ends in an error (Glance down, credentials), again after a pass without. */
+  /**
+   * `GET /healthz`: healthy until a pass ends in an error (Glance down, credentials), again after a pass without. The
+   * error by its code only (the TCP port is unauthenticated).
+   */
   health(): HealthAnswer;
 }
 
@@ -54,7 +57,9 @@ export function createSyncMetrics(options: { readonly processMetrics?: boolean }
     health() {
       const ok = last?.error === undefined;
       return { ok, body: { ok, passes: last?.number ?? 0, ...(last === undefined ? {} : { last_pass: {
-        number: last.number, clean: last.clean, error: last.error === undefined ? null : { code: last.error.code, message: last.error.message },
+        // The code only: anyone who reaches the port reads this, and a message can carry Glance's URL and the server's
+        // own words. The journal has the message.
+        number: last.number, clean: last.clean, error: last.error === undefined ? null : { code: last.error.code },
         drift: last.report?.driftAfter ?? null } }) } };
     },
   };
