@@ -1,6 +1,7 @@
 import { FerryError } from '../errors/ferry-error.js';
 import { FSID_PATTERN } from './ceph-conf-fsid.js';
 import { execFileRunner } from './command-runner.js';
+import { rbdNameProblem } from './rbd-names.js';
 import type { CommandOutcome, CommandRunner } from './command-runner.js';
 
 // The thin I/O edge to a Ceph cluster: the `ceph` and `rbd` command-line tools (package ceph-common), run without a
@@ -57,12 +58,20 @@ export async function readClusterFsid(options: CephCliOptions): Promise<string> 
 }
 
 /**
- * `rbd info --pool P --image I --snap S`: true when the snapshot exists (rc 0), false when rbd says the pool, image
+ * `rbd info --pool=P --image=I --snap=S`: true when the snapshot exists (rc 0), false when rbd says the pool, image
  * or snapshot does not exist (rc 2 and stderr ending in `(2) No such file or directory`). Anything else is
  * FERRY_CEPH, because "cannot tell" must not read as "not there": rbd also exits 2 when it cannot connect at all
  * (no keyring for the user: `rbd: couldn't connect to the cluster!`), 110 when the mons do not answer.
  */
 export async function snapshotExists(options: CephCliOptions & SnapshotRef): Promise<boolean> {
+  // rbd reads `--image --log_file=…` as an option of its own: names are checked before anything runs, and bound to
+  // their option (`--image=…`) besides.
+  const problem = rbdNameProblem('pool', options.pool) ?? rbdNameProblem('image', options.image) ?? rbdNameProblem('snapshot', options.snapshot);
+  if (problem !== undefined) {
+    throw new FerryError('FERRY_INVALID_OPTION', `cannot check the snapshot: its ${problem}`,
+      'Pass the pool, image and snapshot names as the rbd location names them (rbd://fsid/pool/image/snapshot, percent-decoded)',
+      { pool: options.pool, image: options.image, snapshot: options.snapshot });
+  }
   const o = resolve(options);
   const timeout = String(seconds(o.connectTimeoutMs));
   const args = [
@@ -70,7 +79,7 @@ export async function snapshotExists(options: CephCliOptions & SnapshotRef): Pro
     '--client-mount-timeout', timeout,
     '--rados-mon-op-timeout', timeout,
     '--rados-osd-op-timeout', timeout,
-    'info', '--pool', options.pool, '--image', options.image, '--snap', options.snapshot,
+    'info', `--pool=${options.pool}`, `--image=${options.image}`, `--snap=${options.snapshot}`,
   ];
   const shown = `rbd info ${options.pool}/${options.image}@${options.snapshot} (-c ${o.confFile}${o.user === undefined ? '' : ` --id ${o.user}`})`;
   const out = await run(o, o.rbdBinary, args, shown);

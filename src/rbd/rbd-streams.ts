@@ -27,9 +27,10 @@ export async function pipeRbdDiff(source: CephCliOptions, from: RbdImageRef & { 
   target: CephCliOptions, to: RbdImageRef, signal: AbortSignal, inspector?: DiffStreamInspector): Promise<number> {
   const src = resolveCephCliOptions(source);
   const dst = resolveCephCliOptions(target);
-  const exporter = spawn(src.rbdBinary, [...cephConnectionArgs(src), 'export-diff', '--no-progress', `${from.pool}/${from.image}@${from.snapshot}`, '-'],
+  // `--` before the specs (a name is never an option); `-` is stdin/stdout.
+  const exporter = spawn(src.rbdBinary, [...cephConnectionArgs(src), 'export-diff', '--no-progress', '--', `${from.pool}/${from.image}@${from.snapshot}`, '-'],
     { stdio: ['ignore', 'pipe', 'pipe'], signal, env: childEnvironment() });
-  const importer = spawn(dst.rbdBinary, [...cephConnectionArgs(dst), 'import-diff', '--no-progress', '-', `${to.pool}/${to.image}`],
+  const importer = spawn(dst.rbdBinary, [...cephConnectionArgs(dst), 'import-diff', '--no-progress', '--', '-', `${to.pool}/${to.image}`],
     { stdio: ['pipe', 'ignore', 'pipe'], signal, env: childEnvironment() });
   let bytes = 0;
   let rejected: Error | undefined;
@@ -77,19 +78,53 @@ export async function pipeRbdDiff(source: CephCliOptions, from: RbdImageRef & { 
   return bytes;
 }
 
-/** `rbd export IMG@snap -` through a hash: the bytes a clone of that snapshot would read. */
+/** What reading a snapshot back saw: the hash of its bytes, how many, and which objects hold a non-zero byte. */
+export interface SnapshotReadBack {
+  readonly digest: string;
+  readonly bytes: number;
+  /** Indexes (offset ÷ object size) of the objects a non-zero byte was read from. */
+  readonly dataObjects: ReadonlySet<number>;
+}
+
+/** `rbd export IMG@snap -` through a hash: the bytes a clone of that snapshot would read (the whole size, zeros too). */
 export async function hashRbdSnapshot(cli: CephCliOptions, ref: RbdImageRef & { readonly snapshot: string }, algorithm: string,
-  signal: AbortSignal): Promise<{ readonly digest: string; readonly bytes: number }> {
+  signal: AbortSignal, objectSize = DEFAULT_OBJECT_SIZE): Promise<SnapshotReadBack> {
   const o = resolveCephCliOptions(cli);
   const hash = createHash(algorithm);
-  const child = spawn(o.rbdBinary, [...cephConnectionArgs(o), 'export', '--no-progress', `${ref.pool}/${ref.image}@${ref.snapshot}`, '-'],
+  const child = spawn(o.rbdBinary, [...cephConnectionArgs(o), 'export', '--no-progress', '--', `${ref.pool}/${ref.image}@${ref.snapshot}`, '-'],
     { stdio: ['ignore', 'pipe', 'pipe'], signal, env: childEnvironment() });
   let bytes = 0;
-  child.stdout?.on('data', (chunk: Buffer) => { bytes += chunk.length; hash.update(chunk); });
+  const dataObjects = new Set<number>();
+  child.stdout?.on('data', (chunk: Buffer) => {
+    noteDataObjects(chunk, bytes, objectSize, dataObjects);
+    bytes += chunk.length;
+    hash.update(chunk);
+  });
   const done = await ended(child);
   if (signal.aborted) throw transferAborted(`${ref.pool}/${ref.image}@${ref.snapshot}`);
   if (done.exitCode !== 0) throw streamError({ side: 'target', exitCode: done.exitCode, message: cephMessage(done.stderr) });
-  return { digest: hash.digest('hex'), bytes };
+  return { digest: hash.digest('hex'), bytes, dataObjects };
+}
+
+const DEFAULT_OBJECT_SIZE = 4 * 1024 * 1024;
+const ZEROS = Buffer.alloc(1024 * 1024);
+
+/** Adds to `objects` each object that `chunk` (at image offset `at`) gives a non-zero byte; zero runs compare natively. */
+export function noteDataObjects(chunk: Buffer, at: number, objectSize: number, objects: Set<number>): void {
+  for (let start = 0; start < chunk.length;) {
+    const index = Math.floor((at + start) / objectSize);
+    const end = Math.min(chunk.length, (index + 1) * objectSize - at);
+    if (!objects.has(index) && !isZero(chunk.subarray(start, end))) objects.add(index);
+    start = end;
+  }
+}
+
+function isZero(bytes: Buffer): boolean {
+  for (let start = 0; start < bytes.length; start += ZEROS.length) {
+    const part = bytes.subarray(start, Math.min(bytes.length, start + ZEROS.length));
+    if (!part.equals(ZEROS.subarray(0, part.length))) return false;
+  }
+  return true;
 }
 
 function ended(child: ChildProcess): Promise<{ exitCode: number | null; stderr: string }> {

@@ -332,7 +332,7 @@ async function verifyStreamed<Skip extends string>(job: CopyJob<Skip>, plan: Sto
   const snap = { ...temp, snapshot: SNAPSHOT };
   const [info, extents] = await Promise.all([readRbdImageInfo(cli, snap), stream.ordered ? listRbdObjectExtents(cli, snap) : []]);
   const verdict = judgeStreamedCopy(plan.expected, stream, job.state.image.size, plan.shape.objectSize, SNAPSHOT,
-    { snapshotSize: info?.size, extents });
+    { snapshotSize: info?.size, extents: extents ?? [] });
   if (verdict.kind !== 'read-back') return verdict;
   job.ctx.logger.info({ imageId: job.state.image.id, store: plan.store, why: verdict.reason }, 'verifying the direct copy by reading it back');
   return judgeReadBack(plan.expected, await hashRbdSnapshot(cli, snap, plan.expected.algorithm, job.deadline.signal), job.state.image.size);

@@ -85,15 +85,27 @@ describe('readClusterFsid', () => {
 describe('snapshotExists', () => {
   const ref = { confFile: CONF, user: 'nova', pool: 'images', image: 'img1', snapshot: 'snap' };
 
-  it('snapshotExists: rc 0 is true, and the arguments are separate (no shell, no pool/image@snap parsing)', async () => {
+  it('snapshotExists: rc 0 is true, and each name bound to its option (no shell, no pool/image@snap parsing)', async () => {
     const runner = scriptedRunner(exited(0, "rbd image 'img1':\n\tsize 20 MiB in 5 objects\n"));
     await expect(snapshotExists({ ...ref, runner })).resolves.toBe(true);
     expect(runner.calls[0]?.file).toBe('rbd');
     expect(runner.calls[0]?.args).toEqual([
       '-c', CONF, '--id', 'nova',
       '--client-mount-timeout', '10', '--rados-mon-op-timeout', '10', '--rados-osd-op-timeout', '10',
-      'info', '--pool', 'images', '--image', 'img1', '--snap', 'snap',
+      'info', '--pool=images', '--image=img1', '--snap=snap',
     ]);
+  });
+
+  // Issue 25, finding 2: with `--image <value>`, rbd 16 reads a value such as `--log_file=/tmp/x` as an option of its
+  // own (checked by hand: the file was created). Such names are refused before any command runs.
+  it.each([
+    { name: 'an image read as an option', over: { image: '--log_file=/tmp/x' }, message: /image '--log_file=\/tmp\/x' starts with '-'/ },
+    { name: 'a pool read as an option', over: { pool: '-x' }, message: /pool '-x' starts with '-'/ },
+    { name: 'a snapshot with an @', over: { snapshot: 'a@b' }, message: /snapshot 'a@b' contains/ },
+  ])('snapshotExists: $name is FERRY_INVALID_OPTION, and rbd is never run', async ({ over, message }) => {
+    const runner = scriptedRunner(exited(0, ''));
+    await expect(snapshotExists({ ...ref, ...over, runner })).rejects.toMatchObject({ code: 'FERRY_INVALID_OPTION', message: expect.stringMatching(message) as unknown });
+    expect(runner.calls).toEqual([]);
   });
 
   it.each([
