@@ -6,7 +6,7 @@ import type { GlanceTask } from '../glance/image-task.js';
 import { copyShared, type CopyContext } from './copy-context.js';
 import { startDeadline } from './copy-deadline.js';
 import { failedError, failedReason, gaveUpError, stuckError, timeoutError, unconfirmedError } from './copy-errors.js';
-import type { CopyJob, CopyJobOptions, CopyJobPhase, CopyJobResult, FailedWait, JobState, PendingImport, TransferKind, TransferOutcome } from './copy-job.js';
+import type { CopyJob, CopyJobOptions, CopyJobPhase, CopyJobResult, FailedWait, JobState, PendingImport, TransferEffects, TransferOutcome } from './copy-job.js';
 import { batchingMode, decideRound, judgeWaitFailure, storesToName, type RoundAction } from './copy-round.js';
 import type { StaleRule } from './copy-state.js';
 import { COPY_ENGINE_LIMITS } from './ensure-options.js';
@@ -47,7 +47,7 @@ export async function runCopyJob<Skip extends string>(ctx: CopyContext, first: G
       }
       job.state.touchedGlance = true;
       const goOn = next.kind === 'join' ? await joinImport(job, next)
-        : await applyTransfer(job, next.batch, await transfer.bring(job, next.batch, next.takingOver), transfer.kind);
+        : await applyTransfer(job, next.batch, await transfer.bring(job, next.batch, next.takingOver));
       if (!goOn) break;
     }
   } catch (error) {
@@ -93,11 +93,6 @@ function startJob<Skip extends string>(ctx: CopyContext, first: GlanceImage, opt
       counters.imageReads += 1;
       return ctx.glance.getImage(state.image.id, mode === 'afterStop' ? {} : { signal: deadline.signal });
     },
-    accepted: (takingOver) => {
-      if (takingOver !== undefined) state.tookOver = takingOver;
-      state.expiredLock = undefined;
-      state.unconfirmed = undefined;
-    },
   };
 }
 
@@ -130,13 +125,16 @@ async function joinImport<Skip extends string>(job: CopyJob<Skip>, join: Extract
   return true;
 }
 
-/** What the transfer reported, applied to the job. Returns false to end the job. */
-async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], outcome: TransferOutcome,
-  kind: TransferKind): Promise<boolean> {
+/** What the transfer reported, applied to the job (its effects first, whatever the outcome). Returns false to end the job. */
+async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], outcome: TransferOutcome): Promise<boolean> {
   const { state } = job;
+  recordEffects(state, outcome.effects);
   switch (outcome.kind) {
+    case 'stopped':
+      throw outcome.error;
     case 'answer-lost':
-      // The transfer recorded state.unconfirmed itself, before reading through the outage (that read may end the job).
+      // Glance did not answer again before the deadline (or the stop): the copy may be running inside it.
+      if (outcome.image === undefined) throw unconfirmedFailure(job);
       state.image = outcome.image;
       return true;
     case 'not-started':
@@ -149,9 +147,28 @@ async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: rea
       state.lastWait = outcome.wait;
       state.image = outcome.snapshot.image;
       if ([...outcome.verdicts.values()].some((verdict) => verdict.kind === 'failed' && verdict.failure === 'aborted')) await throwIfDeletedMeanwhile(job);
-      for (const [store, verdict] of outcome.verdicts) await settleJudged(job, store, verdict, outcome, outcome.transfer ?? kind);
+      for (const [store, verdict] of outcome.verdicts) await settleJudged(job, store, verdict, outcome);
       return true;
   }
+}
+
+/** A transfer's effects, recorded in their order: a lost answer, then an acceptance (which resolves it), then what may run in Glance. */
+function recordEffects<Skip extends string>(state: JobState<Skip>, effects: TransferEffects): void {
+  if (effects.unconfirmed !== undefined) state.unconfirmed = effects.unconfirmed;
+  if (effects.accepted !== undefined) {
+    if (effects.accepted.takingOver !== undefined) state.tookOver = effects.accepted.takingOver;
+    state.expiredLock = undefined;
+    state.unconfirmed = undefined;
+  }
+  state.pending = effects.pending;
+}
+
+/** The request whose answer was lost never showed up before the deadline: the one wording of it. */
+function unconfirmedFailure<Skip extends string>(job: CopyJob<Skip>): FerryError {
+  const { state, deadline } = job;
+  const lost = state.unconfirmed;
+  if (lost === undefined) throw new Error('copy engine: an unconfirmed failure without a lost answer');
+  return unconfirmedError(lost.stores, state.image.id, lost.error, deadline.timeoutMs);
 }
 
 /**
@@ -203,9 +220,9 @@ function waitFailed<Skip extends string>(job: CopyJob<Skip>, outcome: FailedWait
 
 /** Our own import ended: record what it brought, or why not. */
 async function settleJudged<Skip extends string>(job: CopyJob<Skip>, store: string, verdict: OwnImportVerdict,
-  ended: Extract<TransferOutcome, { kind: 'ended' }>, transfer: TransferKind): Promise<void> {
+  ended: Extract<TransferOutcome, { kind: 'ended' }>): Promise<void> {
   const { state, ctx } = job;
-  const { elapsedMs } = ended;
+  const { elapsedMs, transfer } = ended;
   switch (verdict.kind) {
     case 'copied':
       copyShared(ctx).copyDurations.record(store, state.image.size, ended.perStoreMs);
@@ -276,7 +293,7 @@ function settleAfterThrow<Skip extends string>(job: CopyJob<Skip>, error: unknow
     settle(job, state.remaining, () => ({ outcome: 'interrupted', runningInGlance: false, reason: 'the run stopped' }));
   } else if (deadline.expired()) {
     settleError(job, state.remaining, state.unconfirmed !== undefined
-      ? unconfirmedError(state.unconfirmed.stores, state.image.id, state.unconfirmed.error, deadline.timeoutMs)
+      ? unconfirmedFailure(job)
       : timeoutError(state.remaining, state.image, deadline.timeoutMs, { ...state.lastWait, elapsedMs: job.elapsed() }, state.taskMessage));
   } else if (isFerryError(error)) {
     settleError(job, state.remaining, error);

@@ -70,7 +70,7 @@ export interface CopyJobResult<Skip extends string> {
 /** The import this job requested and has not seen settle: what may go on inside Glance if the job stops. */
 export interface PendingImport {
   readonly stores: readonly string[];
-  taskId: string | undefined;
+  readonly taskId: string | undefined;
 }
 
 /** What a job has learnt so far: the one mutable record its steps share. */
@@ -108,8 +108,6 @@ export interface CopyJob<Skip extends string> {
   progress(phase: CopyJobPhase, stores: readonly string[], note?: string): void;
   /** One image read within the deadline; `afterStop` reads without the job's (aborted) signal. */
   read(mode?: 'within-deadline' | 'afterStop'): Promise<GlanceImage>;
-  /** Glance accepted our request: an expired lock named by it is taken over, a lost answer is resolved. */
-  accepted(takingOver: string | undefined): void;
 }
 
 /** The ways ferry can bring an image into a store. */
@@ -118,23 +116,45 @@ export type TransferKind = (typeof TRANSFER_KINDS)[number];
 
 /**
  * A part the copy engine calls to bring missing stores, once a round has decided that nobody else's import holds
- * the image (joins, rounds, the deadline, single flight and judging stay the engine's). Today: Glance's copy-image
- * (glance-copy-image.ts); next, the direct RBD transfer.
+ * the image (joins, rounds, the deadline, single flight and judging stay the engine's): Glance's copy-image
+ * (glance-copy-image.ts) or the direct RBD transfer (rbd-direct.ts). It reads the job and reports through its outcome
+ * alone, never writing the job's state: the engine records the outcome and its effects.
  */
 export interface CopyTransfer {
   readonly kind: TransferKind;
-  /** Bring `batch`; `takingOver` is an expired lock the request makes Glance bust. Throws only FerryErrors the job ends on. */
-  bring<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], takingOver: string | undefined): Promise<TransferOutcome>;
+  /**
+   * Bring `batch`; `takingOver` is an expired lock the request makes Glance bust. An error the job ends on comes back as
+   * `stopped`, with what was done before it (a request that may have reached Glance).
+   */
+  bring<Skip extends string>(job: TransferJob<Skip>, batch: readonly string[], takingOver: string | undefined): Promise<TransferOutcome>;
 }
+
+/** The job as a transfer sees it: its state read-only (the type keeps a transfer from writing it). */
+export type TransferJob<Skip extends string> = Omit<CopyJob<Skip>, 'state'> & { readonly state: Readonly<JobState<Skip>> };
+
+/** What a transfer did that the job must remember, whatever the outcome: the engine records it, in this order. */
+export interface TransferEffects {
+  /** The request's answer was lost: what shows up may be its copy, and a deadline that passes is FERRY_COPY_UNCONFIRMED. */
+  readonly unconfirmed?: { readonly stores: readonly string[]; readonly error: FerryError };
+  /** Glance accepted our request (the answer, or a copy seen after a lost one): the lock it named is taken over. */
+  readonly accepted?: { readonly takingOver: string | undefined };
+  /** The import requested and not seen settle after this bring: what may go on inside Glance if the job stops. */
+  readonly pending: PendingImport | undefined;
+}
+
+/** A transfer that did nothing the job must remember (the direct transfer: Glance runs no import of its). */
+export const NO_EFFECTS: TransferEffects = { pending: undefined };
 
 export type FailedWait = Exclude<WaitOutcome<CopySnapshot, CopySnapshot>, { state: 'success' }>;
 
-export type TransferOutcome =
+export type TransferOutcome = TransferEnd & { readonly effects: TransferEffects };
+
+type TransferEnd =
   /**
-   * The request was sent and its answer lost; `image` was read once Glance answered again. Never request on a guess.
-   * The transfer sets `state.unconfirmed` before that read (a deadline during the outage ends the job as unconfirmed).
+   * The request was sent and its answer lost (effects.unconfirmed); `image` was read once Glance answered again. Never
+   * request on a guess. Undefined: Glance did not answer again before the deadline (or the stop).
    */
-  | { readonly kind: 'answer-lost'; readonly image: GlanceImage; readonly error: FerryError }
+  | { readonly kind: 'answer-lost'; readonly image: GlanceImage | undefined }
   /** Glance said no for now (400: already there, 409: busy): look at `image` again and decide. */
   | { readonly kind: 'not-started'; readonly image: GlanceImage; readonly busy: boolean }
   /** Following the transfer did not settle (stuck lock, deadline, interruption). */
@@ -150,6 +170,8 @@ export type TransferOutcome =
       /** From the request to the end, and its share per store (what the duration estimator learns). */
       readonly elapsedMs: number;
       readonly perStoreMs: number;
-      /** The transfer that ran (an `auto` transfer may hand a store to Glance); default: the job's transfer's kind. */
-      readonly transfer?: TransferKind;
-    };
+      /** The transfer that ran: set by the one that ran it (an `auto` transfer may hand a store to Glance). */
+      readonly transfer: TransferKind;
+    }
+  /** An error the job ends on (interrupted, the deadline, a coded error): the engine records the effects, then throws it. */
+  | { readonly kind: 'stopped'; readonly error: unknown };

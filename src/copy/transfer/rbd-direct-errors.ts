@@ -54,19 +54,36 @@ export function targetWriteError(imageId: string, store: string, target: RbdClus
     { imageId, store, exitCode: stream.failure.exitCode, stderr: stream.failure.message });
 }
 
-export function targetExistsError(imageId: string, store: string, pool: string, target: RbdCluster, halfCreated = false): FerryError {
+/** What holds the final name: an image ferry did not mark, one marked that did not prove, or a half-created one. */
+export type FinalNameHolder =
+  | { readonly kind: 'foreign' }
+  | { readonly kind: 'unproven'; readonly reason: string }
+  | { readonly kind: 'half-created' };
+
+export function targetExistsError(imageId: string, store: string, pool: string, target: RbdCluster, holder: FinalNameHolder = { kind: 'foreign' }): FerryError {
   const rbd = rbdCommand(target);
-  if (halfCreated) {
+  if (holder.kind === 'half-created') {
     return new FerryError('FERRY_COPY_TARGET_EXISTS',
       `cannot copy ${imageId} to ${store} directly: the pool already holds a half-created RBD image ${pool}/${imageId} ${HALF_CREATED_WHY}`,
       halfCreatedFix(rbd, pool, imageId),
       { imageId, store, pool, rbdImage: imageId, halfCreated: true, outcome: 'failed' });
   }
+  const what = holder.kind === 'unproven'
+    ? `that carries ferry's verified mark but does not prove to be this image (${holder.reason}): anyone who may write the pool can set the mark`
+    : 'that ferry did not verify (a partial copy left by a crash?)';
   return new FerryError('FERRY_COPY_TARGET_EXISTS',
     `cannot copy ${imageId} to ${store} directly: the pool already holds an RBD image ${pool}/${imageId} that no Glance location points to `
-    + 'and that ferry did not verify (a partial copy left by a crash?)',
-    `Check that nothing was cloned from it (${rbd} children --all ${pool}/${imageId}@snap), remove it (${rbd} snap purge ${pool}/${imageId}; `
-    + `${rbd} rm ${pool}/${imageId}), then run ferry again.`, { imageId, store, pool, rbdImage: imageId, outcome: 'failed' });
+    + `and ${what}`,
+    `ferry never removes an image under the image's own name (Glance may own it). Find out who wrote it; check that nothing was cloned from it (${rbd} children --all ${pool}/${imageId}@snap), `
+    + `remove it (${rbd} snap purge ${pool}/${imageId}; ${rbd} rm ${pool}/${imageId}), then run ferry again.`,
+    { imageId, store, pool, rbdImage: imageId, outcome: 'failed', ...(holder.kind === 'unproven' ? { unproven: holder.reason } : {}) });
+}
+
+/** A copy found with the mark could not be read back (the target cluster failed the read): nothing registered. */
+export function readBackError(imageId: string, store: string, spec: string, target: RbdCluster, stream: RbdStreamError): FerryError {
+  return new FerryError('FERRY_CEPH', `reading back ${spec} in ${store} to prove it for image ${imageId} failed: ${stream.message}`,
+    `Nothing was registered. Check the target cluster (${rbdCommand(target)} export ${spec} - | sha512sum), then run ferry again.`,
+    { imageId, store, rbdImage: spec, exitCode: stream.failure.exitCode, stderr: stream.failure.message });
 }
 
 /** export-diff wrote something ferry cannot read as an rbd diff v1 stream: nothing of it is kept or registered. */
@@ -75,6 +92,12 @@ export function malformedStreamError(imageId: string, source: RbdSourceCandidate
   return new FerryError('FERRY_CEPH', `the export-diff stream of ${spec} (${source.store}) for the direct copy of image ${imageId} to ${store} is malformed: ${format.message}`,
     `Nothing was registered and the partial copy was removed. Check the source's rbd client (${rbdCommand(source.cluster)} export-diff ${spec} - | head -c 12 `
     + 'prints "rbd diff v1"), or use --transfer glance.', { imageId, store, source: source.store, at: format.at });
+}
+
+/** Glance's image id is not a name ferry gives rbd (it names the copy): never seen from a real Glance, whose ids are UUIDs. */
+export function imageIdUnsafeError(imageId: string, problem: string): FerryError {
+  return new FerryError('FERRY_BAD_RESPONSE', `cannot copy image ${JSON.stringify(imageId)} directly: its id names the RBD copy, and the ${problem}`,
+    'Glance image ids are UUIDs: check which service answers as Glance (the catalog\'s image endpoint), or use --transfer glance.', { imageId });
 }
 
 export function targetPoolUnknownError(imageId: string, store: string, why: string): FerryError {

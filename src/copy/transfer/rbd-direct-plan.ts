@@ -3,6 +3,7 @@ import type { GlanceImage } from '../../glance/image.js';
 import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
 import { hasStore } from '../../glance/image.js';
 import { parseRbdLocation, type RbdLocation } from '../../rbd/parse-rbd-location.js';
+import { rbdLocationNameProblem, rbdNameProblem } from '../../rbd/rbd-names.js';
 
 // The direct RBD transfer's decisions, as pure functions over what its steps read. rbd-direct.ts does the I/O.
 
@@ -50,7 +51,10 @@ export function temporaryImageName(imageId: string): string {
   return `${imageId}.ferry-partial`;
 }
 
-/** The image-meta key ferry sets on a copy it verified, before the rename: what makes a committed copy ours. */
+/**
+ * The image-meta key ferry sets on a copy it verified, before the rename. A hint only ("maybe ours, worth proving"):
+ * anyone who may write the pool can set it, so a copy found with it is read back and proven before it is used.
+ */
 export const VERIFIED_META_KEY = 'ferry.verified';
 
 /** The hash a copy must match: os_hash_algo/os_hash_value when this Node knows the algorithm, else the md5 checksum. */
@@ -91,46 +95,21 @@ export function judgeReadBack(expected: ExpectedHash, actual: { readonly digest:
   return { kind: 'match' };
 }
 
-/** What a temporary image found at the start is. */
-export type TemporaryVerdict =
-  /** Another writer has it open, or wrote it moments ago: wait for it (two writers never both write). */
-  | { readonly kind: 'live' }
-  /** Verified and complete (killed before the rename): rename and register it, no copy needed. */
-  | { readonly kind: 'resume' }
-  /** An earlier run's partial image: remove it, then write. */
-  | { readonly kind: 'leftover' };
-
-export interface TemporaryFacts {
-  readonly watchers: number;
-  readonly modifiedAtSec: number | undefined;
-  readonly verified: string | undefined;
-  readonly protectedSnapshot: boolean;
-  /** The writer it names ran on this host and its process is gone. */
-  readonly writerGone: boolean;
-}
-
-/**
- * A writer between two rbd commands has no watch open, so "no watcher" alone does not prove it dead: a temporary
- * image is a leftover only once it also has not been written for `quietMs` (librbd updates the time at most once a
- * minute, so quietMs must be well above 60 s).
- */
-export function judgeTemporary(facts: TemporaryFacts, expected: ExpectedHash, nowSec: number, quietMs: number): TemporaryVerdict {
-  if (facts.verified === verifiedMark(expected) && facts.protectedSnapshot && facts.watchers === 0) return { kind: 'resume' };
-  if (facts.watchers > 0) return { kind: 'live' };
-  if (facts.writerGone) return { kind: 'leftover' };
-  const quiet = facts.modifiedAtSec === undefined || (nowSec - facts.modifiedAtSec) * 1000 >= quietMs;
-  return quiet ? { kind: 'leftover' } : { kind: 'live' };
-}
-
-/** An image of the target name exists but no location points to it: ours (verified, killed before the PATCH) or not. */
-export function judgeCommitted(verified: string | undefined, expected: ExpectedHash): 'register' | 'foreign' {
-  return verified === verifiedMark(expected) ? 'register' : 'foreign';
-}
-
 /** Glance's import lock writes (or may write: its stores are not known yet) our store: join it, never race it. */
 export function glanceWritesStore(image: Pick<GlanceImage, 'importTask' | 'importingTo' | 'stores'>, store: string): boolean {
   if (image.importTask === undefined || hasStore(image.stores, store)) return false;
   return image.importingTo.length === 0 || hasStore(image.importingTo, store);
+}
+
+/**
+ * What keeps the direct transfer off a store now: it is there (`present`), or Glance's import writes it (`busy`: joined,
+ * never raced), unless that import holds the expired lock this round ignores.
+ */
+export function storeBlockedBy(image: Pick<GlanceImage, 'importTask' | 'importingTo' | 'stores'>, store: string,
+  ignoredLock: string | undefined): 'busy' | 'present' | undefined {
+  if (hasStore(image.stores, store)) return 'present';
+  if (image.importTask !== ignoredLock && glanceWritesStore(image, store)) return 'busy';
+  return undefined;
 }
 
 /** Where a target store's copy goes: the pool Glance's rbd store writes (never the source location's pool). */
@@ -148,5 +127,23 @@ export function targetPoolOf(stores: GlanceStoresInfo | undefined, unread: strin
   if (entry === undefined) return { kind: 'unknown', why: `Glance has no store '${store}' (its stores: ${stores.stores.map((s) => s.id).join(', ')})` };
   if (entry.type !== undefined && entry.type !== 'rbd') return { kind: 'unknown', why: `store ${store} is a ${entry.type} store, not rbd` };
   if (entry.pool === undefined || entry.pool === '') return { kind: 'unknown', why: `GET /v2/info/stores/detail names no pool for store ${store}` };
+  const problem = rbdNameProblem('pool', entry.pool);
+  if (problem !== undefined) return { kind: 'unknown', why: `the pool Glance names for store ${store} is not one ferry gives rbd: ${problem}` };
   return { kind: 'known', pool: entry.pool };
+}
+
+/**
+ * Why a source candidate is not read, or undefined: its location's names are not ones ferry gives rbd, or its pool is
+ * not the pool of the store it is tagged with (a location anyone may have written, naming another pool of that
+ * cluster: ferry reads only where the store's own images are). `stores`: GET /v2/info/stores/detail.
+ */
+export function sourceCandidateProblem(candidate: Pick<RbdSourceCandidate, 'store' | 'location'>, stores: GlanceStoresInfo): string | undefined {
+  const names = rbdLocationNameProblem(candidate.location);
+  if (names !== undefined) return `its location is not one ferry gives rbd: ${names}`;
+  const pool = targetPoolOf(stores, undefined, candidate.store);
+  if (pool.kind === 'unknown') return `its store's pool is not known (${pool.why})`;
+  if (pool.pool !== candidate.location.pool) {
+    return `the location is in pool ${candidate.location.pool}, but Glance's store ${candidate.store} writes pool ${pool.pool}`;
+  }
+  return undefined;
 }

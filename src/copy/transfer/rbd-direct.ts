@@ -4,14 +4,15 @@ import { askClusterFsid } from '../../rbd/cluster-fsid.js';
 import { readCephConfFsid } from '../../rbd/ceph-conf-fsid.js';
 import type { CommandRunner } from '../../rbd/command-runner.js';
 import { readRbdImageInfo, type RbdImageInfo } from '../../rbd/rbd-image-commands.js';
-import type { CopyJob, CopyTransfer, TransferOutcome } from '../copy-job.js';
+import { NO_EFFECTS, type CopyTransfer, type TransferJob, type TransferOutcome } from '../copy-job.js';
 import type { OwnImportVerdict } from '../judge-own-import.js';
 import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER, type KeyedLimiter } from './keyed-limiter.js';
-import { copyStores, type StoreCopyEnd, type StoreCopyPlan } from './rbd-copy-store.js';
-import { noSourceError, notRawError, targetPoolUnknownError, unverifiableError } from './rbd-direct-errors.js';
+import { copyStores, type StoreCopyEnd, type StoreCopyEnvironment, type StoreCopyPlan } from './rbd-copy-store.js';
+import { imageIdUnsafeError, noSourceError, notRawError, targetPoolUnknownError, unverifiableError } from './rbd-direct-errors.js';
 import {
-  directCopySlotKeys, expectedHash, planRbdSources, targetPoolOf, type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
+  directCopySlotKeys, expectedHash, planRbdSources, sourceCandidateProblem, targetPoolOf, type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
 } from './rbd-direct-plan.js';
+import { rbdLocationNameProblem, rbdNameProblem } from '../../rbd/rbd-names.js';
 import type { GlanceImage } from '../../glance/image.js';
 import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
 
@@ -75,7 +76,7 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
       ?? await targetFsidOf(cluster, signal));
   // The stores' pools, read once per run (prewarm: once for every image); a failed read is tried again by the next image.
   let storesDetail: Promise<GlanceStoresInfo> | undefined;
-  const readStores = async (job: Parameters<CopyTransfer['bring']>[0]): Promise<{ stores?: GlanceStoresInfo; unread?: string }> => {
+  const readStores = async <Skip extends string>(job: TransferJob<Skip>): Promise<{ stores?: GlanceStoresInfo; unread?: string }> => {
     storesDetail ??= job.ctx.glance.getStoresDetail({ signal: job.deadline.signal });
     const pending = storesDetail;
     try {
@@ -101,11 +102,10 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
       if (eligibility.kind === 'refused') {
         if (options.fallback !== undefined) {
           job.ctx.logger.info({ imageId: job.state.image.id, stores: batch, why: eligibility.error.code }, 'direct RBD transfer not possible: using Glance');
-          const outcome = await options.fallback.bring(job, batch, takingOver);
-          // The engine stamps copies with the job's transfer kind unless the outcome names its own.
-          return outcome.kind === 'ended' ? { ...outcome, transfer: outcome.transfer ?? options.fallback.kind } : outcome;
+          // Its outcome names the transfer that ran (Glance's), and carries its effects.
+          return options.fallback.bring(job, batch, takingOver);
         }
-        return ended(job, new Map(batch.map((store) => [store, { kind: 'refused', error: eligibility.error }])), 0);
+        return ended(job, job.state.image, new Map(batch.map((store) => [store, { kind: 'refused', error: eligibility.error }])), 0);
       }
       const started = job.ctx.clock.now();
       const plans = batch.map((store): StoreCopyPlan => {
@@ -121,7 +121,7 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
       });
       // The image's stores together: one read of the source for all of them (librbd), one slot of the source and of
       // each target.
-      const ends = await limiter.run(directCopySlotKeys(eligibility.source, batch), job.deadline.signal, () => copyStores(job, plans));
+      const ends = await limiter.run(directCopySlotKeys(eligibility.source, batch), job.deadline.signal, () => copyStores(storeCopyEnvironment(job), plans));
       // Each store's end carries the image as its own PATCH answered; after several, only a fresh read has them all
       // (unreadable now: the engine's next look reads it anyway).
       const fresh = ends.filter(([, end]) => end.kind === 'copied').length > 1 ? await job.read().catch(() => undefined) : undefined;
@@ -130,13 +130,30 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
   };
 }
 
-/** Before anything is written: raw, provable, a readable source of the same cluster its location names, a target cluster. */
-async function checkEligibility<Skip extends string>(job: CopyJob<Skip>, batch: readonly string[], options: RbdDirectOptions,
+/** What the per-store steps see of the job: built once per bring, they never see (or write) the job itself. */
+function storeCopyEnvironment<Skip extends string>(job: TransferJob<Skip>): StoreCopyEnvironment {
+  const { id, size } = job.state.image;
+  const signal = job.deadline.signal;
+  return {
+    imageId: id, imageSize: size, signal, clock: job.ctx.clock, logger: job.ctx.logger,
+    read: () => job.read(),
+    addLocation: (location) => job.ctx.glance.addLocation(id, location, { signal }),
+    progress: (phase, stores, note) => job.progress(phase, stores, note),
+  };
+}
+
+/**
+ * Before anything is written: raw, provable, an image id rbd can take as a name, a readable source of the same cluster
+ * and pool its location names, a target cluster and pool.
+ */
+async function checkEligibility<Skip extends string>(job: TransferJob<Skip>, batch: readonly string[], options: RbdDirectOptions,
   fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>,
-  readStores: (job: CopyJob<Skip>) => Promise<{ stores?: GlanceStoresInfo; unread?: string }>): Promise<Eligibility> {
+  readStores: (job: TransferJob<Skip>) => Promise<{ stores?: GlanceStoresInfo; unread?: string }>): Promise<Eligibility> {
   const image = job.state.image;
   const signal = job.deadline.signal;
   if (image.diskFormat !== 'raw') return { kind: 'refused', error: notRawError(image.id, image.diskFormat) };
+  const idProblem = rbdNameProblem('image', image.id);
+  if (idProblem !== undefined) return { kind: 'refused', error: imageIdUnsafeError(image.id, idProblem) };
   const expected = expectedHash(image);
   if (expected === undefined) return { kind: 'refused', error: unverifiableError(image.id, batch.join(',')) };
   const missingTarget = batch.find((store) => !options.targets.has(store));
@@ -144,10 +161,10 @@ async function checkEligibility<Skip extends string>(job: CopyJob<Skip>, batch: 
     return { kind: 'refused', error: noSourceError(image.id, missingTarget, [...options.targets.keys()],
       [{ store: missingTarget, error: 'ferry knows no ceph.conf for this target store (--ceph-conf is the local store\'s)' }]) };
   }
-  // The stores' pools and the source are looked up side by side (each a round trip: ~0.05 s).
+  // The stores' pools and the first source are looked up side by side (each a round trip: ~0.05 s).
   const storesRead = readStores(job);
   storesRead.catch(() => undefined);
-  const sourceFound = findSource(image, batch, options, fsidOf, signal);
+  const sourceFound = findSource(image, batch, options, fsidOf, signal, storesRead);
   sourceFound.catch(() => undefined);
   const { stores, unread } = await storesRead;
   const pools = new Map<string, string>();
@@ -161,25 +178,40 @@ async function checkEligibility<Skip extends string>(job: CopyJob<Skip>, batch: 
   return { kind: 'direct', source: found.source, shape: found.shape, expected, pools };
 }
 
-/** The first source store whose cluster is the one its location names and whose snapshot exists there. */
+type SourceSearch = { readonly kind: 'found'; readonly source: RbdSourceCandidate; readonly shape: RbdImageInfo }
+  | { readonly kind: 'none'; readonly tried: { store: string; error: string }[] };
+
+/**
+ * The first source store whose location names are ones rbd takes, in the pool of that store (Glance's stores detail),
+ * in the cluster the location names, and whose snapshot exists there. The first candidate's look starts beside the
+ * stores' read; a candidate that fails the pool check is skipped (its look dropped) with the reason in `tried`.
+ */
 async function findSource(image: GlanceImage, batch: readonly string[], options: RbdDirectOptions,
-  fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>, signal: AbortSignal): Promise<
-  { readonly kind: 'found'; readonly source: RbdSourceCandidate; readonly shape: RbdImageInfo } | { readonly kind: 'none'; readonly tried: { store: string; error: string }[] }> {
+  fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>, signal: AbortSignal,
+  storesRead: Promise<{ stores?: GlanceStoresInfo; unread?: string }>): Promise<SourceSearch> {
   const candidates = planRbdSources(image, options.sources, batch[0] ?? '').filter((candidate) => !batch.includes(candidate.store));
   const tried: { store: string; error: string }[] = [];
+  const lookAt = async (candidate: RbdSourceCandidate): Promise<RbdImageInfo | string> => {
+    const fsid = await fsidOf(candidate.cluster, signal);
+    if (fsid !== candidate.location.fsid.toLowerCase()) return `${candidate.cluster.confFile} reaches cluster ${fsid}, the location is in ${candidate.location.fsid}`;
+    const shape = await readRbdImageInfo(cliOf(candidate.cluster, signal, options.runner), candidate.location);
+    return shape ?? `${candidate.location.pool}/${candidate.location.image}@${candidate.location.snapshot} does not exist`;
+  };
+  // Only a location whose names rbd takes is ever looked at, even before the stores are read.
+  const first = candidates[0];
+  const early = first !== undefined && rbdLocationNameProblem(first.location) === undefined ? lookAt(first) : undefined;
+  early?.catch(() => undefined);
+  const { stores } = await storesRead;
   for (const candidate of candidates) {
+    const problem = stores === undefined ? 'GET /v2/info/stores/detail could not be read' : sourceCandidateProblem(candidate, stores);
+    if (problem !== undefined) {
+      tried.push({ store: candidate.store, error: problem });
+      continue;
+    }
     try {
-      const fsid = await fsidOf(candidate.cluster, signal);
-      if (fsid !== candidate.location.fsid.toLowerCase()) {
-        tried.push({ store: candidate.store, error: `${candidate.cluster.confFile} reaches cluster ${fsid}, the location is in ${candidate.location.fsid}` });
-        continue;
-      }
-      const shape = await readRbdImageInfo(cliOf(candidate.cluster, signal, options.runner), candidate.location);
-      if (shape === undefined) {
-        tried.push({ store: candidate.store, error: `${candidate.location.pool}/${candidate.location.image}@${candidate.location.snapshot} does not exist` });
-        continue;
-      }
-      return { kind: 'found', source: candidate, shape };
+      const look = await (candidate === first && early !== undefined ? early : lookAt(candidate));
+      if (typeof look !== 'string') return { kind: 'found', source: candidate, shape: look };
+      tried.push({ store: candidate.store, error: look });
     } catch (error) {
       if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
       tried.push({ store: candidate.store, error: error.message });
@@ -189,32 +221,33 @@ async function findSource(image: GlanceImage, batch: readonly string[], options:
 }
 
 /** The stores' ends as the engine's outcome: copied/refused stores get verdicts; busy/present ones are looked at again. */
-function assemble<Skip extends string>(job: CopyJob<Skip>, ends: readonly (readonly [string, StoreCopyEnd])[], started: number,
+function assemble<Skip extends string>(job: TransferJob<Skip>, ends: readonly (readonly [string, StoreCopyEnd])[], started: number,
   fresh: GlanceImage | undefined): TransferOutcome {
   const verdicts = new Map<string, OwnImportVerdict>();
   let busy = false;
+  // The newest image seen: each store's end carries the image as it read it (a PATCH's answer, a look).
+  let image = job.state.image;
   for (const [store, end] of ends) {
-    if (end.kind === 'copied') {
-      verdicts.set(store, { kind: 'copied', taskId: undefined });
-      job.state.image = end.image;
-    } else if (end.kind === 'refused') {
+    if (end.kind === 'refused') {
       verdicts.set(store, { kind: 'refused', error: end.error });
-    } else {
-      busy ||= end.kind === 'busy';
-      job.state.image = end.image;
+      continue;
     }
+    if (end.kind === 'copied') verdicts.set(store, { kind: 'copied', taskId: undefined });
+    else busy ||= end.kind === 'busy';
+    image = end.image;
   }
-  if (fresh !== undefined) job.state.image = fresh;
-  if (verdicts.size === 0) return { kind: 'not-started', image: job.state.image, busy };
-  return ended(job, verdicts, job.ctx.clock.now() - started);
+  image = fresh ?? image;
+  if (verdicts.size === 0) return { kind: 'not-started', image, busy, effects: NO_EFFECTS };
+  return ended(job, image, verdicts, job.ctx.clock.now() - started);
 }
 
-function ended<Skip extends string>(job: CopyJob<Skip>, verdicts: ReadonlyMap<string, OwnImportVerdict>, elapsedMs: number): TransferOutcome {
-  const image = job.state.image;
+function ended<Skip extends string>(job: TransferJob<Skip>, image: GlanceImage, verdicts: ReadonlyMap<string, OwnImportVerdict>,
+  elapsedMs: number): TransferOutcome {
   return {
     kind: 'ended', transfer: 'rbd', verdicts, tasks: [], elapsedMs, perStoreMs: elapsedMs / Math.max(1, verdicts.size),
     wait: { elapsedMs },
     snapshot: { image, watchedTask: undefined, task: undefined, elapsedMs, wallNowMs: job.ctx.clock.wallNow() },
+    effects: NO_EFFECTS,
   };
 }
 

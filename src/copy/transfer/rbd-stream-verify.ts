@@ -3,7 +3,7 @@ import type { ExpectedHash, VerifyVerdict } from './rbd-direct-plan.js';
 
 // How the direct transfer proves a copy it made itself, without reading it back (docs/copy.md, "Verification"): the
 // bytes are hashed in offset order as they are copied (by the librbd process, or by ferry on their way into
-// import-diff), and a cheap look at the target shows it holds what was written. Pure: rbd-copy-store.ts gathers the
+// import-diff), and a cheap look at the target shows it holds what was written. Pure: write-with-*.ts gather the
 // facts, from either data path.
 
 /** What the target cluster says about the temporary image once every write succeeded (import-diff exited 0). */

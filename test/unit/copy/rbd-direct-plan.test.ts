@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  directCopySlotKeys, expectedHash, glanceWritesStore, judgeCommitted, judgeReadBack, judgeTemporary, planRbdSources, targetPoolOf, temporaryImageName, verifiedMark,
-  type ExpectedHash, type TemporaryFacts,
+  directCopySlotKeys, expectedHash, glanceWritesStore, judgeReadBack, planRbdSources, sourceCandidateProblem, storeBlockedBy, targetPoolOf, temporaryImageName,
+  type ExpectedHash,
 } from '../../../src/copy/transfer/rbd-direct-plan.js';
 import { parseStoresInfo } from '../../../src/glance/image-store-info.js';
 import { parseImage } from '../../../src/glance/image.js';
@@ -76,34 +76,7 @@ describe('judgeReadBack', () => {
   });
 });
 
-const NOW = 1_800_000_000;
-const fresh: TemporaryFacts = { watchers: 0, modifiedAtSec: NOW - 10, verified: undefined, protectedSnapshot: false, writerGone: false };
-
-describe('judgeTemporary', () => {
-  it.each([
-    { name: 'open by a writer', facts: { ...fresh, watchers: 1 }, kind: 'live' },
-    { name: 'written moments ago, between two commands', facts: fresh, kind: 'live' },
-    { name: 'quiet for the whole quiet time', facts: { ...fresh, modifiedAtSec: NOW - 180 }, kind: 'leftover' },
-    { name: 'no timestamp', facts: { ...fresh, modifiedAtSec: undefined }, kind: 'leftover' },
-    { name: 'its writer on this host is gone', facts: { ...fresh, writerGone: true }, kind: 'leftover' },
-    { name: 'writer gone but its watch still open (the watch times out first)', facts: { ...fresh, writerGone: true, watchers: 1 }, kind: 'live' },
-    { name: 'verified and protected: resumed', facts: { ...fresh, verified: verifiedMark(SHA), protectedSnapshot: true }, kind: 'resume' },
-    { name: 'verified for another hash: not ours to resume', facts: { ...fresh, verified: 'md5:00', protectedSnapshot: true, writerGone: true }, kind: 'leftover' },
-    { name: 'verified but not protected yet: removed, not trusted', facts: { ...fresh, verified: verifiedMark(SHA), writerGone: true }, kind: 'leftover' },
-  ])('judgeTemporary: $name', ({ facts, kind }) => {
-    expect(judgeTemporary(facts, SHA, NOW, 180_000).kind).toBe(kind);
-  });
-});
-
-describe('judgeCommitted, glanceWritesStore, names', () => {
-  it.each([
-    { verified: verifiedMark(SHA), expected: 'register' },
-    { verified: undefined, expected: 'foreign' },
-    { verified: 'sha512:00', expected: 'foreign' },
-  ])('judgeCommitted: $verified → $expected', ({ verified, expected }) => {
-    expect(judgeCommitted(verified, SHA)).toBe(expected);
-  });
-
+describe('glanceWritesStore, storeBlockedBy, names', () => {
   it.each([
     { name: 'no lock', image: { importTask: undefined, importingTo: [], stores: ['site-a'] }, writes: false },
     { name: 'a lock writing our store', image: { importTask: 't', importingTo: ['site-b'], stores: ['site-a'] }, writes: true },
@@ -112,6 +85,16 @@ describe('judgeCommitted, glanceWritesStore, names', () => {
     { name: 'our store already there', image: { importTask: 't', importingTo: [], stores: ['site-a', 'site-b'] }, writes: false },
   ])('glanceWritesStore: $name', ({ image, writes }) => {
     expect(glanceWritesStore(image, 'site-b')).toBe(writes);
+  });
+
+  it.each([
+    { name: 'our store there', image: { importTask: undefined, importingTo: [], stores: ['site-a', 'site-b'] }, ignored: undefined, by: 'present' },
+    { name: 'Glance writes it', image: { importTask: 't', importingTo: ['site-b'], stores: ['site-a'] }, ignored: undefined, by: 'busy' },
+    { name: 'Glance writes it, but under the expired lock this round ignores', image: { importTask: 't', importingTo: ['site-b'], stores: ['site-a'] },
+      ignored: 't', by: undefined },
+    { name: 'nothing in the way', image: { importTask: undefined, importingTo: [], stores: ['site-a'] }, ignored: undefined, by: undefined },
+  ])('storeBlockedBy: $name', ({ image, ignored, by }) => {
+    expect(storeBlockedBy(image, 'site-b', ignored)).toBe(by);
   });
 
   it('temporaryImageName: fixed per image, never the image id itself', () => {
@@ -137,8 +120,28 @@ describe('targetPoolOf', () => {
     expect(targetPoolOf(undefined, 'admin-only: 403', 'site-c')).toEqual({ kind: 'unknown', why: 'GET /v2/info/stores/detail could not be read (admin-only: 403)' });
   });
 
+  it('targetPoolOf: a pool name rbd would read as an option → unknown, saying why', () => {
+    const dashed = parseStoresInfo({ stores: [{ id: 'site-c', type: 'rbd', properties: { pool: '--log_file=/tmp/x' } }] });
+    expect(targetPoolOf(dashed, undefined, 'site-c')).toEqual({ kind: 'unknown',
+      why: "the pool Glance names for store site-c is not one ferry gives rbd: pool '--log_file=/tmp/x' starts with '-' (rbd would read it as an option)" });
+  });
+
   it('targetPoolOf: an rbd store without a pool property → unknown', () => {
     const bare = parseStoresInfo({ stores: [{ id: 'site-c', type: 'rbd', properties: {} }] });
     expect(targetPoolOf(bare, undefined, 'site-c')).toEqual({ kind: 'unknown', why: 'GET /v2/info/stores/detail names no pool for store site-c' });
+  });
+});
+
+describe('sourceCandidateProblem', () => {
+  const at = (pool: string, image = siteA.id, snapshot = 'snap') => ({ store: 'site-a', location: { fsid: FSID_B, pool, image, snapshot } });
+  it.each([
+    { name: 'the store\'s own pool', candidate: at('images'), problem: undefined },
+    { name: 'another pool of that cluster', candidate: at('volumes'), problem: "the location is in pool volumes, but Glance's store site-a writes pool images" },
+    { name: 'a pool read as an option', candidate: at('-x'), problem: "its location is not one ferry gives rbd: pool '-x' starts with '-' (rbd would read it as an option)" },
+    { name: 'an image with a newline', candidate: at('images', 'a\nb'), problem: "its location is not one ferry gives rbd: image 'a\\x0ab' contains a control character" },
+    { name: 'a store Glance does not list', candidate: { ...at('images'), store: 'site-x' },
+      problem: "its store's pool is not known (Glance has no store 'site-x' (its stores: central, site-a, site-b, site-c, broken))" },
+  ])('sourceCandidateProblem: $name', ({ candidate, problem }) => {
+    expect(sourceCandidateProblem(candidate, storesDetail)).toBe(problem);
   });
 });
