@@ -85,9 +85,52 @@ ceph_osd_caps() {
   echo "$caps"
 }
 
-# Upgrade in place, for a cluster made before a pool was added to ceph_pools: create the missing pools with the
-# same settings (8 PGs, rbd application) and give both users the current caps. Idempotent; needs the mon and OSD.
-ceph_ensure_pools() {
+# ferry's own cephx users (docs/security.md, "cephx per role"), with the same caps an operator gives them:
+#   client.ferry           a compute node's agent (the Glance copy path): reads its cluster's images pools (the
+#                          leftover look after a failed copy, ferry stores' pool probe); the fsid needs only the mon.
+#   client.ferry-transfer  the direct RBD transfer: writes the pools of the stores it copies into (site-b: images for
+#                          store site-b, images-c for site-c), reads the source's (site-a: images).
+ceph_image_pools() { local pool; for pool in $(ceph_pools "$1"); do [[ $pool == vms ]] || echo "$pool"; done; }
+ceph_transfer_target_pools() { if [[ $1 == site-b ]]; then echo images images-c; fi; }
+
+ceph_ferry_osd_caps() {
+  local site=$1 user=$2 pool caps='' profile
+  for pool in $(ceph_image_pools "$site"); do
+    profile=rbd-read-only
+    [[ $user == ferry-transfer && " $(ceph_transfer_target_pools "$site") " == *" $pool "* ]] && profile=rbd
+    caps+="${caps:+, }profile $profile pool=$pool"
+  done
+  echo "$caps"
+}
+
+# Creates (or gives the current caps to) client.ferry and client.ferry-transfer and writes their keyrings, readable
+# by their owner only. Idempotent; needs the mon.
+ceph_ensure_ferry_users() {
+  local site=$1 conf dir user
+  conf=$(ceph_conf "$site")
+  dir=$(ceph_dir "$site")
+  for user in ferry ferry-transfer; do
+    timeout 30 ceph -c "$conf" auth get-or-create "client.$user" >/dev/null
+    timeout 30 ceph -c "$conf" auth caps "client.$user" mon 'profile rbd' osd "$(ceph_ferry_osd_caps "$site" "$user")"
+    (
+      umask 077
+      timeout 30 ceph -c "$conf" auth get "client.$user" -o "$dir/ceph.client.$user.keyring.tmp"
+    )
+    mv "$dir/ceph.client.$user.keyring.tmp" "$dir/ceph.client.$user.keyring"
+  done
+}
+
+# Whether the cluster's state dir has ferry's keyrings (a cluster made before they were added has not).
+ceph_layout_current() {
+  local dir user
+  dir=$(ceph_dir "$1")
+  for user in ferry ferry-transfer; do [[ -s $dir/ceph.client.$user.keyring ]] || return 1; done
+}
+
+# Upgrade in place, for a cluster made before a pool was added to ceph_pools or before ferry's users: create the
+# missing pools with the same settings (8 PGs, rbd application), give glance and nova the current caps, create
+# ferry's users. Idempotent; needs the mon and OSD.
+ceph_ensure_layout() {
   local site=$1 conf pool user
   conf=$(ceph_conf "$site")
   for pool in $(ceph_pools "$site"); do
@@ -102,7 +145,9 @@ ceph_ensure_pools() {
   for pool in $(ceph_pools "$site"); do
     [[ $pool == vms ]] || timeout 30 rbd -c "$conf" --id glance ls "$pool" >/dev/null
   done
-  echo "== pools of $site: $(ceph_pools "$site")"
+  ceph_ensure_ferry_users "$site"
+  for pool in $(ceph_image_pools "$site"); do timeout 30 rbd -c "$conf" --id ferry ls "$pool" >/dev/null; done
+  echo "== pools of $site: $(ceph_pools "$site"); ferry's users: client.ferry, client.ferry-transfer"
 }
 
 ceph_bootstrap() {
@@ -148,6 +193,7 @@ ceph_bootstrap() {
     osd "$(ceph_osd_caps "$site")" mgr 'profile rbd' >"$dir/ceph.client.glance.keyring"
   timeout 30 ceph "${C[@]}" auth get-or-create client.nova mon 'profile rbd' \
     osd "$(ceph_osd_caps "$site")" mgr 'profile rbd' >"$dir/ceph.client.nova.keyring"
+  ceph_ensure_ferry_users "$site"
 
   # rbd pool init = application enable + rbd_info write; it blocks until the PGs are active (= OSD up).
   echo "== rbd pool init"
@@ -161,6 +207,7 @@ ceph_bootstrap() {
     [[ $pool == vms ]] || timeout 30 rbd "${C[@]}" --id glance ls "$pool"
   done
   timeout 30 rbd "${C[@]}" --id nova ls vms
+  for pool in $(ceph_image_pools "$site"); do timeout 30 rbd "${C[@]}" --id ferry ls "$pool"; done
   [[ $(timeout 30 ceph "${C[@]}" fsid) == "$fsid" ]]
   printf '%s\n' "$fsid" >"$(ceph_fsid_file "$site")"
   echo "== ceph $site ready (fsid $fsid)"

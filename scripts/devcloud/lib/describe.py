@@ -2,7 +2,7 @@
 """Write the dev cloud's descriptors into the state dir: clouds.yaml, devcloud.env, devcloud.json.
 
 Input from the environment (set by `up`): DEVCLOUD_DIR, KEYSTONE_URL, GLANCE_URL, PLACEMENT_URL, ADMIN_PASSWORD,
-DEMO_PASSWORD, CEPH_A_CONF, CEPH_B_CONF, CEPH_A_FSID, CEPH_B_FSID, GLANCE_STORES (space-separated), STARTED_AT;
+DEMO_PASSWORD, FERRY_PASSWORD, GLANCE_POLICY_FILE, GLANCE_POLICY_DIR, GLANCE_NEW_DEFAULTS (true/false), CEPH_A_CONF, CEPH_B_CONF, CEPH_A_FSID, CEPH_B_FSID, GLANCE_STORES (space-separated), STARTED_AT;
 argv[1] = the JSON written by register.py. Every file is written to a temporary name and renamed, mode 600
 (they hold passwords and application-credential secrets).
 """
@@ -20,6 +20,8 @@ RBD_STORES = {
     "site-c": {"cluster": "site-b", "pool": "images-c"},
 }
 RBD_POOLS = {"site-a": ["images", "vms"], "site-b": ["images", "vms", "images-c"]}
+# ceph.sh creates these users on both clusters (ferry and ferry-transfer: docs/security.md).
+CEPH_USERS = ["glance", "nova", "ferry", "ferry-transfer"]
 
 
 def previous_started_at(path):
@@ -43,22 +45,31 @@ def yaml_str(value):
     return json.dumps(value)
 
 
+def password_cloud(auth_url, user):
+    return {"auth_type": "password", "auth": {
+        "auth_url": auth_url, "username": user["name"], "password": user["password"], "project_name": user["project"],
+        "user_domain_name": "Default", "project_domain_name": "Default"}}
+
+
+def appcred_cloud(auth_url, appcred):
+    return {"auth_type": "v3applicationcredential", "auth": {
+        "auth_url": auth_url, "application_credential_id": appcred["id"],
+        "application_credential_secret": appcred["secret"]}}
+
+
 def clouds_yaml(auth_url, users, appcreds):
     clouds = {
-        "devcloud-admin": {"auth_type": "password", "auth": {
-            "auth_url": auth_url, "username": users["admin"]["name"], "password": users["admin"]["password"],
-            "project_name": users["admin"]["project"], "user_domain_name": "Default",
-            "project_domain_name": "Default"}},
-        "devcloud-member": {"auth_type": "password", "auth": {
-            "auth_url": auth_url, "username": users["demo"]["name"], "password": users["demo"]["password"],
-            "project_name": users["demo"]["project"], "user_domain_name": "Default",
-            "project_domain_name": "Default"}},
-        "devcloud-admin-appcred": {"auth_type": "v3applicationcredential", "auth": {
-            "auth_url": auth_url, "application_credential_id": appcreds["admin"]["id"],
-            "application_credential_secret": appcreds["admin"]["secret"]}},
-        "devcloud-member-appcred": {"auth_type": "v3applicationcredential", "auth": {
-            "auth_url": auth_url, "application_credential_id": appcreds["demo"]["id"],
-            "application_credential_secret": appcreds["demo"]["secret"]}},
+        "devcloud-admin": password_cloud(auth_url, users["admin"]),
+        "devcloud-member": password_cloud(auth_url, users["demo"]),
+        "devcloud-admin-appcred": appcred_cloud(auth_url, appcreds["admin"]),
+        "devcloud-member-appcred": appcred_cloud(auth_url, appcreds["demo"]),
+        # ferry's own identities: user ferry, role ferry on project ferry (a compute node's agent), and user
+        # ferry-transfer, role ferry on project admin, which owns the images (the direct transfer); the application
+        # credentials carry the access rules of packaging/glance/access-rules-*.json.
+        "devcloud-ferry": password_cloud(auth_url, users["ferry"]),
+        "devcloud-ferry-appcred": appcred_cloud(auth_url, appcreds["ferry"]),
+        "devcloud-ferry-transfer": password_cloud(auth_url, users["ferry-transfer"]),
+        "devcloud-ferry-transfer-appcred": appcred_cloud(auth_url, appcreds["ferry-transfer"]),
     }
     lines = ["# Written by scripts/devcloud/up; re-written on every start (application-credential secrets change).",
              "clouds:"]
@@ -82,6 +93,8 @@ def main():
     users = {
         "admin": {"name": "admin", "password": env["ADMIN_PASSWORD"], "project": "admin"},
         "demo": {"name": "demo", "password": env["DEMO_PASSWORD"], "project": "demo"},
+        "ferry": {"name": "ferry", "password": env["FERRY_PASSWORD"], "project": "ferry"},
+        "ferry-transfer": {"name": "ferry-transfer", "password": env["FERRY_PASSWORD"], "project": "admin"},
     }
     appcreds = {k: {"id": v["id"], "secret": v["secret"]} for k, v in reg["appcreds"].items()}
     clouds_path = os.path.join(state, "clouds.yaml")
@@ -90,7 +103,7 @@ def main():
     ceph = {}
     for site, key in (("site-a", "A"), ("site-b", "B")):
         ceph[site] = {"conf": env[f"CEPH_{key}_CONF"], "fsid": env[f"CEPH_{key}_FSID"],
-                      "pools": RBD_POOLS[site], "users": ["glance", "nova"]}
+                      "pools": RBD_POOLS[site], "users": CEPH_USERS}
     # An upgrade in place (up on an older state dir) keeps the first start's time.
     started_at = env.get("STARTED_AT") or previous_started_at(os.path.join(state, "devcloud.json"))
     description = {
@@ -101,6 +114,13 @@ def main():
         "placement": {"url": env["PLACEMENT_URL"]},
         "ceph": ceph,
         "users": users,
+        "ferry": {
+            "role": "ferry",
+            "clouds": {"agent": "devcloud-ferry-appcred", "transfer": "devcloud-ferry-transfer-appcred"},
+            "rbdUsers": {"glancePath": "ferry", "transfer": "ferry-transfer"},
+            "glancePolicy": {"file": env["GLANCE_POLICY_FILE"], "dir": env["GLANCE_POLICY_DIR"],
+                             "enforceNewDefaults": env["GLANCE_NEW_DEFAULTS"] == "true"},
+        },
         "appcreds": appcreds,
         "cloudsYaml": clouds_path,
         "startedAt": started_at,

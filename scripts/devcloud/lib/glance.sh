@@ -8,6 +8,29 @@
 # one target, and a target whose pool differs from the source's (ceph.sh ceph_pools).
 GLANCE_STORES=(central site-a site-b site-c broken)
 
+# Glance's policy: the file ferry ships (packaging/glance/ferry-policy.yaml, copied on every up so that the dev cloud
+# runs the current one; glance-api reads a changed file on its next request), and an empty directory where a test
+# drops one of packaging/glance/opt-in/ for a while. FERRY_DEVCLOUD_GLANCE_NEW_DEFAULTS=1 runs Glance with
+# [oslo_policy] enforce_new_defaults and enforce_scope on, and [DEFAULT] enforce_secure_rbac, which Zed requires to
+# match enforce_new_defaults (Zed's defaults are all off), to check the policy in both modes; =0 switches back. Unset,
+# a state dir keeps the mode it runs in (an up run by a test, without the variable, must not switch it); up rewrites
+# glance-api.conf and restarts glance-api when it changes.
+GLANCE_POLICY_SOURCE=$DEVCLOUD_REPO_ROOT/packaging/glance/ferry-policy.yaml
+GLANCE_POLICY_FILE=$DEVCLOUD_DIR/glance/etc/ferry-policy.yaml
+GLANCE_POLICY_DIR=$DEVCLOUD_DIR/glance/etc/policy.d
+GLANCE_NEW_DEFAULTS=$(sed -n 's/^enforce_new_defaults = //p' "$DEVCLOUD_DIR/glance/etc/glance-api.conf" 2>/dev/null)
+case ${FERRY_DEVCLOUD_GLANCE_NEW_DEFAULTS:-$GLANCE_NEW_DEFAULTS} in
+  1 | true) GLANCE_NEW_DEFAULTS=true ;;
+  *) GLANCE_NEW_DEFAULTS=false ;;
+esac
+
+# Copies the shipped policy file into the state dir (only when it differs: a rewrite is a reload in glance-api).
+glance_install_policy() {
+  mkdir -p "$GLANCE_POLICY_DIR"
+  cmp -s "$GLANCE_POLICY_SOURCE" "$GLANCE_POLICY_FILE" 2>/dev/null && return 0
+  install -m 0644 "$GLANCE_POLICY_SOURCE" "$GLANCE_POLICY_FILE"
+}
+
 glance_write_conf() {
   local g=$DEVCLOUD_DIR/glance fsid_a=$1 fsid_b=$2
   mkdir -p "$g"/{etc,staging,tasks,lock,stores/central}
@@ -16,6 +39,7 @@ glance_write_conf() {
   # os_glance_failed_import=broken). Tests get a failure that needs no timing luck.
   rm -rf "$g/stores/broken"
   printf 'devcloud: this regular file makes every copy into the broken store fail (ENOTDIR)\n' >"$g/stores/broken"
+  glance_install_policy
   cat >"$g/etc/glance-api.conf" <<EOF
 [DEFAULT]
 bind_host = $HOST
@@ -30,6 +54,8 @@ enabled_backends = central:file, site-a:rbd, site-b:rbd, site-c:rbd, broken:file
 enabled_import_methods = [glance-direct,web-download,copy-image]
 show_image_direct_url = true
 show_multiple_locations = true
+# must equal [oslo_policy] enforce_new_defaults, or glance-api refuses to start
+enforce_secure_rbac = $GLANCE_NEW_DEFAULTS
 
 [database]
 connection = $(glance_db_url)
@@ -51,6 +77,17 @@ password = $GLANCE_PASSWORD
 interface = public
 region_name = RegionOne
 service_token_roles_required = true
+# keystonemiddleware checks an application credential's access rules only when it knows its service's type; without
+# it every token of a credential with access rules is refused (ferry's are: scripts/devcloud/lib/register.py)
+service_type = image
+
+[oslo_policy]
+# absolute paths: oslo.policy would otherwise also read a policy.yaml or policy.d found next to this file or in
+# /etc/glance
+policy_file = $GLANCE_POLICY_FILE
+policy_dirs = $GLANCE_POLICY_DIR
+enforce_new_defaults = $GLANCE_NEW_DEFAULTS
+enforce_scope = $GLANCE_NEW_DEFAULTS
 
 [glance_store]
 default_backend = central
@@ -145,19 +182,22 @@ glance_prepare() {
   echo "== glance db ready"
 }
 
-# Whether the config names every store of GLANCE_STORES: a state dir made before a store was added is upgraded in
-# place by up (ceph_ensure_pools, glance_upgrade).
+# Whether the config names every store of GLANCE_STORES, ferry's policy file and the policy mode asked for: a state
+# dir made before a store or the policy was added is upgraded in place by up (ceph_ensure_layout, glance_upgrade).
 glance_conf_current() {
   local conf=$DEVCLOUD_DIR/glance/etc/glance-api.conf store
   for store in "${GLANCE_STORES[@]}"; do
     grep -q "^\[$store\]" "$conf" 2>/dev/null || return 1
   done
+  grep -qx "policy_file = $GLANCE_POLICY_FILE" "$conf" && grep -qx "enforce_new_defaults = $GLANCE_NEW_DEFAULTS" "$conf" &&
+    grep -qx "enforce_secure_rbac = $GLANCE_NEW_DEFAULTS" "$conf" &&
+    grep -qx 'service_type = image' "$conf"
 }
 
 # Upgrade job of up, once both clusters hold the current pools: the current config, then a restart. The database, the
 # file stores and every image are kept.
 glance_upgrade() {
-  echo "== glance-api.conf with the stores ${GLANCE_STORES[*]}"
+  echo "== glance-api.conf with the stores ${GLANCE_STORES[*]}, ferry's policy (enforce_new_defaults = $GLANCE_NEW_DEFAULTS)"
   glance_write_conf "$(<"$(ceph_fsid_file site-a)")" "$(<"$(ceph_fsid_file site-b)")"
   glance_restart
 }

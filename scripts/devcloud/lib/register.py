@@ -1,13 +1,21 @@
 #!/usr/bin/python3
 """Register the dev cloud in Keystone through its REST API (keystone.md section 5).
 
-Find-or-create everything, so it can run again on a live Keystone: projects service and demo, users glance,
-placement (admin on service) and demo (member on demo), services image and placement with one public endpoint each
-in RegionOne, and one application credential for admin and one for demo, re-created on every run because a secret
-cannot be read back. Writes {"projects", "users", "appcreds"} as JSON to the file named by argv[1] (mode 600).
+Find-or-create everything, so it can run again on a live Keystone (up runs it again on a state dir made before a
+user or role was added): projects service, demo and ferry, users glance, placement (admin on service), demo (member
+on demo), ferry and ferry-transfer, services image and placement with one public endpoint each in RegionOne, and
+application credentials, re-created on every run because a secret cannot be read back.
 
-Input from the environment: KEYSTONE_URL (ending in /v3), GLANCE_URL, PLACEMENT_URL and the passwords
-ADMIN_PASSWORD, DEMO_PASSWORD, GLANCE_PASSWORD, PLACEMENT_PASSWORD.
+ferry's own identities (docs/security.md): the role ferry, which implies reader; user ferry holds it on project ferry
+(owns no image: a compute node's agent), user ferry-transfer on project admin (owns the test images: the direct RBD
+transfer, since Glance lets only the owning project add a location). Two users, not one user with two projects: a
+password lets its holder pick any project the user has a role in. Each has an application credential whose access
+rules (packaging/glance/access-rules-*.json, the files an operator uses) allow exactly the Glance calls ferry makes.
+
+Writes {"projects", "users", "appcreds"} as JSON to the file named by argv[1] (mode 600).
+
+Input from the environment: KEYSTONE_URL (ending in /v3), GLANCE_URL, PLACEMENT_URL, the passwords ADMIN_PASSWORD,
+DEMO_PASSWORD, GLANCE_PASSWORD, PLACEMENT_PASSWORD, FERRY_PASSWORD, and ACCESS_RULES_DIR (packaging/glance).
 """
 import json
 import os
@@ -18,6 +26,12 @@ import urllib.request
 
 K = os.environ["KEYSTONE_URL"].rstrip("/")
 TIMEOUT_S = 30
+
+
+def access_rules(name):
+    """One of the access-rule files ferry ships (a JSON list of {"service", "method", "path"})."""
+    with open(os.path.join(os.environ["ACCESS_RULES_DIR"], f"access-rules-{name}.json")) as f:
+        return json.load(f)
 
 
 def call(method, path, token=None, body=None, expect=(200, 201, 204)):
@@ -90,11 +104,22 @@ def ensure_service(token, name, stype, description, url):
     return sid
 
 
-def recreate_appcred(token, user_id, name, description):
+def ensure_role(token, roles, name, implies=None):
+    """The role's id; creates it (and the implication) when missing."""
+    if name not in roles:
+        roles[name] = call("POST", "/roles", token, {"role": {"name": name}}, (201,))[2]["role"]["id"]
+    if implies:
+        call("PUT", f"/roles/{roles[name]}/implies/{roles[implies]}", token, expect=(201, 204, 409))
+    return roles[name]
+
+
+def recreate_appcred(token, user_id, name, description, access_rules=None):
     path = f"/users/{user_id}/application_credentials"
     for old in call("GET", f"{path}?name={name}", token)[2]["application_credentials"]:
         call("DELETE", f"{path}/{old['id']}", token)
     body = {"application_credential": {"name": name, "description": description}}
+    if access_rules is not None:
+        body["application_credential"]["access_rules"] = access_rules
     cred = call("POST", path, token, body, (201,))[2]["application_credential"]
     return {"id": cred["id"], "name": cred["name"], "secret": cred["secret"]}
 
@@ -106,27 +131,42 @@ def main():
     roles = {r["name"]: r["id"] for r in call("GET", "/roles", admin)[2]["roles"]}
     admin_id = first("/users?name=admin&domain_id=default", "users", admin)["id"]
 
+    admin_project = first("/projects?name=admin&domain_id=default", "projects", admin)["id"]
+    ensure_role(admin, roles, "ferry", implies="reader")
+
     service = ensure_project(admin, "service", "ferry devcloud service users")
     demo = ensure_project(admin, "demo", "ferry devcloud non-admin project")
+    ferry_project = ensure_project(admin, "ferry", "ferry devcloud: the agent's project, owns no image")
     glance, r1 = ensure_user(admin, "glance", env["GLANCE_PASSWORD"])
     placement, r2 = ensure_user(admin, "placement", env["PLACEMENT_PASSWORD"])
     demo_user, r3 = ensure_user(admin, "demo", env["DEMO_PASSWORD"], demo)
-    for project, user, role in ((service, glance, "admin"), (service, placement, "admin"), (demo, demo_user, "member")):
+    ferry, r4 = ensure_user(admin, "ferry", env["FERRY_PASSWORD"], ferry_project)
+    ferry_transfer, r5 = ensure_user(admin, "ferry-transfer", env["FERRY_PASSWORD"], admin_project)
+    for project, user, role in ((service, glance, "admin"), (service, placement, "admin"), (demo, demo_user, "member"),
+                                (ferry_project, ferry, "ferry"), (admin_project, ferry_transfer, "ferry")):
         call("PUT", f"/projects/{project}/users/{user}/roles/{roles[role]}", admin)
     ensure_service(admin, "glance", "image", "ferry devcloud Glance", env["GLANCE_URL"])
     ensure_service(admin, "placement", "placement", "ferry devcloud Placement", env["PLACEMENT_URL"])
-    if r1 or r2 or r3:
+    if r1 or r2 or r3 or r4 or r5:
         time.sleep(1.1)
 
     # Users create application credentials only for themselves, with their own token.
     demo_token = password_token("demo", env["DEMO_PASSWORD"], "demo")
+    ferry_token = password_token("ferry", env["FERRY_PASSWORD"], "ferry")
+    ferry_transfer_token = password_token("ferry-transfer", env["FERRY_PASSWORD"], "admin")
     appcreds = {
         "admin": recreate_appcred(admin, admin_id, "ferry-devcloud-admin", "ferry devcloud admin (project admin)"),
         "demo": recreate_appcred(demo_token, demo_user, "ferry-devcloud-demo", "ferry devcloud demo (member)"),
+        "ferry": recreate_appcred(ferry_token, ferry, "ferry-devcloud-ferry",
+                                  "ferry devcloud: role ferry on project ferry, the Glance path", access_rules("glance-path")),
+        "ferry-transfer": recreate_appcred(ferry_transfer_token, ferry_transfer, "ferry-devcloud-ferry-transfer",
+                                           "ferry devcloud: role ferry on project admin (owns the images), the direct transfer",
+                                           access_rules("transfer")),
     }
     result = {
-        "projects": {"service": service, "demo": demo},
-        "users": {"admin": admin_id, "demo": demo_user, "glance": glance, "placement": placement},
+        "projects": {"service": service, "demo": demo, "ferry": ferry_project, "admin": admin_project},
+        "users": {"admin": admin_id, "demo": demo_user, "glance": glance, "placement": placement, "ferry": ferry,
+                  "ferry-transfer": ferry_transfer},
         "appcreds": appcreds,
     }
     fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
