@@ -131,8 +131,8 @@ export function createGlanceClient(http: ServiceClient): GlanceClient {
           throw imageNotFound(id, response);
         case 'forbidden':
           throw new FerryError('FERRY_FORBIDDEN', `Glance refused the copy of image ${id}: ${answer.message || 'forbidden'}`,
-            'copy-image is governed by the Glance policy "copy_image", admin-only by default. Use an admin account, or have the '
-            + 'operator grant it, e.g. "copy_image": "role:member" (or "\'public\':%(visibility)s") in Glance\'s policy file.',
+            'copy-image is governed by the Glance policy "copy_image", admin-only by default. Give this identity the role ferry '
+            + 'and install the policy ferry ships on the glance-api hosts (packaging/glance/ferry-policy.yaml; docs/security.md).',
             { ...httpErrorDetails(response, context), policy: 'copy_image' });
         case 'other':
           throw httpStatusError(response, context);
@@ -205,13 +205,17 @@ function locationRefused(id: string, location: NewLocation, response: ServiceRes
   const message = serverMessage(response.body) ?? '';
   const context = { method: 'PATCH', url: response.endpoint.slice('PATCH '.length), service: 'Glance' };
   const hidden = /invisible|show_multiple_locations/i.test(message);
+  // Glance names the rule it refused by ("… complete set_image_location action."); Glance 25's is set_image_location,
+  // later ones add_image_location. "You do not own this image" is Glance 25's database layer: owner or admin only.
+  const rule = hidden ? 'show_multiple_locations' : /complete (\w+) action/.exec(message)?.[1] ?? (/do not own/i.test(message) ? 'set_image_location' : 'add_image_location');
   const hint = response.status === 403
     ? (hidden
       ? 'Glance hides locations (show_multiple_locations = false), and then refuses to add one: set show_multiple_locations = true in glance-api.conf, or use --transfer glance.'
-      : 'Adding a location is governed by the Glance policies "add_image_location" (and "get_image_location", "set_image_location"); grant them to this role, or use --transfer glance.')
+      : `Adding a location is governed by the Glance policy "${rule}", and Glance lets only the project that owns the image (or an admin) add one: `
+        + 'run the direct transfer as the role ferry in the project that owns the image, with packaging/glance/ferry-policy.yaml installed (docs/security.md), or use --transfer glance.')
     : 'Glance refused the location; check the URL and the image (its size, its status), or use --transfer glance.';
   return new FerryError('FERRY_LOCATION_REFUSED', `Glance refused to add location ${location.url} (store ${location.store}) to image ${id}: ${response.status} ${message || 'no message'}`,
-    hint, { ...httpErrorDetails(response, context), ...(response.status === 403 ? { policy: hidden ? 'show_multiple_locations' : 'add_image_location' } : {}) });
+    hint, { ...httpErrorDetails(response, context), ...(response.status === 403 ? { policy: rule } : {}) });
 }
 
 function imageNotFound(id: string, response: ServiceResponse): FerryError {

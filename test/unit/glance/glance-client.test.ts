@@ -191,12 +191,14 @@ describe('GlanceClient.requestCopy', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('requestCopy: 403 → FERRY_FORBIDDEN whose hint names the copy_image policy', async () => {
+  it('requestCopy: 403 → FERRY_FORBIDDEN whose hint names the copy_image policy and the role and policy file ferry ships', async () => {
     const exchange = loadExchange('glance', 'import-403-member');
     const scope = replay(nock(GLANCE_ROOT), exchange);
     const error = glance().client.requestCopy(imageIdOf(exchange), { stores: ['site-b'] });
     await expect(error).rejects.toMatchObject({ code: 'FERRY_FORBIDDEN', hint: expect.stringContaining('"copy_image"') as unknown,
       details: { policy: 'copy_image', status: 403, requestId: exchange.headers['x-openstack-request-id'] } });
+    await expect(error).rejects.toHaveProperty('hint', expect.stringMatching(/role ferry .*packaging\/glance\/ferry-policy\.yaml.*docs\/security\.md/));
+    await expect(error).rejects.not.toHaveProperty('hint', expect.stringContaining('role:member'));
     expect(scope.isDone()).toBe(true);
   });
 
@@ -280,12 +282,16 @@ describe('GlanceClient.addLocation', () => {
   it.each([
     { status: 400, message: `The location ${url} already exists<br /><br />\n\n\n`, hint: /check the URL/ },
     { status: 403, message: "It's not allowed to add locations if locations are invisible.", hint: /show_multiple_locations = true/ },
-    { status: 403, message: 'You are not authorized to complete add_image_location action.', hint: /add_image_location/ },
-  ])('addLocation: $status $message → FERRY_LOCATION_REFUSED with a hint naming the fix', async ({ status, message, hint }) => {
+    { status: 403, message: 'You are not authorized to complete add_image_location action.', hint: /add_image_location/, policy: 'add_image_location' },
+    // Glance 25 (Zed): the rule is set_image_location, and its database layer lets only the owning project (or admin) change an image.
+    { status: 403, message: 'You are not authorized to complete set_image_location action.<br /><br />\n\n\n',
+      hint: /"set_image_location".*role ferry in the project that owns the image.*ferry-policy\.yaml/, policy: 'set_image_location' },
+    { status: 403, message: 'You do not own this image<br /><br />\n\n\n', hint: /role ferry in the project that owns the image/, policy: 'set_image_location' },
+  ])('addLocation: $status $message → FERRY_LOCATION_REFUSED with a hint naming the fix', async ({ status, message, hint, policy }) => {
     const scope = nock(GLANCE_ROOT).patch(`/v2/images/${id}`).reply(status, { message, code: `${status}`, title: 'refused' });
     const { client } = glance();
     const refused = client.addLocation(id, { url, store: 'site-b' });
-    await expect(refused).rejects.toMatchObject({ code: 'FERRY_LOCATION_REFUSED' });
+    await expect(refused).rejects.toMatchObject({ code: 'FERRY_LOCATION_REFUSED', ...(policy === undefined ? {} : { details: { policy } }) });
     await expect(refused).rejects.toHaveProperty('hint', expect.stringMatching(hint));
     expect(scope.isDone()).toBe(true);
   });
