@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ceph, cloudEnv, devcloud, markReached } from './devcloud.js';
+import { ceph, cloudEnv, devcloud, ferryIdentity, markReached } from './devcloud.js';
 import { imageTasks, readImage, tokenFor } from './glance-admin.js';
 
 const ROOT = process.cwd();
@@ -71,7 +71,7 @@ export interface ChildRun {
 }
 
 export interface FerryChildOptions {
-  /** Extra environment (over the dev cloud's admin credentials). */
+  /** Extra environment (over ferry's credentials). */
   readonly env?: Record<string, string>;
   /** Called with the whole stderr so far, whenever more arrives. */
   readonly onStderr?: (stderr: string, child: ReturnType<typeof spawn>) => void;
@@ -79,13 +79,13 @@ export interface FerryChildOptions {
   readonly killAfterMs?: number;
 }
 
-/** `bin/ferry ARGS` as a child process with the dev cloud's admin credentials and site-b's fsid (or --ceph-conf from ARGS). */
+/** `bin/ferry ARGS` as a child process as ferry's own identity (ferryIdentity) and site-b's fsid (or --ceph-conf from ARGS). */
 export function ferryChild(args: readonly string[], options: FerryChildOptions = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'ferry'), ...args], {
       // site-b's fsid, unless the run names a ceph.conf to ask instead
-      env: { ...process.env, ...cloudEnv(), ...(args.includes('--ceph-conf') ? {} : { FERRY_FSID: devcloud().ceph['site-b'].fsid }),
+      env: { ...process.env, ...cloudEnv(ferryIdentity(args).cloud), ...(args.includes('--ceph-conf') ? {} : { FERRY_FSID: devcloud().ceph['site-b'].fsid }),
         FERRY_LOG_LEVEL: 'warn', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -14,9 +14,49 @@ export interface DevcloudFacts {
     readonly rbdStores: Readonly<Record<string, { readonly cluster: 'site-a' | 'site-b'; readonly pool: string }>> };
   readonly placement: { readonly url: string };
   readonly ceph: Readonly<Record<'site-a' | 'site-b', { readonly conf: string; readonly fsid: string }>>;
-  readonly users: Readonly<Record<'admin' | 'demo', { readonly name: string; readonly password: string; readonly project: string }>>;
-  readonly appcreds: Readonly<Record<'admin' | 'demo', { readonly id: string; readonly secret: string }>>;
+  /** `ferry`: role ferry on project ferry (owns no image); `ferry-transfer`: role ferry on project admin (owns the images). */
+  readonly users: Readonly<Record<DevcloudUser, { readonly name: string; readonly password: string; readonly project: string }>>;
+  readonly appcreds: Readonly<Record<DevcloudUser, { readonly id: string; readonly secret: string }>>;
   readonly cloudsYaml: string;
+  /** ferry's role and Glance policy as the dev cloud installed them (scripts/devcloud/lib/glance.sh). */
+  readonly ferry: { readonly role: string;
+    /** Where Glance reads ferry-policy.yaml and the opt-in directory; whether it runs with enforce_new_defaults. */
+    readonly glancePolicy: { readonly file: string; readonly dir: string; readonly enforceNewDefaults: boolean } };
+}
+
+export type DevcloudUser = 'admin' | 'demo' | 'ferry' | 'ferry-transfer';
+
+/**
+ * ferry's own identities (docs/security.md, "Credentials and what each can do"): every ferry run of the integration
+ * tests uses one of them, so that the suite proves ferry works with them and no more; admin stays for the tests' own
+ * set-up and inspection (uploading, deleting and reading images, Placement providers).
+ */
+export const FERRY = {
+  /**
+   * A compute node's agent, the Glance copy path: role ferry on project ferry, which owns no image (it sees the
+   * operator's public images: uploadImage makes them public), through an application credential whose access rules
+   * allow only the Glance calls of that path.
+   */
+  cloud: 'devcloud-ferry-appcred',
+  /** client.ferry: the mon, and read-only on the images pools (the fsid, the leftover look, ferry stores' probe). */
+  rbdUser: 'ferry',
+  /**
+   * The direct RBD transfer: role ferry on project admin, which owns the tests' images (Glance lets only the owning
+   * project add a location), through an application credential that also allows PATCH /v2/images/{id}.
+   */
+  transferCloud: 'devcloud-ferry-transfer-appcred',
+  /** client.ferry-transfer: writes site-b's images and images-c pools, reads site-a's images pool. */
+  transferRbdUser: 'ferry-transfer',
+} as const;
+
+/** The dev cloud's admin: test set-up and inspection, and the ferry commands that need Placement's admin rules. */
+export const ADMIN_CLOUD = 'devcloud-admin';
+
+/** The identity of a ferry run (an agent) with these arguments: the direct transfer's when they let it transfer. */
+export function ferryIdentity(args: readonly string[]): { readonly cloud: string; readonly rbdUser: string } {
+  const at = args.indexOf('--transfer');
+  const transfer = at >= 0 && ['rbd', 'auto'].includes(args[at + 1] ?? '');
+  return transfer ? { cloud: FERRY.transferCloud, rbdUser: FERRY.transferRbdUser } : { cloud: FERRY.cloud, rbdUser: FERRY.rbdUser };
 }
 
 const DIR = process.env.FERRY_DEVCLOUD_DIR ?? join(process.cwd(), '.devcloud');
@@ -43,8 +83,8 @@ export function markReached(service: Service): void {
   writeFileSync(join(dir, service), new Date().toISOString());
 }
 
-/** The environment a user of the dev cloud has after `source .devcloud/devcloud.env`, for a given cloud. */
-export function cloudEnv(cloud = 'devcloud-admin'): Record<string, string> {
+/** The environment a user of the dev cloud has after `source .devcloud/devcloud.env`, for a given cloud (ferry's own by default). */
+export function cloudEnv(cloud: string = FERRY.cloud): Record<string, string> {
   return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: devcloud().cloudsYaml };
 }
 
@@ -73,7 +113,7 @@ export function countingTransport(): CountingTransport {
   };
 }
 
-/** A Cloud for the dev cloud as `cloud` (clouds.yaml name), with extra flags, over the given transport. */
+/** A Cloud for the dev cloud as `cloud` (clouds.yaml name; ferry's own by default), with extra flags, over the given transport. */
 export async function devCloud(options: { cloud?: string; flags?: Record<string, string | boolean>; transport?: HttpTransport } = {}): Promise<Cloud> {
   const config = resolveConfig({ flags: options.flags ?? {}, env: cloudEnv(options.cloud), cwd: process.cwd(), homeDir: '/nonexistent' });
   return connectCloud(config, undefined, options.transport ? { transport: options.transport } : {});

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { devcloud, markReached } from './devcloud.js';
+import { devcloud, markReached, type DevcloudUser } from './devcloud.js';
 
 /**
  * Test set-up against the real Glance with plain fetch: independent of the code under test, so a bug in ferry's
  * client cannot make its own tests pass.
  */
-export async function tokenFor(user: 'admin' | 'demo' = 'admin'): Promise<string> {
+export async function tokenFor(user: DevcloudUser = 'admin'): Promise<string> {
   const facts = devcloud();
   const u = facts.users[user];
   const response = await fetch(`${facts.keystone.url}/auth/tokens`, {
@@ -19,6 +19,44 @@ export async function tokenFor(user: 'admin' | 'demo' = 'admin'): Promise<string
   return response.headers.get('x-subject-token') ?? '';
 }
 
+/** A token for one of the dev cloud's application credentials (ferry's carry access rules: register.py). */
+export async function appcredToken(user: DevcloudUser): Promise<string> {
+  const facts = devcloud();
+  const { id, secret } = facts.appcreds[user];
+  const response = await fetch(`${facts.keystone.url}/auth/tokens`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ auth: { identity: { methods: ['application_credential'], application_credential: { id, secret } } } }),
+  });
+  if (response.status !== 201) throw new Error(`keystone auth with the application credential of ${user}: ${response.status}`);
+  markReached('keystone');
+  return response.headers.get('x-subject-token') ?? '';
+}
+
+/** Glance's answer to one request: its status, and its JSON body when it has one (error bodies: message, code, title). */
+export interface GlanceAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** One plain request to Glance with the given token (a JSON patch when the body is an array). */
+export async function glanceRequest(token: string, method: string, path: string, body?: unknown): Promise<GlanceAnswer> {
+  const type: Record<string, string> = body === undefined ? {} : { 'content-type': Array.isArray(body)
+    ? 'application/openstack-images-v2.1-json-patch' : typeof body === 'string' ? 'application/octet-stream' : 'application/json' };
+  const response = await fetch(`${devcloud().glance.url}${path}`, {
+    method, headers: { 'x-auth-token': token, accept: 'application/json', ...type },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  markReached('glance');
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // not JSON (a 204, an HTML page): the text itself
+  }
+  return { status: response.status, body: parsed };
+}
+
 export interface UploadOptions {
   readonly name: string;
   readonly store: string;
@@ -26,16 +64,26 @@ export interface UploadOptions {
   readonly diskFormat?: string;
   readonly as?: 'admin' | 'demo';
   readonly properties?: Record<string, string>;
+  /** Default: public for admin (the operator's images, which ferry's own project sees), Glance's default for demo. */
+  readonly visibility?: 'public' | 'community' | 'shared' | 'private';
+}
+
+/** The visibility an image the tests upload gets: the operator's (admin's) images are public, as the ones ferry places are. */
+function visibilityOf(as: 'admin' | 'demo', visibility: UploadOptions['visibility']): Record<string, string> {
+  const chosen = visibility ?? (as === 'admin' ? 'public' : undefined);
+  return chosen === undefined ? {} : { visibility: chosen };
 }
 
 /** Create an image and upload random data to one store; returns its id. */
 export async function uploadImage(options: UploadOptions): Promise<string> {
   const facts = devcloud();
-  const token = await tokenFor(options.as ?? 'admin');
+  const as = options.as ?? 'admin';
+  const token = await tokenFor(as);
   const headers = { 'x-auth-token': token, accept: 'application/json' };
   const created = await fetch(`${facts.glance.url}/v2/images`, {
     method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: options.name, disk_format: options.diskFormat ?? 'raw', container_format: 'bare', ...options.properties }),
+    body: JSON.stringify({ name: options.name, disk_format: options.diskFormat ?? 'raw', container_format: 'bare',
+      ...visibilityOf(as, options.visibility), ...options.properties }),
   });
   if (created.status !== 201) throw new Error(`create image: ${created.status} ${await created.text()}`);
   const { id } = (await created.json()) as { id: string };
@@ -48,12 +96,13 @@ export async function uploadImage(options: UploadOptions): Promise<string> {
   return id;
 }
 
+/** An image without data, public (ferry's own project reads it). */
 export async function createQueuedImage(name: string): Promise<string> {
   const facts = devcloud();
   const token = await tokenFor('admin');
   const created = await fetch(`${facts.glance.url}/v2/images`, {
     method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, disk_format: 'raw', container_format: 'bare' }),
+    body: JSON.stringify({ name, disk_format: 'raw', container_format: 'bare', ...visibilityOf('admin', undefined) }),
   });
   return ((await created.json()) as { id: string }).id;
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callAgent } from '../../../src/agent/agent-client.js';
-import { cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { cloudEnv, devcloud, ferryIdentity } from '../../helpers/devcloud.js';
 
 /** A real `bin/ferry agent` process on a private socket (never the default one: other ferry users share the machine). */
 export interface AgentProcess {
@@ -26,11 +26,12 @@ export async function startAgent(args: readonly string[] = [],
   const dir = options.socket === undefined ? mkdtempSync(join(tmpdir(), 'ferry-agent-it-')) : undefined;
   const socket = options.socket ?? join(dir ?? '', 'agent.sock');
   const site = options.site ?? 'site-b';
+  const identity = ferryIdentity(args);
   const agent = [process.execPath, `${process.cwd()}/bin/ferry`, 'agent', '--socket', socket, '--store', site,
-    '--ceph-conf', devcloud().ceph[site].conf, '--rbd-user', 'nova', ...args];
+    '--ceph-conf', devcloud().ceph[site].conf, '--rbd-user', identity.rbdUser, ...args];
   const [file = '', ...argv] = options.hostname === undefined ? agent
     : ['unshare', '--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, ...agent];
-  const child = spawn(file, argv, { env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, argv, { env: { ...process.env, ...cloudEnv(identity.cloud), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueuedImage } from '../../helpers/glance-admin.js';
-import { cloudEnv, devcloud, markReached } from '../../helpers/devcloud.js';
+import { ADMIN_CLOUD, cloudEnv, devcloud, markReached } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 
 // nova.conf + nova-compute.conf against the real Keystone catalog of the dev cloud, which offers only public
@@ -17,7 +17,7 @@ let internalEndpoint = '';
 
 /** The openstack CLI as the dev cloud's admin (test set-up independent of ferry). */
 function openstack(args: readonly string[]): string {
-  return execFileSync('openstack', args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...cloudEnv() },
+  return execFileSync('openstack', args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...cloudEnv(ADMIN_CLOUD) },
     encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
@@ -34,11 +34,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The admin user as OS_* variables, with no interface anywhere. */
+/** ferry's own user (role ferry on project ferry) as OS_* variables, with no interface anywhere. */
 function credentials(): Record<string, string> {
   const facts = devcloud();
-  const admin = facts.users.admin;
-  return { OS_AUTH_URL: facts.keystone.url, OS_USERNAME: admin.name, OS_PASSWORD: admin.password, OS_PROJECT_NAME: admin.project,
+  const ferry = facts.users.ferry;
+  return { OS_AUTH_URL: facts.keystone.url, OS_USERNAME: ferry.name, OS_PASSWORD: ferry.password, OS_PROJECT_NAME: ferry.project,
     OS_USER_DOMAIN_NAME: 'Default', OS_PROJECT_DOMAIN_NAME: 'Default', OS_REGION_NAME: 'RegionOne' };
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { askClusterFsid } from '../../../src/rbd/cluster-fsid.js';
 import { execFileRunner, type CommandRunner } from '../../../src/rbd/command-runner.js';
-import { devcloud } from '../../helpers/devcloud.js';
+import { devcloud, FERRY } from '../../helpers/devcloud.js';
 
 // The local cluster's fsid through librados (python3-rados, what ensure, the agent and the direct transfer ask), and
 // through `ceph fsid` where the binding cannot run, against the dev cloud's two clusters.
@@ -19,7 +19,7 @@ function recording(): CommandRunner & { files: string[] } {
 }
 
 describe('askClusterFsid against the dev cloud', () => {
-  it.each([['site-a', 'glance'], ['site-b', 'nova']] as const)('%s as client.%s: librados answers the cluster\'s fsid; no ceph CLI runs', async (site, user) => {
+  it.each([['site-a', FERRY.transferRbdUser], ['site-b', FERRY.rbdUser]] as const)('%s as client.%s: librados answers the cluster\'s fsid; no ceph CLI runs', async (site, user) => {
     const runner = recording();
     await expect(askClusterFsid({ confFile: devcloud().ceph[site].conf, user, runner })).resolves.toBe(devcloud().ceph[site].fsid);
     expect(runner.files).toEqual(['/usr/bin/python3']);
@@ -29,7 +29,7 @@ describe('askClusterFsid against the dev cloud', () => {
     const noBinding = join(dir, 'python-without-site');
     writeFileSync(noBinding, '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n', { mode: 0o755 });
     const runner = recording();
-    await expect(askClusterFsid({ confFile: devcloud().ceph['site-b'].conf, user: 'nova', runner, python: noBinding })).resolves.toBe(devcloud().ceph['site-b'].fsid);
+    await expect(askClusterFsid({ confFile: devcloud().ceph['site-b'].conf, user: FERRY.rbdUser, runner, python: noBinding })).resolves.toBe(devcloud().ceph['site-b'].fsid);
     expect(runner.files).toEqual([noBinding, 'ceph']);
   });
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensure } from '../../../src/copy/ensure.js';
-import { ceph, cloudEnv, countingTransport, devcloud, devCloud } from '../../helpers/devcloud.js';
+import { ceph, cloudEnv, countingTransport, devcloud, devCloud, FERRY } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
 const created: string[] = [];
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 const ferryBin = `${process.cwd()}/bin/ferry`;
-function ferry(args: readonly string[], cloud = 'devcloud-admin'): { code: number; json: Record<string, unknown>; stderr: string } {
+function ferry(args: readonly string[], cloud: string = FERRY.cloud): { code: number; json: Record<string, unknown>; stderr: string } {
   const result = spawnSync(process.execPath, [ferryBin, ...args, '--json'], {
     encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...cloudEnv(cloud), FERRY_FSID: devcloud().ceph['site-b'].fsid },
   });
@@ -32,7 +32,7 @@ describe('ensure against real Glance and two Ceph clusters', () => {
   it('ensure: copies a site-a image to site-b and the target clones with rbd on cluster B', async () => {
     const id = await image('copy', 'site-a', { sizeBytes: 8 * 1024 * 1024 });
     const transport = countingTransport();
-    const cloud = await devCloud({ transport, flags: { 'ceph-conf': devcloud().ceph['site-b'].conf, 'rbd-user': 'nova' } });
+    const cloud = await devCloud({ transport, flags: { 'ceph-conf': devcloud().ceph['site-b'].conf, 'rbd-user': FERRY.rbdUser } });
     const result = await ensure(cloud, id, { store: 'site-b' });
     expect(result).toMatchObject({ imageId: id, copied: true, importRequests: 1,
       target: { fsid: devcloud().ceph['site-b'].fsid, pool: 'images', image: id, snapshot: 'snap' } });
@@ -104,7 +104,7 @@ describe('ensure against real Glance and two Ceph clusters', () => {
     { title: 'an unknown store', setup: () => image('nostore', 'site-a'), args: ['--store', 'nosuch'], code: 23, error: 'FERRY_STORE_NOT_FOUND' },
     { title: 'a malformed image ID', setup: () => Promise.resolve('3f1c2a9e-5b7d'), args: ['--store', 'site-b'], code: 4, error: 'FERRY_INVALID_IMAGE_REF' },
     { title: 'an image that does not exist', setup: () => Promise.resolve('00000000-0000-4000-8000-000000000000'), args: ['--store', 'site-b'], code: 20, error: 'FERRY_IMAGE_NOT_FOUND' },
-    { title: 'bad credentials', setup: () => Promise.resolve('00000000-0000-4000-8000-000000000000'), args: ['--store', 'site-b', '--os-password', 'wrong'], code: 10, error: 'FERRY_AUTH_FAILED' },
+    { title: 'bad credentials', setup: () => Promise.resolve('00000000-0000-4000-8000-000000000000'), args: ['--store', 'site-b', '--os-cloud', 'devcloud-ferry', '--os-password', 'wrong'], code: 10, error: 'FERRY_AUTH_FAILED' },
     { title: 'an unreachable Glance', setup: () => Promise.resolve('00000000-0000-4000-8000-000000000000'), args: ['--store', 'site-b', '--glance-endpoint', 'http://127.0.0.1:59999', '--retries', '0'], code: 13, error: 'FERRY_UNREACHABLE' },
   ])('ferry ensure CLI: $title → exit $code, $error, no stack trace', async ({ setup, args, code, error }) => {
     const id = await setup();
@@ -126,7 +126,7 @@ describe('ensure against real Glance and two Ceph clusters', () => {
 
   it('ferry ensure CLI: a plain token with an explicit Glance endpoint needs no Keystone catalog', async () => {
     const id = await image('token', 'site-a');
-    const token = await tokenFor('admin');
+    const token = await tokenFor('ferry');
     const result = spawnSync(process.execPath, [ferryBin, 'ensure', id, '--store', 'site-b', '--json'], {
       encoding: 'utf8', timeout: 120_000,
       env: { ...process.env, OS_CLOUD: '', OS_CLIENT_CONFIG_FILE: '/nonexistent', OS_TOKEN: token,

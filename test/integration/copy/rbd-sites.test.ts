@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { prewarmJsonSchema } from '../../../src/cli/render/prewarm-json.js';
-import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage, tokenFor } from '../../helpers/glance-admin.js';
 import { ferrySync, md5, MiB, sparseBytes, uploadBytes } from './rbd-transfer-helpers.js';
 
@@ -33,7 +33,7 @@ describe('ferry prewarm --transfer rbd: every site at once', () => {
     const id = await uploadBytes('it-rbd-sites', bytes, 'site-a');
     created.push(id);
     const b = facts.ceph['site-b'].conf;
-    const run = ferrySync(['prewarm', id, '--store', 'site-b', '--store', 'site-c', '--transfer', 'rbd', '--rbd-user', 'glance', '--json',
+    const run = ferrySync(['prewarm', id, '--store', 'site-b', '--store', 'site-c', '--transfer', 'rbd', '--rbd-user', FERRY.transferRbdUser, '--json',
       '--source-ceph-conf', `site-a=${facts.ceph['site-a'].conf}`, '--source-ceph-conf', `site-b=${b}`, '--source-ceph-conf', `site-c=${b}`]);
     expect(run.code, run.stderr).toBe(0);
     const json = prewarmJsonSchema.parse(run.json);
@@ -62,7 +62,7 @@ describe('ferry prewarm --transfer rbd: every site at once', () => {
       expect(ceph('site-b', 'rbd', ['ls', pool], 'admin').stdout).not.toContain(`${id}.ferry-partial`);
     }
 
-    const again = ferrySync(['prewarm', id, '--store', 'site-b', '--store', 'site-c', '--transfer', 'rbd', '--rbd-user', 'glance', '--json',
+    const again = ferrySync(['prewarm', id, '--store', 'site-b', '--store', 'site-c', '--transfer', 'rbd', '--rbd-user', FERRY.transferRbdUser, '--json',
       '--source-ceph-conf', `site-a=${facts.ceph['site-a'].conf}`, '--source-ceph-conf', `site-b=${b}`, '--source-ceph-conf', `site-c=${b}`]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.json).toMatchObject({ counts: { copied: 0, present: 2 }, requests: { import_requests: 0 } });
@@ -73,7 +73,7 @@ describe('ferry prewarm --transfer rbd: every site at once', () => {
     const id = await uploadBytes('it-rbd-sites-member', sparseBytes(4 * MiB, MiB), 'site-a');
     created.push(id);
     await makePublic(id);
-    const run = ferrySync(['ensure', id, '--store', 'site-c', '--ceph-conf', facts.ceph['site-b'].conf, '--rbd-user', 'glance',
+    const run = ferrySync(['ensure', id, '--store', 'site-c', '--ceph-conf', facts.ceph['site-b'].conf, '--rbd-user', FERRY.transferRbdUser,
       '--transfer', 'rbd', '--source-ceph-conf', `site-a=${facts.ceph['site-a'].conf}`, '--json', '--os-cloud', 'devcloud-member']);
     expect(run.code, run.stderr).toBe(28);
     expect(run.json).toMatchObject({ error: { code: 'FERRY_RBD_TARGET_POOL_UNKNOWN' } });

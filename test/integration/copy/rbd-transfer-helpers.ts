@@ -2,7 +2,7 @@
 // run it (the exact flags of issue 19), and reads of both clusters with the rbd CLI.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { readImage, tokenFor } from '../../helpers/glance-admin.js';
 
 export const MiB = 1024 * 1024;
@@ -33,7 +33,7 @@ export async function uploadBytes(name: string, bytes: Buffer, store = 'site-a',
 /** The issue's command line, for store site-b, reading site-a. */
 export function rbdEnsureArgs(id: string, extra: readonly string[] = []): string[] {
   const facts = devcloud();
-  return ['ensure', id, '--store', 'site-b', '--ceph-conf', facts.ceph['site-b'].conf, '--rbd-user', 'glance',
+  return ['ensure', id, '--store', 'site-b', '--ceph-conf', facts.ceph['site-b'].conf, '--rbd-user', FERRY.transferRbdUser,
     '--transfer', 'rbd', '--source-ceph-conf', `site-a=${facts.ceph['site-a'].conf}`, '--json', ...extra];
 }
 
@@ -47,14 +47,15 @@ export interface FerryRun {
   readonly signal?: NodeJS.Signals | null;
 }
 
+/** ferry as the direct transfer's identity (FERRY.transferCloud: the project that owns the images). */
 export function ferrySync(args: readonly string[]): FerryRun {
-  const result = spawnSync(process.execPath, [ferryBin, ...args], { encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...cloudEnv() } });
+  const result = spawnSync(process.execPath, [ferryBin, ...args], { encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...cloudEnv(FERRY.transferCloud) } });
   return { code: result.status ?? -1, json: JSON.parse(result.stdout || '{}') as Record<string, unknown>, stderr: result.stderr };
 }
 
 /** ferry in the background: for races and kills. `env` over the dev cloud's (FERRY_GLANCE_ENDPOINT: a fault proxy). */
 export function ferryAsync(args: readonly string[], env: Record<string, string> = {}): { child: ReturnType<typeof spawn>; done: Promise<FerryRun> } {
-  const child = spawn(process.execPath, [ferryBin, ...args], { env: { ...process.env, ...cloudEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [ferryBin, ...args], { env: { ...process.env, ...cloudEnv(FERRY.transferCloud), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { faults } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import {
@@ -84,7 +84,7 @@ describe('ferry prewarm --transfer rbd', () => {
   it('prewarm --transfer rbd: two images into site-b, the report counts them as rbd transfers, no import request, verified bytes', async () => {
     const ids = [await image('prewarm-1', sparseBytes(16 * MiB, 2 * MiB)), await image('prewarm-2', sparseBytes(16 * MiB, 2 * MiB))];
     const facts = devcloud();
-    const run = ferrySync(['prewarm', ...ids, '--store', 'site-b', '--transfer', 'rbd', '--rbd-user', 'glance', '--json',
+    const run = ferrySync(['prewarm', ...ids, '--store', 'site-b', '--transfer', 'rbd', '--rbd-user', FERRY.transferRbdUser, '--json',
       '--source-ceph-conf', `site-a=${facts.ceph['site-a'].conf}`, '--source-ceph-conf', `site-b=${facts.ceph['site-b'].conf}`]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json).toMatchObject({ counts: { copied: 2, failed: 0 }, transfers: { rbd: 2, glance: 0 }, requests: { import_requests: 0 } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ceph, devcloud, devCloud, countingTransport } from '../../helpers/devcloud.js';
+import { ADMIN_CLOUD, ceph, devcloud, devCloud, countingTransport } from '../../helpers/devcloud.js';
 
 describe('dev cloud', () => {
   it('devcloud: both Ceph clusters answer with the fsids the descriptor names', () => {
@@ -12,7 +12,7 @@ describe('dev cloud', () => {
 
   it('devcloud: Glance lists the five stores through Keystone auth; site-c is an rbd store on pool images-c of site-b\'s cluster', async () => {
     const transport = countingTransport();
-    const cloud = await devCloud({ transport });
+    const cloud = await devCloud({ cloud: ADMIN_CLOUD, transport });
     const info = await cloud.glance.getStoresDetail();
     expect(info.stores.map((s) => s.id).sort()).toEqual(['broken', 'central', 'site-a', 'site-b', 'site-c']);
     expect(info.stores.find((s) => s.id === 'site-b')).toMatchObject({ type: 'rbd', pool: 'images' });
@@ -27,9 +27,9 @@ describe('dev cloud', () => {
     await transport.close();
   });
 
-  it('devcloud: Placement answers through Keystone auth at microversion 1.39', async () => {
+  it('devcloud: Placement answers through Keystone auth at microversion 1.39 (as admin: Placement\'s stock rules)', async () => {
     const transport = countingTransport();
-    const cloud = await devCloud({ transport });
+    const cloud = await devCloud({ cloud: ADMIN_CLOUD, transport });
     const response = await cloud.placementHttp.request({ method: 'GET', path: '/resource_providers',
       headers: { 'openstack-api-version': 'placement 1.39' } });
     expect(response.status).toBe(200);

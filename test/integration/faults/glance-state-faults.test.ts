@@ -3,7 +3,7 @@
 // caused by another client's failing store, the image deleted mid-copy.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { devcloud, countingTransport, devCloud, markReached } from '../../helpers/devcloud.js';
+import { devcloud, countingTransport, devCloud, FERRY, markReached } from '../../helpers/devcloud.js';
 import { errorOf, faults, ferryChild, lockedBy, lostSince, notConverged, originalCopy, rawImport, stuckDiagnosis, successfulCopies, tasksOf, until }
   from '../../helpers/devcloud-faults.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
@@ -54,7 +54,7 @@ describe('Glance and Ceph state faults', () => {
       const before = await originalCopy(id);
       leave('site-b', id);
       // ferry looks for a leftover with rbd info (and rbd ls), in the cluster its ceph.conf names
-      const run = await ensure(id, ['--timeout', '60', '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova']);
+      const run = await ensure(id, ['--timeout', '60', '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.rbdUser]);
       expect(run.code, run.stdout + run.stderr).toBe(33);
       const error = errorOf(run);
       expect(error.code).toBe('FERRY_COPY_TARGET_EXISTS');

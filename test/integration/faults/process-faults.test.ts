@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { devcloudHealthy, errorOf, faults, ferryChild, lockedBy, type ChildRun, lostSince, notConverged, originalCopy, stuckDiagnosis, successfulCopies, tasksOf, until }
   from '../../helpers/devcloud-faults.js';
-import { devcloud } from '../../helpers/devcloud.js';
+import { devcloud, FERRY } from '../../helpers/devcloud.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
 import { deleteImage, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
@@ -43,7 +43,7 @@ const seen = (what: string, text: () => string, pattern: RegExp, timeoutMs: numb
 async function agedLockTakenOver(id: string, task: string, minutes: number): Promise<void> {
   faults.ageTask(task, minutes);
   // ferry knows site-b's ceph.conf here, so that a partial RBD image left by the killed copy is named as such
-  const conf = ['--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova'];
+  const conf = ['--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.rbdUser];
   const again = await ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120', ...conf]);
   // Glance busted the expired lock for ferry's import either way
   expect((await tasksOf(id)).find((t) => t.id === task), again.stdout + again.stderr).toMatchObject({ status: 'failure' });
@@ -152,7 +152,7 @@ describe('process faults during a copy', () => {
       expect(await lostSince(before)).toEqual([]);
       // with site-b's ceph.conf, so that a partial RBD image the failed write left (when its clean-up timed out too)
       // is named as such
-      const conf = ['--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', 'nova'];
+      const conf = ['--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.rbdUser];
       let again = await ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120', ...conf]);
       if (again.code === 33) {
         expect(errorOf(again).message).toContain(`images/${id}`);

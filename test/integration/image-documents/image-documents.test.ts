@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendJsonSchema } from '../../../src/cli/commands/backend.js';
 import { prefilterJsonSchema } from '../../../src/cli/reports/prefilter-report.js';
-import { cloudEnv, devcloud, markReached } from '../../helpers/devcloud.js';
+import { ADMIN_CLOUD, cloudEnv, devcloud, markReached } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 
 // One image in the real Glance with hw_* properties, read three ways by ferry: from Glance (--image ID), from the
@@ -19,9 +19,10 @@ const PINNED = ['--os-traits-version', '2.9.0'];
 let dir: string;
 let imageId: string;
 
+/** The openstack CLI as the dev cloud's admin (test set-up independent of ferry; ferry itself reads the image as its own identity). */
 function openstack(args: readonly string[]): string {
   return execFileSync('openstack', args, {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...cloudEnv() }, encoding: 'utf8', timeout: 60_000,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...cloudEnv(ADMIN_CLOUD) }, encoding: 'utf8', timeout: 60_000,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -30,7 +31,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ferry-imagedoc-'));
   devcloud();
   const props = Object.entries(PROPERTIES).flatMap(([k, v]) => ['--property', `${k}=${v}`]);
-  imageId = openstack(['image', 'create', '--disk-format', 'qcow2', '--container-format', 'bare', ...props, NAME, '-f', 'value', '-c', 'id']).trim();
+  imageId = openstack(['image', 'create', '--public', '--disk-format', 'qcow2', '--container-format', 'bare', ...props, NAME, '-f', 'value', '-c', 'id']).trim();
   writeFileSync(join(dir, 'osc.json'), openstack(['image', 'show', '-f', 'json', imageId]));
   writeFileSync(join(dir, 'partial.json'), JSON.stringify({ disk_format: 'qcow2', ...PROPERTIES }));
   markReached('keystone');

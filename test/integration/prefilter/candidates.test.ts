@@ -14,7 +14,7 @@ import { findCandidates } from '../../../src/prefilter/find-candidates.js';
 import { imageTraitRequest } from '../../../src/prefilter/image-trait-request.js';
 import type { HostCapabilitiesInput } from '../../../src/traits/host-traits.js';
 import type { TraitCatalogue } from '../../../src/traits/trait-catalogue.js';
-import { cloudEnv, countingTransport, devCloud, markReached, type CountingTransport } from '../../helpers/devcloud.js';
+import { ADMIN_CLOUD, cloudEnv, countingTransport, devCloud, markReached, type CountingTransport } from '../../helpers/devcloud.js';
 import { hostTraitReport, recordedXml, type HostStorage } from '../../helpers/host-trait-report.js';
 import { placementAdmin, type PlacementAdmin, type TestProvider } from '../../helpers/placement-admin.js';
 import { runFerry } from '../../helpers/run-ferry.js';
@@ -63,7 +63,9 @@ const labelOf = (uuid: string): string => [...hosts].find(([, p]) => p.uuid === 
 
 beforeAll(async () => {
   transport = countingTransport();
-  cloud = await devCloud({ transport });
+  // Admin: Placement's stock rules give allocation candidates, providers and traits to admin only (docs/security.md,
+  // "Placement"); the set-up writes providers too.
+  cloud = await devCloud({ cloud: ADMIN_CLOUD, transport });
   admin = placementAdmin(cloud);
   placement = createPlacementClient(cloud.placementHttp);
   await admin.createTrait(SCOPE);
@@ -153,7 +155,7 @@ describe('ferry candidates and ferry explain against the real Placement', () => 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('ferry candidates --json: the two hosts with the IDE bus and qcow2, by name, checked against Placement\'s trait list', async () => {
-    const run = await runFerry(['candidates', '--image', file, ...scope, '--resources', RESOURCES, '--json'], { env: cloudEnv() });
+    const run = await runFerry(['candidates', '--image', file, ...scope, '--resources', RESOURCES, '--json'], { env: cloudEnv(ADMIN_CLOUD) });
     expect(run.code, run.stdout).toBe(0);
     const json = candidatesJsonSchema.parse(JSON.parse(run.stdout));
     expect(json).toMatchObject({ microversion: '1.39', catalogue_version: 'placement',
@@ -163,7 +165,7 @@ describe('ferry candidates and ferry explain against the real Placement', () => 
 
   it('ferry explain: text names, host by host, the trait or resource that keeps it out', async () => {
     const providers = [...hosts.values()].flatMap((h) => ['--provider', h.name]);
-    const run = await runFerry(['explain', '--image', file, ...scope, '--resources', RESOURCES, ...providers], { env: cloudEnv() });
+    const run = await runFerry(['explain', '--image', file, ...scope, '--resources', RESOURCES, ...providers], { env: cloudEnv(ADMIN_CLOUD) });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('2 of 7 hosts can take it with VCPU:1,MEMORY_MB:512');
     expect(run.stdout).toMatch(new RegExp(`✗ ${hosts.get('C')?.name ?? ''} +\\S+ +lacks COMPUTE_STORAGE_BUS_IDE\\n`));
@@ -174,7 +176,7 @@ describe('ferry candidates and ferry explain against the real Placement', () => 
 
   it('ferry explain --json: parses with the schema; the candidates are A and D', async () => {
     const providers = [...hosts.values()].flatMap((h) => ['--provider', h.uuid]);
-    const run = await runFerry(['explain', '--image', file, ...scope, '--resources', RESOURCES, ...providers, '--json'], { env: cloudEnv() });
+    const run = await runFerry(['explain', '--image', file, ...scope, '--resources', RESOURCES, ...providers, '--json'], { env: cloudEnv(ADMIN_CLOUD) });
     expect(run.code, run.stdout).toBe(0);
     const json = explainJsonSchema.parse(JSON.parse(run.stdout));
     expect(json.hosts.filter((h) => h.candidate).map((h) => labelOf(h.uuid)).sort()).toEqual(['A', 'D']);

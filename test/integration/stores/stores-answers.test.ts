@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { storesJsonSchema, type StoresJson } from '../../../src/cli/commands/stores.js';
 import { devcloudHealthy, faults } from '../../helpers/devcloud-faults.js';
-import { cloudEnv, devcloud, markReached } from '../../helpers/devcloud.js';
+import { cloudEnv, devcloud, FERRY, markReached } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 
 const PROBE_TIMEOUT_S = 6;
@@ -15,7 +15,7 @@ const SLACK_MS = 5_000;
 async function stores(extra: readonly string[]): Promise<{ json: StoresJson; wallMs: number }> {
   const { ceph } = devcloud();
   const started = Date.now();
-  const run = await runFerry(['stores', '--store', 'site-b', '--ceph-conf', ceph['site-b'].conf, '--rbd-user', 'nova',
+  const run = await runFerry(['stores', '--store', 'site-b', '--ceph-conf', ceph['site-b'].conf, '--rbd-user', FERRY.rbdUser,
     '--probe-ceph-conf', `site-a=${ceph['site-a'].conf}`, '--probe-timeout', `${PROBE_TIMEOUT_S}s`, ...extra, '--json'], { env: cloudEnv() });
   const wallMs = Date.now() - started;
   expect(run.code, run.stdout + run.stderr).toBe(0);
@@ -39,7 +39,7 @@ describe('ferry stores: whether each store answers (real Ceph)', () => {
     markReached('ceph-site-b');
     expect(json.source).toBe('GET /v2/info/stores/detail');
     expect(answerOf(json, 'site-b')).toEqual({ answers: true, why: expect.stringMatching(
-      new RegExp(`^rbd ls --pool images \\(-c ${devcloud().ceph['site-b'].conf} --id nova\\) answered \\(\\d+ RBD images?\\)$`)) as unknown });
+      new RegExp(`^rbd ls --pool images \\(-c ${devcloud().ceph['site-b'].conf} --id ${FERRY.rbdUser}\\) answered \\(\\d+ RBD images?\\)$`)) as unknown });
     expect(answerOf(json, 'site-a').answers).toBe(true);
     expect(answerOf(json, 'central')).toEqual({ answers: null, why: expect.stringMatching(/^a file store: Glance reports no per-store health/) as unknown });
     expect(answerOf(json, 'broken').answers).toBeNull();

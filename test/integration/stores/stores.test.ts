@@ -5,7 +5,7 @@ import { runFerry } from '../../helpers/run-ferry.js';
 
 describe('ferry stores against the real Glance', () => {
   it('ferry stores --store site-b --json: every store of enabled_backends, types from /detail, site-b local', async () => {
-    const run = await runFerry(['stores', '--store', 'site-b', '--json'], { env: cloudEnv('devcloud-admin') });
+    const run = await runFerry(['stores', '--store', 'site-b', '--json'], { env: cloudEnv() });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     markReached('glance');
     const json = storesJsonSchema.parse(JSON.parse(run.stdout));

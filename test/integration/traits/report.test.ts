@@ -7,7 +7,7 @@ import { readTraitCatalogue } from '../../../src/placement/read-trait-catalogue.
 import { reportTraits } from '../../../src/placement/report-traits.js';
 import type { HostCapabilitiesInput, HostTraitReport } from '../../../src/traits/host-traits.js';
 import type { TraitCatalogue } from '../../../src/traits/trait-catalogue.js';
-import { cloudEnv, countingTransport, devCloud, markReached, type CountingTransport } from '../../helpers/devcloud.js';
+import { ADMIN_CLOUD, cloudEnv, countingTransport, devCloud, markReached, type CountingTransport } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 import { hostTraitReport, recordedXml, type HostStorage } from '../../helpers/host-trait-report.js';
 import { loadDomcaps } from '../../unit/traits/domcaps-fixtures.js';
@@ -43,7 +43,8 @@ async function createProvider(label: string, traits: readonly string[] = []): Pr
 
 beforeAll(async () => {
   transport = countingTransport();
-  cloud = await devCloud({ transport });
+  // Admin: Placement's stock rules give every call of `traits report` to admin only (docs/security.md, "Placement").
+  cloud = await devCloud({ cloud: ADMIN_CLOUD, transport });
   placement = createPlacementClient(cloud.placementHttp);
   for (const name of [FOREIGN, KEPT_CUSTOM]) expect(await admin('PUT', `/traits/${name}`)).toBe(201);
   catalogue = await readTraitCatalogue(placement);
@@ -165,14 +166,14 @@ describe('ferry traits report against the real Placement', () => {
     const args = ['traits', 'report', '--provider', provider.name, '--domcaps', 'fixtures/domcaps/domcaps-x86_64-kvm-pc.xml',
       '--domcaps', 'fixtures/domcaps/domcaps-x86_64-kvm-q35.xml', '--capabilities', 'fixtures/domcaps/capabilities.xml',
       '--images-type', 'rbd', '--force-raw-images', 'false', '--json'];
-    const first = await runFerry(args, { env: cloudEnv() });
+    const first = await runFerry(args, { env: cloudEnv(ADMIN_CLOUD) });
     expect(first.code, first.stdout).toBe(0);
     markReached('placement');
     const json = traitsReportJsonSchema.parse(JSON.parse(first.stdout));
     expect(json).toMatchObject({ provider, unchanged: false, attempts: 1, kept: [KEPT_CUSTOM], catalogue_version: 'placement' });
     expect((await placement.getProviderTraits(provider.uuid)).traits).toEqual(json.traits);
 
-    const second = traitsReportJsonSchema.parse(JSON.parse((await runFerry(args, { env: cloudEnv() })).stdout));
+    const second = traitsReportJsonSchema.parse(JSON.parse((await runFerry(args, { env: cloudEnv(ADMIN_CLOUD) })).stdout));
     expect(second).toMatchObject({ unchanged: true, added: [], removed: [], generation: json.generation });
   });
 });
