@@ -113,13 +113,13 @@ def ensure_role(token, roles, name, implies=None):
     return roles[name]
 
 
-def recreate_appcred(token, user_id, name, description, access_rules=None):
+def recreate_appcred(token, user_id, name, description, rules=None):
     path = f"/users/{user_id}/application_credentials"
     for old in call("GET", f"{path}?name={name}", token)[2]["application_credentials"]:
         call("DELETE", f"{path}/{old['id']}", token)
     body = {"application_credential": {"name": name, "description": description}}
-    if access_rules is not None:
-        body["application_credential"]["access_rules"] = access_rules
+    if rules is not None:
+        body["application_credential"]["access_rules"] = rules
     cred = call("POST", path, token, body, (201,))[2]["application_credential"]
     return {"id": cred["id"], "name": cred["name"], "secret": cred["secret"]}
 
