@@ -72,7 +72,7 @@ function startJob<Skip extends string>(ctx: CopyContext, first: GlanceImage, opt
   const state: JobState<Skip> = {
     image: first, remaining: [...options.stores], results: new Map(), joinedOther: false, touchedGlance: false, tookOver: undefined,
     pending: undefined, taskMessage: undefined, phase: 'checking', phaseStores: options.stores, expiredLock: undefined,
-    unconfirmed: undefined, broughtBy: new Map(), lastWait: { elapsedMs: 0 },
+    refusedTakeOvers: new Set(), unconfirmed: undefined, broughtBy: new Map(), lastWait: { elapsedMs: 0 },
   };
   const elapsed = (): number => clock.now() - started;
   const progress = (phase: CopyJobPhase, stores: readonly string[], note?: string): void => {
@@ -88,6 +88,7 @@ function startJob<Skip extends string>(ctx: CopyContext, first: GlanceImage, opt
       delay: { minDelayMs: policy.minPollDelayMs, maxDelayMs: policy.maxPollDelayMs },
       onPoll: (note) => progress(state.phase, state.phaseStores, note),
       onTaskMessage: (message) => { state.taskMessage = message; },
+      refusedTakeOvers: state.refusedTakeOvers,
     },
     read: async (mode = 'within-deadline') => {
       counters.imageReads += 1;
@@ -140,6 +141,13 @@ async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: rea
     case 'not-started':
       if (outcome.busy) state.joinedOther = true;
       state.image = outcome.image;
+      if (outcome.busy && state.expiredLock !== undefined && outcome.image.importTask === state.expiredLock) {
+        // Glance would not bust it: its task exists (another project's, when we could not find it). Join it instead.
+        job.ctx.logger.warn({ imageId: state.image.id, taskId: state.expiredLock },
+          'Glance refused to release the import lock: its task exists, though this identity cannot see it; waiting for it instead');
+        state.refusedTakeOvers.add(state.expiredLock);
+        state.expiredLock = undefined;
+      }
       return true;
     case 'wait-failed':
       return waitFailed(job, outcome.outcome, batch);
@@ -197,7 +205,8 @@ function waitFailed<Skip extends string>(job: CopyJob<Skip>, outcome: FailedWait
   state.lastWait = outcome;
   if (outcome.last !== undefined) state.image = outcome.last.image;
   const verdict = judgeWaitFailure(outcome, stores, job.rule,
-    { deadlineExpired: job.deadline.expired(), takeOverExpired: job.options.policy.takeOverExpired, expiredLock: state.expiredLock });
+    { deadlineExpired: job.deadline.expired(), takeOverExpired: job.options.policy.takeOverExpired, expiredLock: state.expiredLock,
+      refusedTakeOvers: state.refusedTakeOvers });
   switch (verdict.kind) {
     case 'timeout':
       settleError(job, state.remaining, timeoutError(state.remaining, outcome.last?.image ?? state.image, job.deadline.timeoutMs, outcome,

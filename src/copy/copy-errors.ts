@@ -28,14 +28,18 @@ function baseDetails(stores: readonly string[], image: GlanceImage | undefined, 
 
 export function stuckError(state: Stuck, stores: readonly string[], snapshot: CopySnapshot, takeOverExpired: boolean, waited: WaitSeen): FerryError {
   const id = snapshot.image.id;
-  const releaseAt = new Date(state.releaseAtWallMs).toISOString();
+  const releaseAt = state.releaseAtWallMs === undefined ? undefined : new Date(state.releaseAtWallMs).toISOString();
   const why = {
     'finished-holding': 'Its task has ended, yet Glance kept the lock (it does so when an import named a store twice).',
     'glance-restarted': 'glance-api was restarted while it ran; Glance never cleans such a lock up by itself.',
     'not-moving': 'The copy is not progressing (a crashed or wedged glance-api worker).',
     'missing-task': 'A failed import request left it behind.',
+    'unseen-task': 'Its task belongs to another project: Glance refused to release the lock, so the task exists, but this identity cannot see its status.',
   }[state.cause];
-  const next = state.expired
+  const next = releaseAt === undefined
+    ? 'Glance releases it 60 min after its task last moves (120 min if pending), which only an admin can see '
+      + `(GET /v2/images/${id}/tasks as admin); run the same command again later, or ask an admin to look at the task.`
+    : state.expired
     ? (takeOverExpired
       ? 'Glance would release it on the next import; run ferry again to take it over.'
       : 'Glance releases it on the next import: run again with --take-over-expired (the default) to let ferry do that.')
@@ -43,11 +47,11 @@ export function stuckError(state: Stuck, stores: readonly string[], snapshot: Co
       + (takeOverExpired ? '; from then on ferry takes the lock over by itself: run the same command again after that time.'
         : '; after that, run ferry with --take-over-expired to take it over.');
   return new FerryError('FERRY_COPY_STUCK',
-    `${state.why} (last moved ${Math.round(state.ageMs / 1000)} s ago): the copy of ${id} to ${stores.join(', ')} cannot finish`,
+    `${state.why}${state.cause === 'unseen-task' ? '' : ` (last moved ${Math.round(state.ageMs / 1000)} s ago)`}: the copy of ${id} to ${stores.join(', ')} cannot finish`,
     `${why} ${next} See the task with GET /v2/images/${id}/tasks.`,
     { ...baseDetails(stores, snapshot.image, waited), taskId: state.taskId, taskAgeSeconds: Math.round(state.ageMs / 1000),
-      taskStatus: state.taskStatus, cause: state.cause, releaseAt, expired: state.expired, taskMessage: snapshot.task?.message,
-      outcome: 'stuck' });
+      taskStatus: state.taskStatus, cause: state.cause, ...(releaseAt === undefined ? {} : { releaseAt }), expired: state.expired,
+      taskMessage: snapshot.task?.message, outcome: 'stuck' });
 }
 
 export function timeoutError(stores: readonly string[], imageOrRef: GlanceImage | string, timeoutMs: number, waited: WaitSeen,

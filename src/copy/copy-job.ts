@@ -87,6 +87,12 @@ export interface JobState<Skip extends string> {
   phaseStores: readonly string[];
   /** A lock we proved expired: the next round asks Glance to bust it instead of joining it. */
   expiredLock: string | undefined;
+  /**
+   * Locks Glance refused to bust when asked (409): their task exists and is not expired by Glance's rule, whatever we
+   * read. A lock whose task we could not find is then another project's (ferry's own role sees only its project's
+   * tasks): joined like any import, never taken over again.
+   */
+  readonly refusedTakeOvers: Set<string>;
   /** The last request's answer was lost: what shows up next may be its copy. */
   unconfirmed: { readonly stores: readonly string[]; readonly error: FerryError } | undefined;
   /** Why a store is `joined`: the task seen bringing it. */

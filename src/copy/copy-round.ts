@@ -107,7 +107,9 @@ export type WaitFailureVerdict =
 
 /** Judge a wait that did not settle. Pure; throws only on a defect (a failure without a stuck lock). */
 export function judgeWaitFailure(outcome: FailedWait, stores: readonly string[], rule: StaleRule,
-  context: { readonly deadlineExpired: boolean; readonly takeOverExpired: boolean; readonly expiredLock: string | undefined }): WaitFailureVerdict {
+  context: { readonly deadlineExpired: boolean; readonly takeOverExpired: boolean; readonly expiredLock: string | undefined;
+    /** Locks Glance refused to bust already: asking again would only be refused again. */
+    readonly refusedTakeOvers?: ReadonlySet<string> }): WaitFailureVerdict {
   if (outcome.state === 'aborted') {
     return context.deadlineExpired ? { kind: 'timeout' } : { kind: 'interrupted', taskId: outcome.last?.watchedTask };
   }
@@ -116,7 +118,9 @@ export function judgeWaitFailure(outcome: FailedWait, stores: readonly string[],
   const stuck = last === undefined ? undefined
     : stores.map((store) => copyState(last, store, rule)).find((state) => state.kind === 'stuck');
   if (last !== undefined && stuck !== undefined && stuck.kind === 'stuck') {
-    if (stuck.expired && context.takeOverExpired && context.expiredLock !== stuck.taskId) return { kind: 'take-over', lock: stuck.taskId };
+    if (stuck.expired && context.takeOverExpired && context.expiredLock !== stuck.taskId && context.refusedTakeOvers?.has(stuck.taskId) !== true) {
+      return { kind: 'take-over', lock: stuck.taskId };
+    }
     return { kind: 'stuck', state: stuck, snapshot: last };
   }
   // storesSettledAcceptors fails a wait only on a stuck lock: anything else is a defect here, not Glance's doing.

@@ -10,6 +10,11 @@ export interface CopySnapshot {
   readonly task: GlanceTask | undefined;
   /** The image's tasks were read this poll and none is the lock holder (Glance busts such a lock at once). */
   readonly lockTaskMissing?: boolean;
+  /**
+   * The lock holder's task exists (Glance refused to bust the lock) but is not among the tasks this caller may read:
+   * another project's (Glance lists only the caller's project's tasks to a non-admin, such as ferry's own role).
+   */
+  readonly lockTaskUnseen?: boolean;
   /** How long this job has seen the current lock holder hold the lock. */
   readonly lockHeldMs?: number;
   /**

@@ -7,9 +7,10 @@ import { lockExpired, lockReleaseAtMs } from './glance-lock-rule.js';
  * - `finished-holding`: its task ended but still holds the lock (Glance's duplicate-store bug);
  * - `glance-restarted`: glance-api came back after refusing connections and the task has not moved since: it is dead;
  * - `not-moving`: the task has not moved for longer than the stale rule allows;
- * - `missing-task`: the lock names a task Glance does not have (left by a failed request).
+ * - `missing-task`: the lock names a task Glance does not have (left by a failed request);
+ * - `unseen-task`: the lock's task is another project's, which this caller cannot read, and held it past the stale rule.
  */
-export type StuckCause = 'finished-holding' | 'glance-restarted' | 'not-moving' | 'missing-task';
+export type StuckCause = 'finished-holding' | 'glance-restarted' | 'not-moving' | 'missing-task' | 'unseen-task';
 
 /**
  * Where a copy to `store` stands, from one snapshot (reference/glance-multistore.md §6.7). Pure.
@@ -22,11 +23,11 @@ export type CopyState =
       readonly kind: 'stuck';
       readonly taskId: string;
       readonly cause: StuckCause;
-      /** Since the task last moved (updated_at); since first seen for a missing task. */
+      /** Since the task last moved (updated_at); since first seen for a missing or unseen task. */
       readonly ageMs: number;
       readonly taskStatus: string;
-      /** When Glance will bust the lock on the next import (epoch ms); now for a missing task. */
-      readonly releaseAtWallMs: number;
+      /** When Glance will bust the lock on the next import (epoch ms); now for a missing task; unknown for an unseen one. */
+      readonly releaseAtWallMs: number | undefined;
       /** An import sent now makes Glance bust the lock. */
       readonly expired: boolean;
       readonly why: string;
@@ -63,9 +64,15 @@ export function copyState(snapshot: CopySnapshot, store: string, rule: StaleRule
 function stuckLock(snapshot: CopySnapshot, lock: string, rule: StaleRule): Extract<CopyState, { kind: 'stuck' }> | undefined {
   const { task, wallNowMs } = snapshot;
   if (task === undefined || task.id !== lock) {
-    if (snapshot.lockTaskMissing === true && (snapshot.lockHeldMs ?? 0) >= rule.finishedGraceMs) {
-      return { kind: 'stuck', taskId: lock, cause: 'missing-task', ageMs: snapshot.lockHeldMs ?? 0, taskStatus: 'missing',
+    const heldMs = snapshot.lockHeldMs ?? 0;
+    if (snapshot.lockTaskMissing === true && heldMs >= rule.finishedGraceMs) {
+      return { kind: 'stuck', taskId: lock, cause: 'missing-task', ageMs: heldMs, taskStatus: 'missing',
         releaseAtWallMs: wallNowMs, expired: true, why: `the image's import lock names task ${lock}, which Glance does not have` };
+    }
+    // Another project's task: neither its status nor when it last moved can be read, only how long the lock is held.
+    if (snapshot.lockTaskUnseen === true && heldMs > rule.staleAfterMs) {
+      return { kind: 'stuck', taskId: lock, cause: 'unseen-task', ageMs: heldMs, taskStatus: 'unseen', releaseAtWallMs: undefined,
+        expired: false, why: `task ${lock}, of a project whose tasks this identity cannot read, has held the image's import lock for ${Math.round(heldMs / 1000)} s` };
     }
     return undefined;
   }

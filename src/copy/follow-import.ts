@@ -29,6 +29,8 @@ export interface FollowEnvironment {
   readonly onPoll: (note: string) => void;
   /** Glance's task message when a task read brought one. */
   readonly onTaskMessage: (message: string) => void;
+  /** Locks Glance refused to bust when the job asked (JobState.refusedTakeOvers): their tasks exist. */
+  readonly refusedTakeOvers: ReadonlySet<string>;
 }
 
 export interface FollowRequest {
@@ -109,9 +111,12 @@ class ImportWatch {
       if (this.lockSeen?.id !== lock) this.lockSeen = { id: lock, since: now };
       if (this.taskCheckDue(now)) await this.readLockTask(lock, now, signal);
     }
+    // A task Glance would not bust exists: when it is not in our list, it is not missing but another project's.
+    const exists = lock !== undefined && this.env.refusedTakeOvers.has(lock);
     return {
       image, watchedTask: this.watchedTask, task: this.task?.id === lock ? this.task : undefined,
-      lockTaskMissing: this.lockTaskMissing && lock !== undefined, lockHeldMs: this.lockSeen === undefined ? 0 : now - this.lockSeen.since,
+      lockTaskMissing: this.lockTaskMissing && lock !== undefined && !exists, lockTaskUnseen: this.lockTaskMissing && exists,
+      lockHeldMs: this.lockSeen === undefined ? 0 : now - this.lockSeen.since,
       glanceBackAtWallMs: this.env.outage.backAtWallMs, elapsedMs: clock.now() - this.waitStarted, wallNowMs: clock.wallNow(),
     };
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ensure } from '../../../src/copy/ensure.js';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { FSID_B, IMAGE_ID, type ImageShape } from '../../helpers/image-body.js';
+import { fakeClock } from '../../helpers/fake-clock.js';
 import { copyContext, scriptedGlance, type ScriptedGlance } from '../../helpers/scripted-glance.js';
 
 // The copy engine's answers to what Glance really does (issue: lock race between API workers, glance-api restarts,
@@ -132,6 +133,39 @@ describe('copy engine: locks that will never be released by their task', () => {
     expect(result).toMatchObject({ copied: true, tookOver: T9, taskId: T1 });
     // not at the first task read: Glance writes the lock before the task's row (the lock race), so it waits out the grace
     expect(ctx.clock.now()).toBeGreaterThanOrEqual(15_000);
+  });
+});
+
+describe('copy engine: a lock whose task ferry\'s project cannot see (ferry not admin: Glance lists only its project\'s tasks)', () => {
+  /** The lock held by T9, a task of another project (never in our task list), until `releasedAtMs` on the clock. */
+  function foreignLock(releasedAtMs: number): { glance: ScriptedGlance; ctx: ReturnType<typeof copyContext> } {
+    const locked = scriptedGlance({ images: [{ stores: ['site-a'], lock: T9, importing: ['site-b'] }],
+      answers: [{ kind: 'busy', message: 'Image has active task' }], tasks: [] });
+    const released = scriptedGlance({ images: [{ stores: ['site-a', 'site-b'], importing: [], failed: [] }], tasks: [] });
+    const clock = fakeClock();
+    const now = (): ScriptedGlance => (clock.now() < releasedAtMs ? locked : released);
+    const glance: ScriptedGlance = { ...locked,
+      getImage: (id, call) => now().getImage(id, call), findImage: (id, call) => now().findImage(id, call) };
+    return { glance, ctx: copyContext(glance, clock, FSID_B) };
+  }
+
+  it('copy engine: Glance refuses to bust it (409: the task exists) → one take-over attempt, then waits for it like any other import → joined', async () => {
+    const { glance, ctx } = foreignLock(90_000);
+    const result = await ensure(ctx, IMAGE_ID, options);
+    expect(result).toMatchObject({ copied: false, joined: true, tookOver: undefined });
+    expect(glance.calls.requestCopy).toBe(1);
+    expect(ctx.clock.now()).toBeGreaterThanOrEqual(90_000);
+  });
+
+  it('copy engine: it never lets go → FERRY_COPY_STUCK (unseen-task) once held past --stale-lock-after, after one take-over attempt, no release time promised', async () => {
+    const { glance, ctx } = foreignLock(Number.POSITIVE_INFINITY);
+    const error = await ensure(ctx, IMAGE_ID, { ...options, staleLockAfterMs: 120_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FERRY_COPY_STUCK', details: { taskId: T9, cause: 'unseen-task', expired: false, taskStatus: 'unseen' } });
+    expect((error as FerryError).details.releaseAt).toBeUndefined();
+    expect((error as FerryError).hint).toContain('cannot see');
+    expect(glance.calls.requestCopy).toBe(1);
+    expect(ctx.clock.now()).toBeGreaterThanOrEqual(120_000);
+    expect(ctx.clock.now()).toBeLessThan(300_000);
   });
 });
 

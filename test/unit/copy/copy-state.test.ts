@@ -51,6 +51,19 @@ describe('copyState', () => {
     expect(state.kind).toBe('copying');
   });
 
+  it.each([
+    { title: 'missing (not in our list, Glance never refused to bust it), past the grace → stuck, expired: Glance busts it at once',
+      held: 20_000, facts: { lockTaskMissing: true }, expected: { kind: 'stuck', cause: 'missing-task', expired: true, releaseAtWallMs: NOW } },
+    { title: 'unseen (Glance refused to bust it: another project\'s task), held past the grace only → copying',
+      held: 20_000, facts: { lockTaskUnseen: true }, expected: { kind: 'copying' } },
+    { title: 'unseen, held past the stale rule → stuck, not expired, no release time (only an admin sees when its task moved)',
+      held: 600_001, facts: { lockTaskUnseen: true }, expected: { kind: 'stuck', cause: 'unseen-task', taskStatus: 'unseen', expired: false,
+        releaseAtWallMs: undefined, ageMs: 600_001 } },
+  ])('copyState: a lock whose task is not in our list: $title', ({ held, facts, expected }) => {
+    const state = copyState({ ...snapshot({ lock: T2, importing: ['site-b'] }, T2), lockHeldMs: held, ...facts }, 'site-b', rule);
+    expect(state).toMatchObject(expected);
+  });
+
   it('copyState: a finished task still holding the lock past the grace is stuck', () => {
     const state = copyState(snapshot({ lock: T1, importing: ['site-b'] }, T1, { status: 'failure', updatedAt: '2026-11-21T18:59:00Z' }), 'site-b', rule);
     expect(state).toMatchObject({ kind: 'stuck', taskStatus: 'failure' });
