@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ceph, cloudEnv, devcloud, ferryIdentity, markReached } from './devcloud.js';
+import { ceph, cloudEnv, devcloud, ferryIdentity, markReached, type DevcloudUser } from './devcloud.js';
 import { imageTasks, readImage, tokenFor } from './glance-admin.js';
 
 const ROOT = process.cwd();
@@ -236,10 +236,14 @@ export function lockedBy(id: string, timeoutMs = 30_000): Promise<string> {
   }, timeoutMs, 50);
 }
 
-/** Send a copy-image import ourselves (someone else's import), as admin, with plain fetch. Returns the status + request id. */
-export async function rawImport(id: string, stores: readonly string[], mustSucceed = true): Promise<{ status: number; requestId: string; body: string }> {
+/**
+ * Send a copy-image import ourselves (someone else's import), with plain fetch, as admin or as another user (`ferry`:
+ * another ferry of the same project, whose tasks ferry can read). Returns the status + request id.
+ */
+export async function rawImport(id: string, stores: readonly string[], mustSucceed = true, as: DevcloudUser = 'admin')
+  : Promise<{ status: number; requestId: string; body: string }> {
   const facts = devcloud();
-  const token = await tokenFor('admin');
+  const token = await tokenFor(as);
   const response = await fetch(`${facts.glance.url}/v2/images/${id}/import`, {
     method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json', connection: 'close' },
     body: JSON.stringify({ method: { name: 'copy-image' }, stores, all_stores_must_succeed: mustSucceed }),

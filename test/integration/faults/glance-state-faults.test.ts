@@ -104,7 +104,9 @@ describe('Glance and Ceph state faults', () => {
   it('a lock left by someone else\'s duplicate-store import → FERRY_COPY_STUCK (32) within ~20 s; aged past 60 min → ferry takes it over, exit 0', async () => {
     const id = await image('dup-lock');
     const before = await originalCopy(id);
-    const raw = await rawImport(id, ['site-b', 'site-b']);
+    // By another ferry of the same project: ferry's own identity reads its project's tasks only (another project's
+    // lock: test/integration/security/least-privilege.test.ts).
+    const raw = await rawImport(id, ['site-b', 'site-b'], true, 'ferry');
     expect(raw.status, raw.body).toBe(202);
     const task = await lockedBy(id);
     // Glance fails that task but keeps the lock (glance-multistore.md §11)

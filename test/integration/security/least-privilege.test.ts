@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ceph, cloudEnv, devcloud, FERRY, markReached } from '../../helpers/devcloud.js';
-import { appcredToken, deleteImage, glanceRequest, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { faults, lockedBy, rawImport, until } from '../../helpers/devcloud-faults.js';
+import { appcredToken, deleteImage, glanceRequest, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { clearGlanceRules, OPT_IN, shippedPolicy, writeGlanceRules } from '../../helpers/glance-policy.js';
 import { novaClone, novaConf } from '../agent/nova-tree.js';
 
@@ -117,6 +118,30 @@ describe('ferry\'s paths as its own identity', () => {
     }
     expect((await waitUnlocked(id, 1_000)).os_glance_import_task).toBeUndefined();
     expect(ferry(['ensure', id, '--store', 'site-b'])).toMatchObject({ code: 0, json: { copied: true } });
+  });
+
+  it('another project\'s import lock (a task ferry\'s project cannot read): ferry asks Glance once, is refused, waits; stuck (32, unseen-task) after --stale-lock-after; aged past 60 min, the next run takes it over', async () => {
+    const id = await image('unseen-lock');
+    // Admin's import naming a store twice: Glance fails the task and keeps the lock (glance-multistore.md §11).
+    expect((await rawImport(id, ['site-b', 'site-b'])).status).toBe(202);
+    const task = await lockedBy(id);
+    await until('the duplicate-store task to end', async () => {
+      const t = (await imageTasks(id)).find((x) => x.id === task);
+      return t && t.status !== 'processing' && t.status !== 'pending' ? t : undefined;
+    }, 20_000);
+    const started = Date.now();
+    const stuck = ferry(['ensure', id, '--store', 'site-b', '--stale-lock-after', '30s', '--timeout', '110']);
+    expect(stuck.code, stuck.stderr).toBe(32);
+    expect(stuck.json).toMatchObject({ error: { code: 'FERRY_COPY_STUCK', hint: expect.stringContaining('cannot see') as unknown,
+      details: { taskId: task, cause: 'unseen-task', expired: false } } });
+    // after the 30 s rule, not at the 110 s deadline
+    expect(Date.now() - started).toBeLessThan(90_000);
+    // Glance did not release the lock for ferry: the same task still holds it
+    expect((await readImage(id)).os_glance_import_task).toBe(task);
+    faults.ageTask(task, 61);
+    const again = ferry(['ensure', id, '--store', 'site-b', '--timeout', '110']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ image: id, copied: true, took_over: task });
   });
 });
 
