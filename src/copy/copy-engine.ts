@@ -139,8 +139,16 @@ async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: rea
       state.image = outcome.image;
       return true;
     case 'not-started':
-      if (outcome.busy) state.joinedOther = true;
       state.image = outcome.image;
+      if (outcome.deadLock === true && state.expiredLock !== undefined && outcome.image.importTask !== undefined) {
+        // Glance busted the expired lock, then left it to a task it never stored: ask again at once, which busts that.
+        job.ctx.logger.warn({ imageId: state.image.id, taskId: state.expiredLock, deadLock: outcome.image.importTask },
+          'Glance released the expired lock but left it to a task it never created (this identity does not own the image): asking again');
+        state.tookOver ??= state.expiredLock;
+        state.expiredLock = outcome.image.importTask;
+        return true;
+      }
+      if (outcome.busy) state.joinedOther = true;
       if (outcome.busy && state.expiredLock !== undefined && outcome.image.importTask === state.expiredLock) {
         // Glance would not bust it: its task exists (another project's, when we could not find it). Join it instead.
         job.ctx.logger.warn({ imageId: state.image.id, taskId: state.expiredLock },
@@ -164,7 +172,8 @@ async function applyTransfer<Skip extends string>(job: CopyJob<Skip>, batch: rea
 function recordEffects<Skip extends string>(state: JobState<Skip>, effects: TransferEffects): void {
   if (effects.unconfirmed !== undefined) state.unconfirmed = effects.unconfirmed;
   if (effects.accepted !== undefined) {
-    if (effects.accepted.takingOver !== undefined) state.tookOver = effects.accepted.takingOver;
+    // The first lock busted for this job is the one it took over (a dead lock Glance left on the way is not).
+    if (effects.accepted.takingOver !== undefined) state.tookOver ??= effects.accepted.takingOver;
     state.expiredLock = undefined;
     state.unconfirmed = undefined;
   }

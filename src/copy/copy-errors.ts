@@ -48,7 +48,7 @@ export function stuckError(state: Stuck, stores: readonly string[], snapshot: Co
         : '; after that, run ferry with --take-over-expired to take it over.');
   return new FerryError('FERRY_COPY_STUCK',
     `${state.why}${state.cause === 'unseen-task' ? '' : ` (last moved ${Math.round(state.ageMs / 1000)} s ago)`}: the copy of ${id} to ${stores.join(', ')} cannot finish`,
-    `${why} ${next} See the task with GET /v2/images/${id}/tasks.`,
+    `${why} ${next}${state.cause === 'unseen-task' ? '' : ` See the task with GET /v2/images/${id}/tasks.`}`,
     { ...baseDetails(stores, snapshot.image, waited), taskId: state.taskId, taskAgeSeconds: Math.round(state.ageMs / 1000),
       taskStatus: state.taskStatus, cause: state.cause, ...(releaseAt === undefined ? {} : { releaseAt }), expired: state.expired,
       taskMessage: snapshot.task?.message, outcome: 'stuck' });

@@ -161,8 +161,11 @@ type TransferEnd =
    * request on a guess. Undefined: Glance did not answer again before the deadline (or the stop).
    */
   | { readonly kind: 'answer-lost'; readonly image: GlanceImage | undefined }
-  /** Glance said no for now (400: already there, 409: busy): look at `image` again and decide. */
-  | { readonly kind: 'not-started'; readonly image: GlanceImage; readonly busy: boolean }
+  /**
+   * Glance said no for now (400: already there, 409: busy): look at `image` again and decide. `deadLock`: Glance left
+   * the lock to a task it never stored (a take-over by a caller that does not own the image, import-answer.ts).
+   */
+  | { readonly kind: 'not-started'; readonly image: GlanceImage; readonly busy: boolean; readonly deadLock?: boolean }
   /** Following the transfer did not settle (stuck lock, deadline, interruption). */
   | { readonly kind: 'wait-failed'; readonly outcome: FailedWait }
   /** The transfer ended; each store of the batch has a verdict. */

@@ -27,7 +27,8 @@ export interface CopyRequest {
 export type CopyRequestResult =
   | { readonly kind: 'accepted'; readonly requestId: string | undefined }
   | { readonly kind: 'already-present'; readonly store: string | undefined }
-  | { readonly kind: 'busy'; readonly message: string };
+  /** `deadLock`: the lock now names a task Glance never stored (import-answer.ts): the next import busts it at once. */
+  | { readonly kind: 'busy'; readonly message: string; readonly deadLock?: true };
 
 export interface ImageListQuery {
   readonly limit?: number;

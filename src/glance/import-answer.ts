@@ -6,8 +6,14 @@ export type ImportAnswer =
   | { readonly kind: 'accepted' }
   /** 400: a requested store already holds the image; nothing started. Often a race with a copy that just ended. */
   | { readonly kind: 'already-present'; readonly store: string | undefined }
-  /** 409: the image's import lock is held: "Image has active task" or the race loser's "New operation …". */
-  | { readonly kind: 'busy'; readonly message: string }
+  /**
+   * 409: the image's import lock is held: "Image has active task" or the race loser's "New operation …". Also 403 "You
+   * do not own this image" (`deadLock`): Glance 25 busted an expired lock for us and took it for a new task, then
+   * failed to clean the old task's progress with the caller's rights (only the image's owner or an admin may write the
+   * image: ferry's own role is neither) and never stored that task. The lock now names a task that does not exist,
+   * which the next import busts at once, without that clean-up.
+   */
+  | { readonly kind: 'busy'; readonly message: string; readonly deadLock?: true }
   | { readonly kind: 'unknown-store'; readonly store: string | undefined; readonly message: string }
   | { readonly kind: 'not-active'; readonly message: string }
   | { readonly kind: 'not-found'; readonly message: string }
@@ -30,6 +36,7 @@ export function classifyImportAnswer(status: number, message: string | undefined
     if (/only images with status active/i.test(text)) return { kind: 'not-active', message: text };
   }
   if (status === 404) return { kind: 'not-found', message: text };
+  if (status === 403 && /do not own this image/i.test(text)) return { kind: 'busy', message: text, deadLock: true };
   if (status === 403) return { kind: 'forbidden', message: text };
   return { kind: 'other', status, message: text };
 }

@@ -27,7 +27,7 @@ export const glanceCopyImage: CopyTransfer = {
           // 400 "already present" (a copy that just ended) or 409 busy (one that runs, or a lock another client busted
           // first): read again and decide.
           effects = { pending: undefined };
-          return { kind: 'not-started', busy: sent.busy, image: await job.read(), effects };
+          return { kind: 'not-started', busy: sent.busy, ...(sent.deadLock === true ? { deadLock: true } : {}), image: await job.read(), effects };
         case 'answer-lost':
           // From here on what shows up may be our copy, and a deadline that passes means the answer was lost, not a timeout.
           effects = { pending: requested, unconfirmed: { stores: batch, error: sent.error } };
@@ -44,7 +44,7 @@ export const glanceCopyImage: CopyTransfer = {
 
 type RequestResult =
   | { readonly kind: 'accepted'; readonly requestId: string | undefined; readonly requestedAt: number }
-  | { readonly kind: 'not-started'; readonly busy: boolean }
+  | { readonly kind: 'not-started'; readonly busy: boolean; readonly deadLock?: boolean }
   | { readonly kind: 'answer-lost'; readonly error: FerryError };
 
 /**
@@ -70,7 +70,7 @@ async function requestImport<Skip extends string>(job: TransferJob<Skip>, batch:
   }
   ctx.logger.info({ imageId: state.image.id, stores: batch, answer: answer.kind }, 'copy-image requested');
   if (answer.kind === 'accepted') return { kind: 'accepted', requestId: answer.requestId, requestedAt };
-  return { kind: 'not-started', busy: answer.kind === 'busy' };
+  return { kind: 'not-started', busy: answer.kind === 'busy', ...(answer.kind === 'busy' && answer.deadLock === true ? { deadLock: true } : {}) };
 }
 
 /**

@@ -126,6 +126,29 @@ describe('copy engine: locks that will never be released by their task', () => {
     expect(ctx.clock.now()).toBeLessThan(5_000);
   });
 
+  it('copy engine: taking over as a caller that does not own the image — Glance busts the lock, answers 403 "You do not own this image" and leaves the lock to a task it never stored → asked again at once, the original task named as taken over', async () => {
+    const T8 = 'd1193b05-0000-4000-8000-000000000008';
+    const ahead = scriptedGlance({ images: [{ stores: ['site-a'], lock: T9, importing: ['site-b'] }],
+      tasks: [task(T9, { status: 'processing', updated: WALL0 - 2 * 3_600_000 })] });
+    const dead = scriptedGlance({ images: [{ stores: ['site-a'], lock: T8, importing: ['site-b'] }], tasks: [task(T9, { status: 'failure' })] });
+    const after = scriptedGlance({
+      images: [{ stores: ['site-a'], lock: T1, importing: ['site-b'] }, { stores: ['site-a', 'site-b'], importing: [], failed: [] }],
+      tasks: [task(T9, { status: 'failure' }), task(T1, { status: 'success', request_id: 'req-2' })],
+    });
+    const answers = [{ kind: 'busy', message: 'You do not own this image', deadLock: true }, { kind: 'accepted', requestId: 'req-2' }] as const;
+    let sent = 0;
+    const now = (): ScriptedGlance => [ahead, dead, after][sent] ?? after;
+    const glance: ScriptedGlance = { ...ahead,
+      getImage: (id, call) => now().getImage(id, call), findImage: (id, call) => now().findImage(id, call),
+      listImageTasks: (id, call) => now().listImageTasks(id, call),
+      requestCopy: (id, request) => { ahead.copyRequests.push({ id, stores: request.stores }); return Promise.resolve(answers[Math.min(sent++, 1)]!); } };
+    const ctx = copyContext(glance, undefined, FSID_B);
+    const result = await ensure(ctx, IMAGE_ID, options);
+    expect(result).toMatchObject({ copied: true, tookOver: T9, taskId: T1, importRequests: 2 });
+    // at once, not after the 15 s grace a lock naming an unknown task gets
+    expect(ctx.clock.now()).toBeLessThan(15_000);
+  });
+
   it('copy engine: a lock naming a task Glance does not have, held past the grace → taken over', async () => {
     const glance = beforeAndAfterRequest({ stores: ['site-a'], lock: T9 }, []);
     const ctx = copyContext(glance, undefined, FSID_B);

@@ -202,6 +202,15 @@ describe('GlanceClient.requestCopy', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('requestCopy: 403 "You do not own this image" (Glance 25: a non-owner took over an expired lock, which Glance then left to a task it never stored) → busy, deadLock, not FERRY_FORBIDDEN', async () => {
+    // The body as Glance 25.1.0 answered ferry's role on the dev cloud (docs/copy.md, "A task ferry cannot see").
+    const id = '26a8f4c8-8f7f-442e-8dec-463845431f2a';
+    const scope = nock(GLANCE_ROOT).post(`/v2/images/${id}/import`)
+      .reply(403, { message: 'You do not own this image<br /><br />\n\n\n', code: '403 Forbidden', title: 'Forbidden' });
+    await expect(glance().client.requestCopy(id, { stores: ['site-b'] })).resolves.toEqual({ kind: 'busy', message: 'You do not own this image', deadLock: true });
+    expect(scope.isDone()).toBe(true);
+  });
+
   it('requestCopy: all stores, must-succeed off → that body (answered with the recorded 202)', async () => {
     const exchange = loadExchange('glance', 'import-202');
     const scope = replay(nock(GLANCE_ROOT), { ...exchange, request: { ...exchange.request,
