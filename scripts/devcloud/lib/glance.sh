@@ -18,7 +18,7 @@ GLANCE_STORES=(central site-a site-b site-c broken)
 GLANCE_POLICY_SOURCE=$DEVCLOUD_REPO_ROOT/packaging/glance/ferry-policy.yaml
 GLANCE_POLICY_FILE=$DEVCLOUD_DIR/glance/etc/ferry-policy.yaml
 GLANCE_POLICY_DIR=$DEVCLOUD_DIR/glance/etc/policy.d
-GLANCE_NEW_DEFAULTS=$(sed -n 's/^enforce_new_defaults = //p' "$DEVCLOUD_DIR/glance/etc/glance-api.conf" 2>/dev/null)
+GLANCE_NEW_DEFAULTS=$(sed -n 's/^enforce_new_defaults = //p' "$DEVCLOUD_DIR/glance/etc/glance-api.conf" 2>/dev/null || true)
 case ${FERRY_DEVCLOUD_GLANCE_NEW_DEFAULTS:-$GLANCE_NEW_DEFAULTS} in
   1 | true) GLANCE_NEW_DEFAULTS=true ;;
   *) GLANCE_NEW_DEFAULTS=false ;;
