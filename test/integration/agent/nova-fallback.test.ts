@@ -87,9 +87,10 @@ describe('nova 26 with the ferry patch, the agent away', () => {
   it('images_rbd_ferry_agent_fallback = false and no agent → ImageUnacceptable naming FERRY_AGENT_UNAVAILABLE, nova does not copy', async () => {
     const id = await image('no-fallback');
     const result = await clone(id, `it-nova-nofallback-${id.slice(0, 8)}`, { socket: join(work, 'nobody.sock'), fallback: false, retryTimeout: 0 });
-    expect(result).toMatchObject({ ok: false, error: 'ImageUnacceptable', warnings: [] });
+    expect(result).toMatchObject({ ok: false, error: 'ImageUnacceptable', warnings: [], retries: 0 });
     expect(result.message).toContain('Copy to store site-b unsuccessful because: FERRY_AGENT_UNAVAILABLE');
-    expect(result.seconds).toBeLessThan(5);
+    // No retry (retry timeout 0) and no copy's wait; seconds are mostly nova's imports, slow on a loaded machine.
+    expect(result.seconds).toBeLessThan(30);
     expect(await imageTasks(id)).toHaveLength(0);
   });
 });
