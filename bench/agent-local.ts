@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { callAgent } from '../src/agent/agent-client.js';
-import { startBenchAgent, runPython } from './lib/bench-agent.js';
+import { BENCH_AGENT_CLOUD, startBenchAgent, runPython } from './lib/bench-agent.js';
 import { readBenchDevcloud, REPO_ROOT } from './lib/devcloud-facts.js';
 import { formatTable } from './lib/format-table.js';
 import { createGlanceAdmin } from './lib/glance-admin.js';
@@ -77,7 +77,7 @@ for i in range(${calls}):
   const agentMs = roundSummary(summarizeSamples(viaAgent), 1);
   const glanceMs = roundSummary(summarizeSamples(bareGlance), 1);
   const cliMs = roundSummary(summarizeSamples(cli), 0);
-  console.log(`\nagent-local: image already in site-b; ${calls} sequential ensure() from Python; ${requests} requests (8 at a time) for memory\n`);
+  console.log(`\nagent-local (agent as ${BENCH_AGENT_CLOUD}): image already in site-b; ${calls} sequential ensure() from Python; ${requests} requests (8 at a time) for memory\n`);
   console.log(formatTable(['path', 'calls', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'], [
     ['Python ferry_agent.ensure() → agent', viaAgent.length, agentMs.p50, agentMs.p90, agentMs.p99, agentMs.max],
     ['Python bare Glance GET image (keep-alive)', bareGlance.length, glanceMs.p50, glanceMs.p90, glanceMs.p99, glanceMs.max],
@@ -87,7 +87,7 @@ for i in range(${calls}):
   const latencyMet = agentMs.p50 <= 10 && agentMs.p99 <= 50;
   const memoryMet = rssIdle <= 80 && rssAfter - rssIdle <= 10;
   result = { goal: 'Python → agent p50 ≤ 10 ms, p99 ≤ 50 ms; RSS idle ≤ 80 MB, no growth over 10,000 requests',
-    options: { calls, requests, cliCalls, nodeOptions }, latency: { agentMs, bareGlanceMs: glanceMs, cliMs },
+    options: { calls, requests, cliCalls, nodeOptions, cloud: BENCH_AGENT_CLOUD }, latency: { agentMs, bareGlanceMs: glanceMs, cliMs },
     memory: { rssIdleMiB: rssIdle, rssAfterMiB: rssAfter, samples: rssSamples, loadSeconds },
     verdict: { latency: latencyMet ? 'met' : 'NOT MET', memory: memoryMet ? 'met' : 'NOT MET' } };
 } finally {

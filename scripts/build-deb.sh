@@ -70,6 +70,8 @@ find "$nm" \( -name .npmignore -o -name '.eslintrc*' -o -name .gitattributes -o 
 rm -rf "$nm/pino/test" "$nm/pino/index.html"
 cp packaging/debian/ferry-agent.default "$stage/ferry-agent.default"
 cp packaging/debian/ferry-nova-integration "$stage/nova-integration"
+# What the Glance API nodes need for ferry's role (docs/security.md): shipped so that an operator has it without a checkout.
+cp -a packaging/glance "$stage/glance"
 cat >"$stage/launcher" <<'LAUNCH'
 #!/bin/sh
 # ferry, run by the Node the package carries (/usr/lib/ferry/node), whatever node is installed.

@@ -5,6 +5,13 @@ import { join } from 'node:path';
 import { callAgent } from '../../src/agent/agent-client.js';
 import { REPO_ROOT, type BenchDevcloud } from './devcloud-facts.js';
 
+/**
+ * The Keystone identity a bench agent runs as: admin by default (the benches' figures since the start);
+ * BENCH_AGENT_CLOUD=devcloud-ferry runs it as ferry's own (role ferry in project ferry, docs/security.md), as deployed:
+ * agent-local side by side is what least privilege costs (bench/RESULTS.md).
+ */
+export const BENCH_AGENT_CLOUD = process.env.BENCH_AGENT_CLOUD ?? 'devcloud-admin';
+
 /** A `bin/ferry agent` process on a private socket for a benchmark (never the default socket: the machine is shared). */
 export interface BenchAgent {
   readonly socket: string;
@@ -19,7 +26,7 @@ export async function startBenchAgent(devcloud: BenchDevcloud, extraArgs: readon
   const socket = join(dir, 'agent.sock');
   const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/ferry'), 'agent', '--socket', socket, '--store', 'site-b',
     '--fsid', devcloud.ceph['site-b'].fsid, ...extraArgs], {
-    env: { ...process.env, OS_CLOUD: 'devcloud-admin', OS_CLIENT_CONFIG_FILE: devcloud.cloudsYaml, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    env: { ...process.env, OS_CLOUD: BENCH_AGENT_CLOUD, OS_CLIENT_CONFIG_FILE: devcloud.cloudsYaml, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

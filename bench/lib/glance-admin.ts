@@ -9,6 +9,7 @@ import type { BenchDevcloud } from './devcloud-facts.js';
 export interface GlanceAdmin {
   readonly created: ReadonlySet<string>;
   token(): Promise<string>;
+  /** Public, so that ferry's own identity (project ferry, role ferry) sees it as it sees a cloud's base images. */
   uploadImage(options: { name: string; store: string; sizeBytes: number }): Promise<string>;
   readImage(id: string, signal?: AbortSignal): Promise<Record<string, unknown>>;
   copyTasks(id: string): Promise<readonly { id: string; status: string; backend: readonly string[] }[]>;
@@ -43,7 +44,7 @@ export function createGlanceAdmin(devcloud: BenchDevcloud): GlanceAdmin {
       const h = await headers();
       const response = await fetch(`${glance}/v2/images`, {
         method: 'POST', headers: { ...h, 'content-type': 'application/json' },
-        body: JSON.stringify({ name, disk_format: 'raw', container_format: 'bare' }),
+        body: JSON.stringify({ name, disk_format: 'raw', container_format: 'bare', visibility: 'public' }),
       });
       if (response.status !== 201) throw new Error(`create image: ${response.status} ${await response.text()}`);
       const { id } = (await response.json()) as { id: string };
