@@ -33,6 +33,17 @@ export const HEALTH_PROBE_DEFAULTS = { maxAgeMs: 30_000 } as const;
 /** A check that threw (not one that failed: those are data) is reported under this name. */
 export const PROBE_FAILED = 'probe';
 
+/**
+ * Checks `/healthz` reports that do not decide whether this agent can answer nova: they have their own metric and alert
+ * (ferry_agent_nova_integration), so one fleet-wide nova upgrade does not read as every agent down.
+ */
+export const NOT_AGENT_HEALTH: readonly string[] = ['nova_integration'];
+
+/** `ferry_agent_healthy`: the verdict without the checks that are not the agent's own. Pure. */
+export function agentAnswers(verdict: HealthVerdict): boolean {
+  return verdict.failing.every((name) => NOT_AGENT_HEALTH.includes(name));
+}
+
 export function judgeHealth(checks: AgentChecks): HealthReport {
   const failing = Object.entries(checks).filter(([, check]) => !(check as { ok: boolean }).ok).map(([name]) => name);
   return { ok: failing.length === 0, failing, checks };
@@ -46,18 +57,16 @@ export function createHealthProbe(input: { readonly service: AgentService; reado
   const maxAgeMs = input.maxAgeMs ?? HEALTH_PROBE_DEFAULTS.maxAgeMs;
   let last: { readonly verdict: HealthVerdict; readonly at: number } | undefined;
   let running: Promise<HealthVerdict> | undefined;
-  const remember = (verdict: HealthVerdict): HealthVerdict => {
+  const remember = (verdict: HealthVerdict, checks?: AgentChecks): HealthVerdict => {
     last = { verdict: Object.freeze({ ok: verdict.ok, failing: Object.freeze([...verdict.failing]) }), at: clock.now() };
-    metrics.healthy.set(verdict.ok ? 1 : 0);
+    showVerdict(metrics, verdict, checks);
     return last.verdict;
   };
   const check = async (signal?: AbortSignal): Promise<HealthReport> => {
     const bounded = signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const host = await service.health(bounded);
     const report = judgeHealth({ ...host, stores: judgeStoreScope({ defaultStore: service.defaultStore(), allowList }) });
-    remember(report);
-    metrics.novaIntegration.reset();
-    if (report.checks.nova_integration !== undefined) metrics.novaIntegration.set({ state: report.checks.nova_integration.state }, 1);
+    remember(report, report.checks);
     return report;
   };
   return {
@@ -72,4 +81,20 @@ export function createHealthProbe(input: { readonly service: AgentService; reado
       return running;
     },
   };
+}
+
+/**
+ * The health gauges of one verdict. Without the checks (the probe threw) only what is known changes: healthy 0 and
+ * check="probe" 0; where the fsid came from and the nova patch's state keep their last values.
+ */
+function showVerdict(metrics: AgentMetrics, verdict: HealthVerdict, checks: AgentChecks | undefined): void {
+  metrics.healthy.set(agentAnswers(verdict) ? 1 : 0);
+  metrics.healthChecks.reset();
+  for (const [name, entry] of Object.entries(checks ?? {})) metrics.healthChecks.set({ check: name }, (entry as { ok: boolean }).ok ? 1 : 0);
+  for (const name of verdict.failing.filter((failing) => checks === undefined || !(failing in checks))) metrics.healthChecks.set({ check: name }, 0);
+  if (checks === undefined) return;
+  metrics.fsidSource.reset();
+  if (checks.fsid.ok && checks.fsid.source !== undefined) metrics.fsidSource.set({ source: checks.fsid.source }, 1);
+  metrics.novaIntegration.reset();
+  if (checks.nova_integration !== undefined) metrics.novaIntegration.set({ state: checks.nova_integration.state }, 1);
 }

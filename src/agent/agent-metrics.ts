@@ -15,8 +15,12 @@ export interface AgentMetrics {
   readonly waitsInFlight: Gauge;
   /** --max-waits: the ceiling of waitsInFlight, so a rule can say "saturated" without knowing the flag. */
   readonly maxWaits: Gauge;
-  /** 1 when the last health check (the one /healthz makes) passed, else 0. */
+  /** 1 when the last health check passed on every check that decides whether the agent can answer nova, else 0. */
   readonly healthy: Gauge;
+  /** Each check of the last health check: 1 passing, 0 failing (`probe`: the check itself threw). */
+  readonly healthChecks: Gauge<'check'>;
+  /** 1 for where the last health check's fsid came from (option, cluster, ceph-conf: unconfirmed); no series while unknown. */
+  readonly fsidSource: Gauge<'source'>;
   /** 1 for the state the last health check read from the Debian package's nova-integration state file (applied, failed, …). */
   readonly novaIntegration: Gauge<'state'>;
   /** Requests that found their (image, store) wait already running in this agent, and joined it. */
@@ -29,10 +33,10 @@ export interface AgentMetrics {
   /** Agent HTTP requests answered, by route and status. */
   readonly responses: Counter<'route' | 'status'>;
   /**
-   * What sets `healthy` when it is scraped: a scrape asks this (the agent hands in its health probe, which reuses a
-   * recent check). Until one is set, `healthy` keeps its last value.
+   * What a scrape awaits before it reads the health gauges (healthy, health_check, fsid_source, nova_integration): the
+   * agent hands in its health probe, which reuses a recent check and sets them. Until one is set they keep their values.
    */
-  refreshHealthOnScrape(refresh: () => Promise<boolean>): void;
+  refreshHealthOnScrape(refresh: () => Promise<unknown>): void;
 }
 
 /** Seconds: a clone target already in place answers in milliseconds; a copy takes seconds to tens of minutes. */
@@ -43,12 +47,11 @@ export function createAgentMetrics(options: { readonly processMetrics?: boolean 
   if (options.processMetrics !== false) collectStandardMetrics(registry);
   registerBuildInfo(registry, 'ferry_agent');
   const registers = [registry];
-  let refreshHealth: (() => Promise<boolean>) | undefined;
-  const healthy: Gauge = new Gauge({ name: 'ferry_agent_healthy',
-    help: 'Whether the agent\'s health checks pass (token, Glance, Ceph fsid, transfer, stores, nova patch; what /healthz answers): 1 or 0', registers,
-    async collect() {
-      if (refreshHealth !== undefined) healthy.set((await refreshHealth()) ? 1 : 0);
-    } });
+  let refreshHealth: (() => Promise<unknown>) | undefined;
+  // Every health gauge awaits the same probe (one check at a time, shared), so one scrape reads one verdict.
+  const collect = async (): Promise<void> => {
+    if (refreshHealth !== undefined) await refreshHealth();
+  };
   return {
     registry,
     ensures: new Counter({ name: 'ferry_agent_ensures_total', help: 'Finished ensure requests by outcome (ok or the error code)',
@@ -63,10 +66,16 @@ export function createAgentMetrics(options: { readonly processMetrics?: boolean 
     waitsInFlight: new Gauge({ name: 'ferry_agent_waits_in_flight', help: 'Distinct (image, store) waits running now', registers }),
     maxWaits: new Gauge({ name: 'ferry_agent_max_waits', help: 'Distinct waits allowed at once (--max-waits); one more is refused with 429',
       registers }),
-    healthy,
+    healthy: new Gauge({ name: 'ferry_agent_healthy', help: 'Whether the agent can answer nova: its health checks pass (token, Glance, '
+      + 'Ceph fsid, transfer, stores; the nova patch has ferry_agent_nova_integration): 1 or 0', registers, collect }),
+    healthChecks: new Gauge({ name: 'ferry_agent_health_check', help: 'Each check of /healthz: 1 passing, 0 failing (check="probe": the '
+      + 'check itself failed)', labelNames: ['check'], registers, collect }),
+    fsidSource: new Gauge({ name: 'ferry_agent_fsid_source', help: 'Where the local Ceph fsid came from: 1 for option (--fsid), cluster '
+      + '(the cluster answered) or ceph-conf (unconfirmed: the cluster could not be asked); no series while it is unknown', labelNames: ['source'],
+    registers, collect }),
     novaIntegration: new Gauge({ name: 'ferry_agent_nova_integration',
       help: 'Whether nova carries ferry\'s patch, as the package\'s dpkg trigger last recorded it: 1 for the state (applied, failed, off, '
-        + 'nova-absent, unreadable); no series where the package does not keep it', labelNames: ['state'], registers }),
+        + 'nova-absent, unreadable); no series where the package does not keep it', labelNames: ['state'], registers, collect }),
     requestsJoined: new Counter({ name: 'ferry_agent_requests_joined_total',
       help: 'Ensure requests that joined a wait already running in the agent', registers }),
     importsRequested: new Counter({ name: 'ferry_agent_imports_requested_total', help: 'Glance copy-image requests sent', registers }),

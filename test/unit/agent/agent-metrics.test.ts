@@ -99,6 +99,59 @@ describe('agent health probe and the healthy gauge', () => {
     expect(await series()).toBe('');
   });
 
+  const seriesOf = async (metrics: ReturnType<typeof createAgentMetrics>, name: string): Promise<string[]> =>
+    (await metrics.registry.getSingleMetricAsString(name)).split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+
+  it('health probe: a failed nova patch is its own metric, not ferry_agent_healthy: one nova upgrade must not read as "agent down"', async () => {
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const lost: AgentHealth = { ...good, nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION', message: 'no longer applies' } };
+    const probe = createHealthProbe({ service: serviceAnswering([lost, { ...lost, glance: bad.glance }]), metrics, timeoutMs: 1000, clock: fakeClock() });
+    // /healthz still names it (the socket's report and the TCP verdict) ...
+    expect(await probe.check()).toMatchObject({ ok: false, failing: ['nova_integration'] });
+    // ... but the agent itself answers nova: healthy, with the failing check in its own series
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
+    expect(await seriesOf(metrics, 'ferry_agent_health_check')).toContain('ferry_agent_health_check{check="nova_integration"} 0');
+    await probe.check();
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 0');
+  });
+
+  it('health probe: ferry_agent_health_check has one series per check, 1 passing and 0 failing; a probe that threw is check="probe"', async () => {
+    const clock = fakeClock();
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const probe = createHealthProbe({ service: serviceAnswering([bad, new Error('boom')]), metrics, timeoutMs: 1000, maxAgeMs: 30_000, clock });
+    metrics.refreshHealthOnScrape(async () => (await probe.recent()).ok);
+    expect(await seriesOf(metrics, 'ferry_agent_health_check')).toEqual(['ferry_agent_health_check{check="token"} 1',
+      'ferry_agent_health_check{check="glance"} 0', 'ferry_agent_health_check{check="fsid"} 1', 'ferry_agent_health_check{check="transfer"} 1',
+      'ferry_agent_health_check{check="stores"} 1']);
+    clock.advance(30_000);
+    expect(await seriesOf(metrics, 'ferry_agent_health_check')).toEqual(['ferry_agent_health_check{check="probe"} 0']);
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 0');
+  });
+
+  it.each([
+    { source: 'cluster' as const, series: 'ferry_agent_fsid_source{source="cluster"} 1' },
+    { source: 'option' as const, series: 'ferry_agent_fsid_source{source="option"} 1' },
+    { source: 'ceph-conf' as const, series: 'ferry_agent_fsid_source{source="ceph-conf"} 1' },
+  ])('health probe: the fsid taken from $source → $series (ceph-conf: the cluster could not be asked, the degraded state)', async ({ source, series }) => {
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const probe = createHealthProbe({ service: serviceAnswering([{ ...good, fsid: { ok: true, fsid: 'f', source } }]), metrics, timeoutMs: 1000,
+      clock: fakeClock() });
+    metrics.refreshHealthOnScrape(async () => (await probe.recent()).ok);
+    expect(await seriesOf(metrics, 'ferry_agent_fsid_source')).toEqual([series]);
+    // degraded is still healthy: clones can work, the alert is its own
+    expect(await gauge(metrics)).toBe('ferry_agent_healthy 1');
+  });
+
+  it('health probe: no fsid yet (the check failed) → no ferry_agent_fsid_source series', async () => {
+    const metrics = createAgentMetrics({ processMetrics: false });
+    const probe = createHealthProbe({ service: serviceAnswering([{ ...good, fsid: { ok: true, fsid: 'f', source: 'ceph-conf' } },
+      { ...good, fsid: { ok: false, code: 'FERRY_CEPH', message: 'no fsid' } }]), metrics, timeoutMs: 1000, clock: fakeClock() });
+    await probe.check();
+    expect(await seriesOf(metrics, 'ferry_agent_fsid_source')).toEqual(['ferry_agent_fsid_source{source="ceph-conf"} 1']);
+    await probe.check();
+    expect(await seriesOf(metrics, 'ferry_agent_fsid_source')).toEqual([]);
+  });
+
   it('health probe: a scrape reuses a check younger than maxAgeMs, then checks again', async () => {
     const clock = fakeClock();
     const metrics = createAgentMetrics({ processMetrics: false });
