@@ -70,7 +70,7 @@ describe('packaging/monitoring/ferry-dashboard.json', () => {
     const named = new Set(queries.flatMap(({ expr }) => promqlMetricNames(expr)));
     for (const name of ['ferry_agent_build_info', 'ferry_agent_healthy', 'ferry_agent_copied_bytes_total', 'ferry_agent_time_to_available_seconds_bucket',
       'ferry_agent_waits_in_flight', 'ferry_agent_max_waits', 'process_resident_memory_bytes', 'ferry_sync_passes_total', 'ferry_sync_copies_total',
-      'ferry_sync_drift_pairs']) expect(named).toContain(name);
+      'ferry_sync_drift_pairs', 'ferry_agent_health_check', 'ferry_agent_nova_integration', 'ferry_agent_fsid_source']) expect(named).toContain(name);
   });
 });
 
