@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { headingAnchors } from '../../helpers/markdown-anchors.js';
 
 interface Rule { readonly alert?: string; readonly record?: string; readonly annotations?: Readonly<Record<string, string>> }
 
@@ -10,14 +11,10 @@ const RUNBOOKS = 'https://github.com/ferry/ferry/blob/main/docs/runbooks.md';
 const alerts = (parseYaml(readFileSync('packaging/monitoring/ferry-alerts.yml', 'utf8')) as { groups: { rules: Rule[] }[] })
   .groups.flatMap((group) => group.rules).filter((rule) => rule.alert !== undefined);
 
-/** GitHub's anchor of a markdown heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
-function githubAnchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
-}
-
-const headings = readFileSync('docs/runbooks.md', 'utf8').split('\n').filter((line) => /^#{2,3} /.test(line))
-  .map((line) => line.replace(/^#+ /, ''));
-const anchors = new Set(headings.map(githubAnchor));
+const runbooks = readFileSync('docs/runbooks.md', 'utf8');
+const anchors = headingAnchors(runbooks);
+/** The alert sections: `## FerryAgentDown`. */
+const alertSections = runbooks.split('\n').filter((line) => /^## Ferry\w+$/.test(line)).map((line) => line.slice(3));
 
 describe('packaging/monitoring/ferry-alerts.yml: runbooks', () => {
   it('runbooks: every alert has a runbook_url, docs/runbooks.md#<its name in lower case>', () => {
@@ -34,15 +31,7 @@ describe('packaging/monitoring/ferry-alerts.yml: runbooks', () => {
 
   it('runbooks: every alert section of docs/runbooks.md is an alert of the rules (none left behind by a rename)', () => {
     const names = new Set(alerts.map((rule) => rule.alert));
-    expect(headings.filter((heading) => /^Ferry\w+$/.test(heading)).filter((heading) => !names.has(heading))).toEqual([]);
-    expect(headings.filter((heading) => /^Ferry\w+$/.test(heading))).toHaveLength(alerts.length);
-  });
-
-  it.each([
-    { heading: 'FerryAgentDown', anchor: 'ferryagentdown' },
-    { heading: 'Routing: pages, tickets and one page per outage', anchor: 'routing-pages-tickets-and-one-page-per-outage' },
-    { heading: 'What "down" means', anchor: 'what-down-means' },
-  ])('githubAnchor($heading) → $anchor', ({ heading, anchor }) => {
-    expect(githubAnchor(heading)).toBe(anchor);
+    expect(alertSections.filter((heading) => !names.has(heading))).toEqual([]);
+    expect(alertSections).toHaveLength(alerts.length);
   });
 });
