@@ -191,8 +191,11 @@ describe('agent lifecycle', () => {
         '/usr/lib/ferry/node/bin/node': process.execPath, '/usr/bin/ferry': `${process.cwd()}/bin/ferry`,
         '/etc/nova/nova.conf': novaConf(work, 'site-b'), '/run/ferry-agent/nova.conf': copied, '/run/ferry/agent.sock': socket,
       } as Record<string, string>)[arg] ?? arg.replace(/^\/usr\/lib\/ferry\/bin\//, `${process.cwd()}/bin/`);
-      const line = (key: string): string[] => (new RegExp(`^${key}=\\+?(.*)$`, 'm').exec(unit)?.[1] ?? '').replace('$FERRY_AGENT_ARGS', '').trim()
-        .split(/\s+/).map(local);
+      // $FERRY_NOVA_CONF as systemd expands it without /etc/default/ferry-agent: the unit's own Environment= default.
+      const novaConfFiles = /^Environment=FERRY_NOVA_CONF=(.*)$/m.exec(unit)?.[1] ?? '';
+      expect(novaConfFiles).toBe('/etc/nova/nova.conf');
+      const line = (key: string): string[] => (new RegExp(`^${key}=\\+?(.*)$`, 'm').exec(unit)?.[1] ?? '').replace('$FERRY_AGENT_ARGS', '')
+        .replace('$FERRY_NOVA_CONF', novaConfFiles).trim().split(/\s+/).map(local);
       const socketUnit = readFileSync(`${process.cwd()}/packaging/systemd/ferry-agent.socket`, 'utf8');
       expect(/^SocketGroup=(.*)$/m.exec(socketUnit)?.[1]).toBe('nova');
       mkdirSync(join(work, 'unit'), { recursive: true });

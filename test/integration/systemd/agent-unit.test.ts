@@ -204,10 +204,10 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
       `--setuid=${idOf('passwd', 'ferry')}`, `--setgid=${idOf('group', 'ferry')}`, ...command]);
     const etcIn = '/run/ferry-devcloud/etc';
     // The originals, with a compute node's owners and modes: nova.conf root:nova 0640, clouds.yaml and keyring root 0600.
-    for (const [file, owner] of [['nova.conf', 'root:nova 640'], ['clouds.yaml', 'root:root 600'], ['ceph/ceph.client.nova.keyring', 'root:root 600']]) {
+    for (const [file, owner] of [['nova.conf', 'root:nova 640'], ['nova-compute.conf', 'root:nova 640'], ['clouds.yaml', 'root:root 600'], ['ceph/ceph.client.nova.keyring', 'root:root 600']]) {
       expect(ctl(['stat', '-c', '%U:%G %a', `${etcIn}/${file}`]).stdout.trim(), file).toBe(owner);
     }
-    for (const file of ['nova.conf', 'clouds.yaml']) {
+    for (const file of ['nova.conf', 'nova-compute.conf', 'clouds.yaml']) {
       const read = asAgent('cat', `${etcIn}/${file}`);
       expect(read.code, file).not.toBe(0);
       expect(read.stderr, file).toContain('Permission denied');
@@ -216,6 +216,9 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     const subset = asAgent('cat', '/run/ferry-agent/nova.conf');
     expect(subset.code, subset.stderr).toBe(0);
     expect(subset.stdout).toContain('images_rbd_glance_store_name = site-b');
+    // Every file of FERRY_NOVA_CONF (/etc/default/ferry-agent), in nova-compute's order: nova-compute.conf's options too.
+    expect(subset.stdout).toContain('virt_type = qemu');
+    expect(subset.stdout.indexOf('virt_type = qemu')).toBeGreaterThan(subset.stdout.indexOf('images_rbd_glance_store_name'));
     for (const secret of ['NOVA-DB-SECRET', 'NOVA-RABBIT-SECRET', 'connection', 'transport_url']) expect(subset.stdout).not.toContain(secret);
     expect(ctl(['cat', `${etcIn}/nova.conf`]).stdout).toContain('NOVA-DB-SECRET'); // they are in nova's file
     // ... and its credentials, copied by systemd where only it can read them; the keyring also at the path ceph.conf names.

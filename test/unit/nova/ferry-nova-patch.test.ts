@@ -113,3 +113,86 @@ describe('ferry-nova-patch: finding nova without --nova-dir', () => {
     }
   });
 });
+
+describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova-compute from one)', () => {
+  /** A venv (`python3 -m venv --system-site-packages`, so the system's nova is importable too) whose own site-packages
+   * holds nova 26's two files and package metadata: its nova shadows the system's. */
+  function venvWithNova(): { python: string; sitePackages: string } {
+    const venv = mkdtempSync(join(tmpdir(), 'ferry-nova-venv-'));
+    trees.push(venv);
+    const made = spawnSync('/usr/bin/python3', ['-m', 'venv', '--system-site-packages', '--without-pip', venv], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const python = join(venv, 'bin', 'python');
+    const sitePackages = spawnSync(python, ['-I', '-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).stdout.trim();
+    const { dir } = site('26.2.2');
+    spawnSync('cp', ['-R', `${dir}/.`, sitePackages]);
+    writeFileSync(join(sitePackages, 'nova', '__init__.py'), '');
+    return { python, sitePackages };
+  }
+
+  it('apply --python VENV/bin/python patches the venv\'s nova (not the system\'s) and puts ferry\'s client where that python imports it', () => {
+    const { python, sitePackages } = venvWithNova();
+    const file = join(sitePackages, 'nova', 'virt', 'libvirt', 'imagebackend.py');
+    const before = run('check', '--python', python);
+    expect(before.status).toBe(4);
+    expect(before.stdout).toContain(`pristine: nova 26.2.2 in ${sitePackages} (`);
+    expect(before.stdout).toContain(`client: ${python} cannot import ferry_agent`);
+    const applied = run('apply', '--python', python);
+    expect(applied.stderr).toBe('');
+    expect(applied.status).toBe(0);
+    expect(applied.stdout).toContain(`installed ferry's client into ${sitePackages}/ferry_agent.py`);
+    expect(readFileSync(file, 'utf8')).toContain('ferry_agent');
+    // The venv's python now imports the client from its own site-packages, isolated and from /.
+    const imported = spawnSync(python, ['-I', '-c', 'import ferry_agent; print(ferry_agent.__file__)'], { cwd: '/', encoding: 'utf8' });
+    expect(imported.stdout.trim()).toBe(join(sitePackages, 'ferry_agent.py'));
+    expect(run('check', '--python', python)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^patched: nova 26\.2\.2 in .*\nclient: ferry_agent is beside nova/) });
+    expect(run('revert', '--python', python).status).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(readFileSync(join(FIXTURES, 'imagebackend-26.2.2.py'), 'utf8'));
+    expect(existsSync(join(sitePackages, 'ferry_agent.py'))).toBe(false);
+  });
+
+  it('a python that cannot import nova: exit 3 naming --python and --nova-dir', () => {
+    const venv = mkdtempSync(join(tmpdir(), 'ferry-nova-venv-'));
+    trees.push(venv);
+    expect(spawnSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv]).status).toBe(0);
+    const result = run('check', '--python', join(venv, 'bin', 'python'));
+    expect(result.status).toBe(3);
+    expect(result.stderr).toContain(`${join(venv, 'bin', 'python')} cannot import nova: pass --python PY`);
+  });
+});
+
+describe('ferry-nova-patch check: nova\'s socket setting as nova-compute reads FERRY_NOVA_CONF', () => {
+  function confs(): { dir: string; novaConf: string; computeConf: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-nova-conf-'));
+    trees.push(dir);
+    const novaConf = join(dir, 'nova.conf');
+    const computeConf = join(dir, 'nova-compute.conf');
+    writeFileSync(novaConf, '[libvirt]\nimages_type = rbd\nimages_rbd_ferry_agent_socket = /run/old/agent.sock\n');
+    writeFileSync(computeConf, '[DEFAULT]\ncompute_driver = libvirt.LibvirtDriver\n[libvirt]\nimages_rbd_ferry_agent_socket = /run/ferry/agent.sock\n');
+    return { dir, novaConf, computeConf };
+  }
+  const checkWith = (env: Record<string, string>, dir: string) =>
+    spawnSync(COMMAND, ['check', '--nova-dir', dir], { encoding: 'utf8', env: { ...process.env, ...env } });
+
+  it('the last file that sets it wins, from the environment or from /etc/default/ferry-agent (FERRY_DEFAULTS)', () => {
+    const { dir } = site('26.2.2');
+    const { dir: etc, novaConf, computeConf } = confs();
+    const wanted = `nova config: [libvirt] images_rbd_ferry_agent_socket = /run/ferry/agent.sock (from ${computeConf}; FERRY_NOVA_CONF: ${novaConf}, ${computeConf})`;
+    expect(checkWith({ FERRY_NOVA_CONF: `${novaConf}:${computeConf}` }, dir).stdout).toContain(wanted);
+    const defaults = join(etc, 'ferry-agent');
+    writeFileSync(defaults, `# comment\nFERRY_NOVA_CONF=${novaConf}:${computeConf}\nFERRY_AGENT_ARGS=\n`);
+    expect(checkWith({ FERRY_NOVA_CONF: '', FERRY_DEFAULTS: defaults }, dir).stdout).toContain(wanted);
+    // nova.conf alone: its own value.
+    expect(checkWith({ FERRY_NOVA_CONF: novaConf }, dir).stdout).toContain('images_rbd_ferry_agent_socket = /run/old/agent.sock');
+  });
+
+  it('not set in any file: says nova-compute does not ask the agent; an unreadable file is named', () => {
+    const { dir } = site('26.2.2');
+    const { dir: etc } = confs();
+    const plain = join(etc, 'plain.conf');
+    writeFileSync(plain, '[libvirt]\nimages_type = rbd\n');
+    expect(checkWith({ FERRY_NOVA_CONF: plain }, dir).stdout)
+      .toContain(`nova config: [libvirt] images_rbd_ferry_agent_socket is not set in ${plain}: nova-compute does not ask the agent`);
+    expect(checkWith({ FERRY_NOVA_CONF: join(etc, 'absent.conf') }, dir).stdout).toContain(`nova config: cannot read ${join(etc, 'absent.conf')}`);
+  });
+});

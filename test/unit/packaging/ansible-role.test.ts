@@ -1,0 +1,47 @@
+// Contract: integrations/ansible's role ferry_agent is valid Ansible (`ansible-playbook --syntax-check`, Debian 12's
+// ansible-core 2.14) and writes what the package reads, the way the package installs it: /etc/default/ferry-agent
+// root 0600 with every setting the package's own file has, /etc/ferry/clouds.yaml and the keyring root 0600 (what the
+// unit's LoadCredential= and AssertPathExists= name). Without ansible-playbook the test fails saying so.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = process.cwd();
+const ansible = join(root, 'integrations', 'ansible');
+const role = join(ansible, 'roles', 'ferry_agent');
+const read = (path: string): string => readFileSync(path, 'utf8');
+/** The variables a defaults file sets (`NAME=value` lines, commented ones left out). */
+const settingsOf = (text: string): string[] => [...text.matchAll(/^([A-Z_]+)=/gm)].map((match) => match[1] ?? '');
+
+describe('integrations/ansible: the ferry_agent role', () => {
+  it('ansible-playbook --syntax-check accepts the example playbook and the role', () => {
+    const run = spawnSync('ansible-playbook', ['--syntax-check', '-i', 'localhost,', 'compute.yml'],
+      { cwd: ansible, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ANSIBLE_ROLES_PATH: join(ansible, 'roles'), ANSIBLE_NOCOLOR: '1' } });
+    if (run.error !== undefined) throw new Error(`ansible-playbook: ${run.error.message} (apt-get install ansible: the test checks the role with it)`);
+    expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
+    expect(run.stdout).toContain('playbook: compute.yml');
+  }, 120_000);
+
+  it('its /etc/default/ferry-agent sets every setting of the package\'s, root 0600 as the package installs it', () => {
+    const packaged = settingsOf(read(join(root, 'packaging', 'debian', 'ferry-agent.default')));
+    expect(packaged).toEqual(expect.arrayContaining(['FERRY_NOVA_CONF', 'FERRY_AGENT_ARGS', 'FERRY_NOVA_PATCH']));
+    const template = read(join(role, 'templates', 'ferry-agent.default.j2'));
+    expect(settingsOf(template).sort()).toEqual([...packaged, 'OS_CLOUD'].sort());
+    expect(template).toContain("FERRY_NOVA_CONF={{ ferry_nova_conf_files | join(':') }}");
+    expect(read(join(root, 'packaging', 'debian', 'rules'))).toMatch(/install -D -m 0600 \S+ \$\(PKG\)\/etc\/default\/ferry-agent/);
+    const tasks = read(join(role, 'tasks', 'main.yml'));
+    expect(tasks).toMatch(/dest: \/etc\/default\/ferry-agent\n\s+owner: root\n\s+group: root\n\s+mode: "0600"/);
+  });
+
+  it('the credentials go where the unit loads them from, root 0600, never logged', () => {
+    const unit = read(join(root, 'packaging', 'systemd', 'ferry-agent.service'));
+    expect(unit).toContain('LoadCredential=clouds.yaml:/etc/ferry/clouds.yaml');
+    expect(unit).toContain('LoadCredential=ceph.keyring:/etc/ceph/ceph.client.nova.keyring');
+    const tasks = read(join(role, 'tasks', 'main.yml'));
+    expect(tasks).toMatch(/dest: \/etc\/ferry\/clouds\.yaml\n\s+owner: root\n\s+group: root\n\s+mode: "0600"/);
+    expect(tasks).toMatch(/dest: "\{\{ ferry_ceph_keyring_path \}\}"\n\s+owner: root\n\s+group: root\n\s+mode: "0600"/);
+    expect(read(join(role, 'defaults', 'main.yml'))).toContain('ferry_ceph_keyring_path: /etc/ceph/ceph.client.nova.keyring');
+    expect(tasks.match(/no_log: true/g)).toHaveLength(2);
+  });
+});
