@@ -69,15 +69,26 @@ describe('integrations/nova/ferry-nova-patch', () => {
     expect(readFileSync(file, 'utf8')).toBe(edited);
   });
 
-  it('a nova version without a patch: exit 3 naming the version and the way out (--patch)', () => {
+  it('a nova version without a patch of its own number: the patch is chosen by what the files contain, not refused (exit 3 before)', () => {
+    // nova 26's files under a 29.0.1 label: the version no longer picks the patch; the files do.
     const { dir } = site('26.2.2');
     rmSync(join(dir, 'nova-26.2.2.egg-info'), { recursive: true });
     mkdirSync(join(dir, 'nova-29.0.1.egg-info'));
     writeFileSync(join(dir, 'nova-29.0.1.egg-info', 'PKG-INFO'), 'Name: nova\nVersion: 29.0.1\n');
-    const result = run('check', '--nova-dir', dir);
+    expect(run('check', '--nova-dir', dir)).toMatchObject({ status: 4, stdout: expect.stringMatching(/^pristine: nova 29\.0\.1 .*nova-26-imagebackend\.patch/) });
+    // No version metadata at all: still chosen by content.
+    rmSync(join(dir, 'nova-29.0.1.egg-info'), { recursive: true });
+    expect(run('check', '--nova-dir', dir)).toMatchObject({ status: 4, stdout: expect.stringMatching(/^pristine: nova of unknown version .*nova-26-imagebackend\.patch/) });
+    expect(run('check', '--nova-dir', dir, '--patch', join(ROOT, 'integrations', 'nova', 'nova-34-imagebackend.patch'))).toMatchObject({ status: 4, stdout: expect.stringContaining('nova-34-imagebackend.patch') });
+  });
+
+  it('no patch file in FERRY_NOVA_PATCH_DIR: exit 3 naming the directory', () => {
+    const { dir } = site('26.2.2');
+    const none = mkdtempSync(join(tmpdir(), 'ferry-nova-nopatch-'));
+    trees.push(none);
+    const result = spawnSync(COMMAND, ['check', '--nova-dir', dir], { encoding: 'utf8', env: { ...process.env, FERRY_NOVA_PATCH_DIR: none } });
     expect(result.status).toBe(3);
-    expect(result.stderr).toMatch(/no patch for nova 29\.0\.1 .*--patch FILE/);
-    expect(run('check', '--nova-dir', dir, '--patch', join(ROOT, 'integrations', 'nova', 'nova-26-imagebackend.patch')).status).toBe(4);
+    expect(result.stderr).toContain(`no nova-*-imagebackend.patch in ${none}`);
   });
 
   it('no nova in --nova-dir: exit 3; a bad action or option: usage, exit 2; --help: the header, exit 0', () => {

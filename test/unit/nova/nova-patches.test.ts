@@ -30,6 +30,9 @@ const NOVA_PATCHES: readonly NovaPatch[] = ['26.2.2', '34.0.0'].flatMap((version
 const CODE_PATCHES = NOVA_PATCHES.filter((p) => CONF in p.files);
 const TEST_PATCHES = NOVA_PATCHES.filter((p) => TESTS in p.files);
 
+// Compiling nova's ~1,500- and ~2,500-line modules takes 1-2 s idle, past vitest's 5 s default on a loaded machine.
+const COMPILE_TIMEOUT_MS = 30_000;
+
 const trees: string[] = [];
 afterEach(() => {
   for (const tree of trees.splice(0)) rmSync(tree, { recursive: true, force: true });
@@ -85,7 +88,7 @@ describe('nova patches in integrations/nova/', () => {
     expect(backend).toContain("LOG.warning('The ferry agent cannot copy image %(image)s to '");
     compiles(join(dir, BACKEND));
     compiles(join(dir, CONF));
-  });
+  }, COMPILE_TIMEOUT_MS);
 
   it.each(CODE_PATCHES)('$patch registers [libvirt] images_rbd_ferry_agent_{socket,fallback,retry_timeout} in nova.conf.libvirt\'s image backend options, with help', ({ patch: patchFile, files }) => {
     const dir = pristineTree(files);
@@ -127,7 +130,7 @@ describe('nova patches in integrations/nova/', () => {
     const dir = pristineTree(files);
     expect(patch(dir, patchFile).status).toBe(0);
     compiles(join(dir, TESTS));
-  });
+  }, COMPILE_TIMEOUT_MS);
 
   it.each(NOVA_PATCHES)('$patch reversed restores its pristine files byte for byte', ({ patch: patchFile, files }) => {
     const dir = pristineTree(files);
