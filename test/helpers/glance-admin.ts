@@ -74,7 +74,29 @@ function visibilityOf(as: 'admin' | 'demo', visibility: UploadOptions['visibilit
   return chosen === undefined ? {} : { visibility: chosen };
 }
 
-/** Create an image and upload random data to one store; returns its id. */
+/**
+ * Data of a disk format: random bytes for raw (and any format Glance does not inspect); for qcow2 a valid qcow2 v3
+ * header (the fields Glance's format inspector reads: magic, version, no backing file, size, 64 KiB clusters, no
+ * encryption, no incompatible features) followed by zeros. Glance 30 inspects an upload and answers 415 when the data
+ * is not of the image's disk_format ("Image disk_format qcow2 does not match stream data raw"); Glance 25 stores anything.
+ */
+export function imageData(diskFormat: string, sizeBytes: number): Buffer {
+  if (diskFormat !== 'qcow2') return randomBytes(sizeBytes);
+  const data = Buffer.alloc(sizeBytes);
+  data.writeUInt32BE(0x514649fb, 0); // 'QFI\xfb'
+  data.writeUInt32BE(3, 4); // version
+  data.writeUInt32BE(16, 20); // cluster_bits: 64 KiB
+  data.writeBigUInt64BE(BigInt(sizeBytes), 24); // virtual size
+  data.writeUInt32BE(1, 36); // l1_size
+  data.writeBigUInt64BE(0x30000n, 40); // l1_table_offset
+  data.writeBigUInt64BE(0x10000n, 48); // refcount_table_offset
+  data.writeUInt32BE(1, 56); // refcount_table_clusters
+  data.writeUInt32BE(4, 96); // refcount_order: 16-bit refcounts
+  data.writeUInt32BE(112, 100); // header_length
+  return data;
+}
+
+/** Create an image and upload data of its disk format to one store; returns its id. */
 export async function uploadImage(options: UploadOptions): Promise<string> {
   const facts = devcloud();
   const as = options.as ?? 'admin';
@@ -89,7 +111,7 @@ export async function uploadImage(options: UploadOptions): Promise<string> {
   const { id } = (await created.json()) as { id: string };
   const upload = await fetch(`${facts.glance.url}/v2/images/${id}/file`, {
     method: 'PUT', headers: { ...headers, 'content-type': 'application/octet-stream', 'x-image-meta-store': options.store },
-    body: randomBytes(options.sizeBytes ?? 4 * 1024 * 1024),
+    body: imageData(options.diskFormat ?? 'raw', options.sizeBytes ?? 4 * 1024 * 1024),
   });
   if (upload.status !== 204) throw new Error(`upload image: ${upload.status} ${await upload.text()}`);
   markReached('glance');

@@ -118,7 +118,7 @@ const novaTrees: NovaTree[] = newer ? [DEBIAN_NOVA, newer] : [DEBIAN_NOVA];
 for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry patch (nova ${tree.version}, ${tree.patch})`, () => {
   let nova: ReturnType<typeof patchedNova>;
   const clone = (image: string, name: string, store: string, env?: Record<string, string>) =>
-    novaClone({ root: nova.root, conf: novaConf(work, store, { socket: agent.socket }), image, name, token, socket: agent.socket, libs: tree.libs, env });
+    novaClone({ root: nova.root, conf: novaConf(work, store, { socket: agent.socket }), image, name, token, socket: agent.socket, libs: tree.libs, env, chroot: tree.chroot });
 
   beforeAll(() => { nova = patchedNova(tree); });
   afterAll(() => { nova.cleanup(); });

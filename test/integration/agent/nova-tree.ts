@@ -17,6 +17,11 @@ export interface NovaTree {
   readonly patch: string;
   /** Directories of newer Python libraries this nova needs, put ahead of the system's (empty for Debian 12's nova). */
   readonly libs: readonly string[];
+  /**
+   * A root file system (another Debian release's, e.g. scripts/matrix/trixie's) to run nova's Python in with chroot(8):
+   * that release's python3 and libraries. The root must show this checkout and /tmp at the same paths (bind mounts).
+   */
+  readonly chroot?: string;
 }
 
 /** Debian 12's python3-nova (26.2.2), installed by the dev cloud. */
@@ -24,7 +29,8 @@ export const DEBIAN_NOVA: NovaTree = { version: '26.2.2', source: SYSTEM_NOVA, p
 
 /**
  * A newer nova prepared by scripts/nova-newer-check (Debian sid's python3-nova and the newer libraries it needs,
- * unpacked under FERRY_NOVA_NEWER_DIR, described by its nova-tree.json); undefined when that variable is unset.
+ * unpacked under FERRY_NOVA_NEWER_DIR) or by scripts/matrix/trixie (Debian 13's, run in its root), described by the
+ * nova-tree.json there; undefined when that variable is unset.
  */
 export function newerNova(): NovaTree | undefined {
   const dir = process.env.FERRY_NOVA_NEWER_DIR;
@@ -105,6 +111,8 @@ export interface CloneResult {
 export function novaClone(options: {
   root: string; conf: string; image: string; name: string; token: string; socket: string;
   libs?: readonly string[]; env?: Record<string, string>;
+  /** Run nova's Python in this root (NovaTree.chroot). */
+  chroot?: string;
   /** Leave integrations/nova (the ferry_agent client) off PYTHONPATH: the module is missing. */
   withoutClient?: boolean;
   /** Kill nova's process after this many seconds (default 120). */
@@ -112,7 +120,8 @@ export function novaClone(options: {
 }): Promise<CloneResult> {
   return new Promise((resolve, reject) => {
     const pythonPath = [...(options.withoutClient ? [] : [`${process.cwd()}/integrations/nova`]), ...(options.libs ?? [])].join(':');
-    const child = spawn('timeout', [String(options.timeoutSeconds ?? 120), PYTHON, `${process.cwd()}/test/integration/agent/nova_clone.py`, options.root, options.conf, options.image, options.name], {
+    const python = options.chroot ? ['chroot', options.chroot, PYTHON] : [PYTHON];
+    const child = spawn('timeout', [String(options.timeoutSeconds ?? 120), ...python, `${process.cwd()}/test/integration/agent/nova_clone.py`, options.root, options.conf, options.image, options.name], {
       env: { ...process.env, OS_TOKEN: options.token, FERRY_AGENT_SOCKET: options.socket, PYTHONPATH: pythonPath, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
