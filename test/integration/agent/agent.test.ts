@@ -155,7 +155,7 @@ for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry p
     const retryTimeout = 60;
     const result = await novaClone({
       root: nova.root, conf: novaConf(work, 'broken', { socket: agent.socket, retryTimeout }), image: id,
-      name: `it-agent-novafail-${id.slice(0, 8)}`, token, socket: agent.socket, libs: tree.libs,
+      name: `it-agent-novafail-${id.slice(0, 8)}`, token, socket: agent.socket, libs: tree.libs, chroot: tree.chroot,
     });
     expect(result).toMatchObject({ ok: false, error: 'ImageUnacceptable', retries: 0 });
     expect(result.message).toContain('FERRY_COPY_FAILED');
