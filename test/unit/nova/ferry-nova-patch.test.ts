@@ -3,11 +3,12 @@
 // patch, 4 pristine, 5 neither). Run on a copy of each pristine nova file of fixtures/nova/ with nova's package
 // metadata (the version it picks the patch by).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ferryNovaPatch, novaSite } from '../../helpers/nova-site.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const COMMAND = join(ROOT, 'integrations', 'nova', 'ferry-nova-patch');
@@ -19,25 +20,13 @@ afterEach(() => {
   for (const tree of trees.splice(0)) rmSync(tree, { recursive: true, force: true });
 });
 
-/** A site directory as Debian lays it out: the two files the patch changes, and nova-VERSION.egg-info/PKG-INFO. */
 function site(version: string): { dir: string; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'ferry-nova-site-'));
-  trees.push(dir);
-  const file = join(dir, 'nova', 'virt', 'libvirt', 'imagebackend.py');
-  mkdirSync(dirname(file), { recursive: true });
-  copyFileSync(join(FIXTURES, `imagebackend-${version}.py`), file);
-  mkdirSync(join(dir, 'nova', 'conf'));
-  copyFileSync(join(FIXTURES, `conf-libvirt-${version}.py`), join(dir, 'nova', 'conf', 'libvirt.py'));
-  mkdirSync(join(dir, `nova-${version}.egg-info`));
-  writeFileSync(join(dir, `nova-${version}.egg-info`, 'PKG-INFO'), `Metadata-Version: 2.1\nName: nova\nVersion: ${version}\n`);
-  return { dir, file };
+  const made = novaSite(version);
+  trees.push(made.dir);
+  return made;
 }
 
-function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(COMMAND, args, { encoding: 'utf8' });
-  if (result.error) throw result.error;
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const run = ferryNovaPatch;
 
 describe('integrations/nova/ferry-nova-patch', () => {
   it.each(VERSIONS)('nova $version: check says pristine (4), apply patches (0), check says patched (0), revert restores the file byte for byte', ({ version, major }) => {

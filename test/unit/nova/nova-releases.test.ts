@@ -4,15 +4,11 @@
 // says patched, and revert gives back nova's files byte for byte. Before, the patch was chosen by nova's major version
 // and nova 27 to 33 got exit 3, "no patch for nova 31.0.0".
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ferryNovaPatch, NOVA_FIXTURES as FIXTURES, novaSite } from '../../helpers/nova-site.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const COMMAND = join(ROOT, 'integrations', 'nova', 'ferry-nova-patch');
-const FIXTURES = join(ROOT, 'fixtures', 'nova');
 const CONF = 'nova/conf/libvirt.py';
 const BACKEND = 'nova/virt/libvirt/imagebackend.py';
 
@@ -38,24 +34,13 @@ afterEach(() => {
   for (const tree of trees.splice(0)) rmSync(tree, { recursive: true, force: true });
 });
 
-/** A site directory as Debian lays it out: the two files the patch changes and nova-VERSION.egg-info/PKG-INFO. */
 function site(version: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ferry-nova-release-'));
+  const { dir } = novaSite(version);
   trees.push(dir);
-  for (const [path, fixture] of [[BACKEND, `imagebackend-${version}.py`], [CONF, `conf-libvirt-${version}.py`]] as const) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    copyFileSync(join(FIXTURES, fixture), join(dir, path));
-  }
-  mkdirSync(join(dir, `nova-${version}.egg-info`));
-  writeFileSync(join(dir, `nova-${version}.egg-info`, 'PKG-INFO'), `Metadata-Version: 2.1\nName: nova\nVersion: ${version}\n`);
   return dir;
 }
 
-function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(COMMAND, args, { encoding: 'utf8' });
-  if (result.error) throw result.error;
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const run = ferryNovaPatch;
 
 describe('ferry-nova-patch on the released files of nova 26 to 34', () => {
   it.each(RELEASES)('nova $version: $patch chosen by content, applied with fuzz 0, the patched modules compile, revert restores them', ({ version, patch }) => {
