@@ -96,5 +96,8 @@ function showVerdict(metrics: AgentMetrics, verdict: HealthVerdict, checks: Agen
   metrics.fsidSource.reset();
   if (checks.fsid.ok && checks.fsid.source !== undefined) metrics.fsidSource.set({ source: checks.fsid.source }, 1);
   metrics.novaIntegration.reset();
-  if (checks.nova_integration !== undefined) metrics.novaIntegration.set({ state: checks.nova_integration.state }, 1);
+  metrics.novaIntegrationStale.reset();
+  const nova = checks.nova_integration;
+  if (nova !== undefined) metrics.novaIntegration.set({ state: nova.state }, 1);
+  if (nova?.nova_compute !== undefined) metrics.novaIntegrationStale.set(nova.nova_compute.stale ? 1 : 0);
 }

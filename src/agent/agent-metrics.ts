@@ -23,6 +23,8 @@ export interface AgentMetrics {
   readonly fsidSource: Gauge<'source'>;
   /** 1 for the state the last health check read from the Debian package's nova-integration state file (applied, failed, …). */
   readonly novaIntegration: Gauge<'state'>;
+  /** 1 when nova-compute runs the code from before nova's files last changed (ferry's patch applied again), else 0. */
+  readonly novaIntegrationStale: Gauge;
   /** Requests that found their (image, store) wait already running in this agent, and joined it. */
   readonly requestsJoined: Counter;
   /** Glance import requests (copy-image POSTs) the agent made, and imports started by others that it joined. */
@@ -76,6 +78,10 @@ export function createAgentMetrics(options: { readonly processMetrics?: boolean 
     novaIntegration: new Gauge({ name: 'ferry_agent_nova_integration',
       help: 'Whether nova carries ferry\'s patch, as the package\'s dpkg trigger last recorded it: 1 for the state (applied, failed, off, '
         + 'nova-absent, unreadable); no series where the package does not keep it', labelNames: ['state'], registers, collect }),
+    novaIntegrationStale: new Gauge({ name: 'ferry_nova_integration_stale',
+      help: 'Whether nova-compute still runs nova\'s code from before its files last changed (the patch applied again after a '
+        + 'python3-nova upgrade): 1 until nova-compute is restarted, else 0 (also where nova-compute does not run or nothing records it)',
+      registers, collect }),
     requestsJoined: new Counter({ name: 'ferry_agent_requests_joined_total',
       help: 'Ensure requests that joined a wait already running in the agent', registers }),
     importsRequested: new Counter({ name: 'ferry_agent_imports_requested_total', help: 'Glance copy-image requests sent', registers }),

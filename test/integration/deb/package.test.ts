@@ -2,12 +2,15 @@
 // /etc, /usr and /var are throw-away overlays): install → the socket is active and `ferry ensure` goes through it to
 // the agent, which copies site-a → site-b, with the units as shipped (credentials from root-only files, nova.conf's
 // options copied by root, no nova or ceph group, the sandbox); an upgrade to a newer build keeps the edited
-// /etc/default/ferry-agent (and makes an old 0644 copy of it root's alone);
-// python3-nova's reinstall re-applies the nova patch through the dpkg trigger, and a patch that no longer applies is
-// reported loudly; remove keeps the configuration, purge takes it and the user ferry.
+// /etc/default/ferry-agent (and makes an old 0644 copy of it root's alone), and `apt-get install ./newer.deb` under 200
+// requests from 10 processes fails none: the socket is never removed or recreated, the agent is restarted behind it;
+// python3-nova's reinstall re-applies the nova patch through the awaited dpkg trigger before anything that depends on
+// python3-nova is configured (nova-compute's postinst restarts it), and a patch that no longer applies is reported
+// loudly; remove gives nova its own files back and keeps the configuration, purge takes it and keeps the user ferry;
+// without patch(1) the package does not configure (Depends: patch).
 // The packages: FERRY_DEB and FERRY_DEB_NEWER (built earlier), else built here from one artifact (about 10 min).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +27,10 @@ let deb = process.env.FERRY_DEB ?? '';
 let newer = process.env.FERRY_DEB_NEWER ?? '';
 const SOCKET = '/run/ferry/agent.sock';
 const NOVA_FILE = '/usr/lib/python3/dist-packages/nova/virt/libvirt/imagebackend.py';
+/** The upgrade under load: CLIENTS processes, REQUESTS each, PAUSE_MS apart (spread over the whole upgrade). */
+const CLIENTS = 10;
+const REQUESTS = 20;
+const PAUSE_MS = 4000;
 
 function build(args: readonly string[]): string {
   const built = spawnSync('bash', [join(root, 'scripts/build-deb.sh'), '--out', join(work, 'out'), ...args], { encoding: 'utf8', timeout: 1_200_000 });
@@ -147,11 +154,42 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     expect(subset).not.toContain('NOVA-DB-SECRET');
   }, 600_000);
 
-  it('deb: an upgrade to a newer build keeps the edited conffile (made root 0600 if an older package left it 0644), and the agent answers again', () => {
+  it('deb: apt-get install ./newer.deb under 200 requests from 10 processes fails none: the socket stays, the agent is restarted behind it; the edited conffile is kept (made root 0600 if an older package left it 0644)', () => {
     const before = ok('cat /etc/default/ferry-agent');
     // What the package before issue 25 installed: 0644. dpkg keeps an edited conffile's mode; postinst does not.
     ok('chmod 0644 /etc/default/ferry-agent');
-    const upgrade = ok(`dpkg -i '${newer}' </dev/null 2>&1`);
+    const id = created[0] ?? '';
+    expect(ensureThroughSocket(id)).toMatchObject({ image: id, copied: false }); // the agent runs: the upgrade restarts it
+    const socketBefore = ok(`stat -c %i ${SOCKET}; systemctl show -p ActiveEnterTimestampMonotonic --value ferry-agent.socket`);
+    const agentBefore = ok('systemctl show -p MainPID --value ferry-agent.service').trim();
+    const load = join(work, 'load');
+    mkdirSync(load, { recursive: true });
+    // The clients and the upgrade in one shell inside the clean system: nova's requests while an operator upgrades.
+    const upgrade = ok(`set -e
+cd '${load}'
+for c in $(seq 1 ${CLIENTS}); do
+  /usr/lib/ferry/node/bin/node '${join(root, 'test/integration/systemd/socket-client.mjs')}' ${SOCKET} ${REQUESTS} ${PAUSE_MS} '${JSON.stringify({ image: id })}' >client-$c.jsonl &
+done
+sleep 3
+date +%s%3N >upgrade-start
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q '${newer}' </dev/null >apt.log 2>&1 || { cat apt.log; exit 1; }
+date +%s%3N >upgrade-end
+wait
+cat apt.log`, 900_000);
+    const outcomes = readdirSync(load).filter((name) => name.startsWith('client-'))
+      .flatMap((name) => readFileSync(join(load, name), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { status?: number; error?: string; at: number }));
+    const failed = outcomes.filter((outcome) => outcome.status !== 200);
+    const [started, ended] = ['upgrade-start', 'upgrade-end'].map((name) => Number(readFileSync(join(load, name), 'utf8')));
+    const answered = outcomes.map((outcome) => outcome.at);
+    console.log(`deb upgrade under load: ${outcomes.length} requests, ${failed.length} failed, upgrade ${((ended ?? 0) - (started ?? 0)) / 1000} s`);
+    expect(outcomes.length).toBe(CLIENTS * REQUESTS);
+    expect(failed, JSON.stringify(failed.slice(0, 5))).toEqual([]);
+    // The load covered the upgrade: answers before it began and after it ended.
+    expect(Math.min(...answered)).toBeLessThan(started ?? 0);
+    expect(Math.max(...answered)).toBeGreaterThan(ended ?? 0);
+    // The same socket, never stopped or started again; the agent restarted to run the new version.
+    expect(ok(`stat -c %i ${SOCKET}; systemctl show -p ActiveEnterTimestampMonotonic --value ferry-agent.socket`)).toBe(socketBefore);
+    expect(ok('systemctl show -p MainPID --value ferry-agent.service').trim()).not.toBe(agentBefore);
     expect(upgrade).toContain('ferry: /etc/default/ferry-agent was root:root 644; now root:root 600');
     expect(ok("stat -c '%a %U %G' /etc/default/ferry-agent").trim()).toBe('600 root root');
     expect(ok("dpkg-query -W -f '${Version}' ferry")).toBe('0.1.0+b2');
@@ -159,9 +197,8 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     expect(before).toContain('OS_CLOUD=devcloud-admin-appcred');
     ok('test ! -e /etc/default/ferry-agent.dpkg-new && test ! -e /etc/default/ferry-agent.dpkg-dist');
     expect(ok('systemctl is-active ferry-agent.socket').trim()).toBe('active');
-    const id = created[0] ?? '';
     expect(ensureThroughSocket(id)).toMatchObject({ image: id, store: 'site-b', copied: false });
-  }, 600_000);
+  }, 900_000);
 
   it('deb: a rollback installs the previous build over the newer one: the edited conffile stays, the agent answers again', () => {
     const before = ok('cat /etc/default/ferry-agent');
@@ -173,15 +210,62 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     expect(ensureThroughSocket(id)).toMatchObject({ image: id, store: 'site-b', copied: false });
   }, 600_000);
 
-  it('deb: python3-nova reinstalled → the dpkg trigger applies the nova patch again; one that no longer applies is said loudly', () => {
+  it('deb: FERRY_NOVA_PATCH=1 is a yes, as /etc/default/ferry-agent documents', () => {
+    ok("sed -i 's/^FERRY_NOVA_PATCH=.*/FERRY_NOVA_PATCH=1/' /etc/default/ferry-agent && /usr/lib/ferry/nova-integration sync");
+    expect(JSON.parse(ok('cat /var/lib/ferry/nova-integration.json'))).toMatchObject({ state: 'applied' });
+    ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch check');
+  }, 300_000);
+
+  it('deb: python3-nova reinstalled → the awaited dpkg trigger applies the nova patch again before nova-compute is configured, and says nova-compute runs the code from before; one that no longer applies is said loudly', () => {
     ok("sed -i 's/^FERRY_NOVA_PATCH=.*/FERRY_NOVA_PATCH=yes/' /etc/default/ferry-agent && /usr/lib/ferry/nova-integration sync");
     ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch check');
-    // What an upgrade of python3-nova does to the file: nova's own copy replaces the patched one.
-    const reinstall = ok('DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall python3-nova </dev/null 2>&1', 900_000);
+    // nova-compute's stand-in: depends on python3-nova, and its postinst (where nova-compute's restarts the service)
+    // records whether the nova it would start carries the patch.
+    const probe = join(work, 'probe');
+    mkdirSync(join(probe, 'DEBIAN'), { recursive: true });
+    writeFileSync(join(probe, 'DEBIAN/control'), 'Package: ferry-test-nova-compute\nVersion: 1\nArchitecture: all\n'
+      + 'Maintainer: ferry tests <ferry@lists.example.org>\nDepends: python3-nova\nDescription: nova-compute stand-in\n test\n');
+    writeFileSync(join(probe, 'DEBIAN/postinst'), '#!/bin/sh\nif /usr/lib/ferry/integrations/nova/ferry-nova-patch check >/dev/null 2>&1; '
+      + 'then echo patched; else echo stock; fi >>/var/lib/ferry-test-nova-compute\n', { mode: 0o755 });
+    ok(`dpkg-deb --root-owner-group -b '${probe}' '${work}/probe.deb' && dpkg -i '${work}/probe.deb' </dev/null && rm -f /var/lib/ferry-test-nova-compute`);
+    // ... and nova-compute itself: a service that loaded nova's code when it started.
+    ok(`printf '[Service]\\nExecStart=/usr/bin/python3 -I -c "import time; time.sleep(86400)"\\n' >/etc/systemd/system/nova-compute.service
+systemctl daemon-reload && systemctl start nova-compute.service && /usr/lib/ferry/nova-integration check-running`);
+    expect(JSON.parse(ok('cat /var/lib/ferry/nova-compute.json'))).toMatchObject({ running: true, stale: false });
+    // What an upgrade of nova does: python3-nova's own files replace the patched ones, nova-compute is configured after it.
+    const nova = ok('ls /var/cache/apt/archives/python3-nova_*_all.deb | tail -n 1').trim();
+    const reinstall = ok(`dpkg -i '${nova}' '${work}/probe.deb' </dev/null 2>&1`, 900_000);
     expect(reinstall).toMatch(/Processing triggers for ferry/);
+    expect(ok('cat /var/lib/ferry-test-nova-compute').trim(), reinstall).toBe('patched');
     ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch check'); // patched again, by the trigger
     expect(JSON.parse(ok('cat /var/lib/ferry/nova-integration.json'))).toMatchObject({ state: 'applied', nova_package: expect.stringMatching(/^2:26\./) });
     expect(ok('journalctl -t ferry-nova-integration --no-pager -o cat')).toContain('nova patch applied again after python3-nova changed imagebackend.py');
+    ok('dpkg -r ferry-test-nova-compute </dev/null');
+
+    // nova-compute started before the trigger patched nova again: it runs the stock code it loaded. Said by dpkg, the
+    // journal, /var/lib/ferry/nova-compute.json, /healthz and the metric, until nova-compute is restarted.
+    expect(reinstall).toMatch(/nova-compute \(PID \d+\) started at \S+ runs nova's code from before its files changed at \S+ .*restart nova-compute/);
+    expect(ok('journalctl -t ferry-nova-integration -p warning --no-pager -o cat')).toContain("runs nova's code from before its files changed");
+    const novaPid = Number(ok('systemctl show -p MainPID --value nova-compute.service'));
+    expect(JSON.parse(ok('cat /var/lib/ferry/nova-compute.json'))).toMatchObject({ running: true, stale: true, pid: novaPid });
+    const healthz = (): { code: string; body: Record<string, unknown> } => {
+      const lines = ok(`curl -s -o - -w '\\n%{http_code}' --unix-socket ${SOCKET} http://agent/healthz`).trim().split('\n');
+      return { code: lines.at(-1) ?? '', body: JSON.parse(lines.slice(0, -1).join('\n')) as Record<string, unknown> };
+    };
+    const staleMetric = (): string => ok(`curl -s --unix-socket ${SOCKET} http://agent/metrics | grep '^ferry_nova_integration_stale ' || true`).trim();
+    const stale = healthz();
+    expect(stale.code).toBe('503');
+    expect(stale.body).toMatchObject({ ok: false, failing: ['nova_integration'], checks: { nova_integration: { ok: false, state: 'applied',
+      code: 'FERRY_NOVA_INTEGRATION', nova_compute: { stale: true, pid: novaPid }, message: expect.stringContaining('Restart nova-compute') } } });
+    expect(staleMetric()).toBe('ferry_nova_integration_stale 1');
+    // Restarted: the next check (ferry-nova-check.timer runs it every minute; started by hand here) clears it.
+    expect(ok('systemctl is-enabled ferry-nova-check.timer; systemctl is-active ferry-nova-check.timer').trim().split('\n')).toEqual(['enabled', 'active']);
+    ok('systemctl restart nova-compute.service && systemctl start ferry-nova-check.service');
+    expect(JSON.parse(ok('cat /var/lib/ferry/nova-compute.json'))).toMatchObject({ running: true, stale: false });
+    const current = healthz();
+    expect(current.body, JSON.stringify(current.body)).toMatchObject({ checks: { nova_integration: { ok: true, state: 'applied', nova_compute: { stale: false } } } });
+    expect(staleMetric()).toBe('ferry_nova_integration_stale 0');
+    ok('systemctl stop nova-compute.service && rm /etc/systemd/system/nova-compute.service && systemctl daemon-reload');
 
     // A nova whose file the patch no longer fits (pristine file, one changed line in Rbd.copy_to_store's context).
     ok(`/usr/lib/ferry/integrations/nova/ferry-nova-patch revert && sed -i 's/^\\(\\s*\\)def copy_to_store(self, context, image_meta):/&\\n\\1    # changed by a newer nova/' ${NOVA_FILE} && grep -q 'changed by a newer nova' ${NOVA_FILE}`);
@@ -194,19 +278,37 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     expect(health.at(-1)).toBe('503');
     expect(JSON.parse(health.slice(0, -1).join('\n'))).toMatchObject({ ok: false, failing: ['nova_integration'],
       checks: { nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION' } } });
+    // nova's file as python3-nova ships it again, patched by the package (the next test removes ferry).
+    ok(`sed -i '/# changed by a newer nova/d' ${NOVA_FILE} && /usr/lib/ferry/nova-integration sync && /usr/lib/ferry/integrations/nova/ferry-nova-patch check`);
   }, 1_200_000);
 
-  it('deb: remove keeps the configuration; purge removes it and the user ferry', () => {
-    ok('dpkg -r ferry </dev/null');
+  it('deb: remove gives nova its own files back and keeps the configuration', () => {
+    expect(ok('dpkg --verify python3-nova || true')).toContain(NOVA_FILE); // patched, as the package keeps it
+    const removal = ok('dpkg -r ferry </dev/null 2>&1');
+    expect(ok('dpkg --verify python3-nova || true'), removal).toBe(''); // nova's files are python3-nova's again
+    expect(removal).toContain("nova's own image backend is back");
+    expect(ok('journalctl -t ferry-nova-integration --no-pager -o cat')).toContain('restart nova-compute to run it');
     ok('test ! -e /usr/bin/ferry && test ! -e /usr/lib/ferry/node/bin/node');
     ok('test -f /etc/default/ferry-agent && grep -q "^OS_CLOUD=devcloud-admin-appcred" /etc/default/ferry-agent');
     ok('getent passwd ferry');
     expect(ok("dpkg-query -W -f '${db:Status-Status}' ferry")).toBe('config-files');
     expect(inside('systemctl is-active ferry-agent.socket').stdout.trim()).not.toBe('active');
+  }, 300_000);
+
+  it('deb: purge removes the configuration and state, and keeps the user ferry', () => {
     ok('dpkg -P ferry </dev/null');
     ok('test ! -e /etc/default/ferry-agent && test ! -e /var/lib/ferry');
-    expect(inside('getent passwd ferry').code).not.toBe(0);
-    expect(inside('getent group ferry').code).not.toBe(0);
+    // Debian keeps a system user at purge: files it owned may outlive the package, and a later user must not get them.
+    expect(ok('getent passwd ferry')).toMatch(/^ferry:x:\d+:\d+:.*:\/nonexistent:\/usr\/sbin\/nologin$/m);
+    ok('getent group ferry');
     expect(inside('dpkg-query -W ferry').code).not.toBe(0);
+  }, 300_000);
+
+  it('deb: without patch(1) the package does not configure (Depends: patch), rather than record the nova patch as failed later', () => {
+    ok('dpkg --remove --force-depends patch </dev/null'); // the clean system's overlay only: gone at its next boot
+    const install = inside(`dpkg -i '${deb}' </dev/null 2>&1`, 300_000);
+    expect(install.code, install.stdout).not.toBe(0);
+    expect(install.stdout).toMatch(/ferry depends on patch; however:\n\s+Package patch is not installed/);
+    expect(ok("dpkg-query -W -f '${db:Status-Status}' ferry")).not.toBe('installed');
   }, 300_000);
 });

@@ -1,6 +1,7 @@
 // One of the processes of the restart test (agent-restart.test.ts): sends COUNT requests, one after the other, each on
-// a new connection to the agent's socket, and prints one JSON line per request: {"i", "status", "ms"} or
-// {"i", "error", "ms"}. Usage: node socket-client.mjs SOCKET COUNT PAUSE_MS BODY_JSON
+// a new connection to the agent's socket, and prints one JSON line per request: {"i", "status", "ms", "at"} or
+// {"i", "error", "ms", "at"} (at: when the answer came, ms since the epoch). Also the load of the package's upgrade test
+// (test/integration/deb). Usage: node socket-client.mjs SOCKET COUNT PAUSE_MS BODY_JSON
 import { request } from 'node:http';
 
 const [socketPath, countText, pauseText, body] = process.argv.slice(2);
@@ -28,6 +29,6 @@ function once() {
 
 for (let i = 0; i < count; i += 1) {
   const result = await once();
-  process.stdout.write(`${JSON.stringify({ i, ...result })}\n`);
+  process.stdout.write(`${JSON.stringify({ i, ...result, at: Date.now() })}\n`);
   await new Promise((resolve) => setTimeout(resolve, pauseMs));
 }

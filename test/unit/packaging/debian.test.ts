@@ -45,9 +45,16 @@ describe('packaging/debian', () => {
     expect(read('scripts/build-deb.sh')).toContain('exec /usr/lib/ferry/node/bin/node /usr/lib/ferry/bin/ferry "$@"');
   });
 
-  it('the dpkg trigger watches the nova files the patch changes', () => {
+  it('the dpkg trigger watches the nova files the patch changes, awaited (test/integration/deb shows the ordering)', () => {
     const triggers = read('packaging/debian/ferry.triggers');
-    expect(triggers).toContain('interest-noawait /usr/lib/python3/dist-packages/nova/virt/libvirt/imagebackend.py');
-    expect(triggers).toContain('interest-noawait /usr/lib/python3/dist-packages/nova/conf/libvirt.py');
+    expect(triggers).toContain('\ninterest /usr/lib/python3/dist-packages/nova/virt/libvirt/imagebackend.py\n');
+    expect(triggers).toContain('\ninterest /usr/lib/python3/dist-packages/nova/conf/libvirt.py\n');
+    expect(triggers).not.toMatch(/^interest-noawait /m);
+  });
+
+  it('the socket is never stopped or restarted on upgrade; the user ferry outlives purge', () => {
+    expect(read('packaging/debian/rules')).toMatch(/dh_installsystemd --no-stop-on-upgrade ferry-agent\.socket/);
+    const postrm = read('packaging/debian/ferry.postrm').split('\n').filter((line) => !line.trim().startsWith('#')).join('\n');
+    expect(postrm).not.toMatch(/deluser|userdel|delgroup|groupdel/);
   });
 });
