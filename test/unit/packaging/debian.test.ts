@@ -47,8 +47,8 @@ describe('packaging/debian', () => {
 
   it('the dpkg trigger watches the nova files the patch changes, awaited (test/integration/deb shows the ordering)', () => {
     const triggers = read('packaging/debian/ferry.triggers');
-    expect(triggers).toContain('\ninterest /usr/lib/python3/dist-packages/nova/virt/libvirt/imagebackend.py\n');
-    expect(triggers).toContain('\ninterest /usr/lib/python3/dist-packages/nova/conf/libvirt.py\n');
+    expect(triggers).toContain('\ninterest-await /usr/lib/python3/dist-packages/nova/virt/libvirt/imagebackend.py\n');
+    expect(triggers).toContain('\ninterest-await /usr/lib/python3/dist-packages/nova/conf/libvirt.py\n');
     expect(triggers).not.toMatch(/^interest-noawait /m);
   });
 
