@@ -170,7 +170,8 @@ cd '${load}'
 for c in $(seq 1 ${CLIENTS}); do
   /usr/lib/ferry/node/bin/node '${join(root, 'test/integration/systemd/socket-client.mjs')}' ${SOCKET} ${REQUESTS} ${PAUSE_MS} '${JSON.stringify({ image: id })}' >client-$c.jsonl &
 done
-sleep 3
+# The upgrade starts once every client has had an answer (bounded: 120 s).
+for _ in $(seq 1 600); do [ "$(cat client-*.jsonl 2>/dev/null | wc -l)" -ge ${CLIENTS} ] && break; sleep 0.2; done
 date +%s%3N >upgrade-start
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q '${newer}' </dev/null >apt.log 2>&1 || { cat apt.log; exit 1; }
 date +%s%3N >upgrade-end
