@@ -1,7 +1,9 @@
 // Contract: integrations/ansible's role ferry_agent is valid Ansible (`ansible-playbook --syntax-check`, Debian 12's
 // ansible-core 2.14) and writes what the package reads, the way the package installs it: /etc/default/ferry-agent
 // root 0600 with every setting the package's own file has, /etc/ferry/clouds.yaml and the keyring root 0600 (what the
-// unit's LoadCredential= and AssertPathExists= name). Without ansible-playbook the test fails saying so.
+// unit's LoadCredential= and AssertPathExists= name). ansible-playbook is Debian's ansible-core (builtin modules only),
+// installed here when missing as the monitoring tests install promtool (a fresh machine has none); where it cannot be
+// installed the test fails saying so.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,12 +18,15 @@ const settingsOf = (text: string): string[] => [...text.matchAll(/^([A-Z_]+)=/gm
 
 describe('integrations/ansible: the ferry_agent role', () => {
   it('ansible-playbook --syntax-check accepts the example playbook and the role', () => {
-    const run = spawnSync('ansible-playbook', ['--syntax-check', '-i', 'localhost,', 'compute.yml'],
+    const ensured = spawnSync('bash', ['-c', 'source scripts/monitoring/lib/ensure-debian-tool.sh && ensure_debian_tool ansible-role ansible-playbook ansible-core'],
+      { cwd: root, encoding: 'utf8', timeout: 600_000 });
+    if (ensured.status !== 0) throw new Error(`ansible-playbook is missing and could not be installed: ${ensured.stderr.trim()}`);
+    const run = spawnSync(ensured.stdout.trim(), ['--syntax-check', '-i', 'localhost,', 'compute.yml'],
       { cwd: ansible, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ANSIBLE_ROLES_PATH: join(ansible, 'roles'), ANSIBLE_NOCOLOR: '1' } });
     if (run.error !== undefined) throw new Error(`ansible-playbook: ${run.error.message} (apt-get install ansible: the test checks the role with it)`);
     expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
     expect(run.stdout).toContain('playbook: compute.yml');
-  }, 120_000);
+  }, 720_000);
 
   it('its /etc/default/ferry-agent sets every setting of the package\'s, root 0600 as the package installs it', () => {
     const packaged = settingsOf(read(join(root, 'packaging', 'debian', 'ferry-agent.default')));
