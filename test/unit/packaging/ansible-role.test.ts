@@ -18,7 +18,7 @@ const settingsOf = (text: string): string[] => [...text.matchAll(/^([A-Z_]+)=/gm
 
 describe('integrations/ansible: the ferry_agent role', () => {
   it('ansible-playbook --syntax-check accepts the example playbook and the role', () => {
-    const ensured = spawnSync('bash', ['-c', 'source scripts/monitoring/lib/ensure-debian-tool.sh && ensure_debian_tool ansible-role ansible-playbook ansible-core'],
+    const ensured = spawnSync('bash', ['-c', 'source scripts/lib/ensure-debian-tool.sh && ensure_debian_tool ansible-role ansible-playbook ansible-core'],
       { cwd: root, encoding: 'utf8', timeout: 600_000 });
     if (ensured.status !== 0) throw new Error(`ansible-playbook is missing and could not be installed: ${ensured.stderr.trim()}`);
     const run = spawnSync(ensured.stdout.trim(), ['--syntax-check', '-i', 'localhost,', 'compute.yml'],

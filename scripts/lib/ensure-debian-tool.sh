@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Shared by scripts/monitoring/ensure-*: print the path of a command, installing the Debian package that carries it
-# when it is missing. Needs root or passwordless sudo to install; says so otherwise. The package's own daemon is not
+# Shared by scripts/monitoring/ensure-* and the tests that need a Debian tool (ansible-role): print the path of a
+# command, installing the Debian package that carries it when it is missing. Needs root or passwordless sudo to install; says so otherwise. The package's own daemon is not
 # started where no init runs it (this machine's PID 1 is not systemd); where one does, it listens on its usual port
 # (prometheus :9090, prometheus-node-exporter :9100), which no ferry port uses.
 #   ensure_debian_tool NAME COMMAND PACKAGE
