@@ -15,6 +15,7 @@ import { recordGlanceTimelines } from './devcloud/recorder/glance-timelines.js';
 import { recordKeystoneCases } from './devcloud/recorder/keystone-cases.js';
 import { recordPlacementCases } from './devcloud/recorder/placement-cases.js';
 import { recordPrefilterCases } from './devcloud/recorder/prefilter-cases.js';
+import { recordStoreDeleteCases } from './devcloud/recorder/store-delete-cases.js';
 import { Recorder, loadDevcloud } from './devcloud/recorder/recorder.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -48,6 +49,7 @@ try {
     await glance.delete(big);
   });
   await step('glance timelines', () => recordGlanceTimelines(glance));
+  await step('glance store deletes', () => recordStoreDeleteCases(glance, stateDir));
 } finally {
   await glance.cleanup();
 }

@@ -76,7 +76,7 @@ export async function simulateEnsureWait(copy: SimulatedCopy): Promise<Simulated
       return Promise.resolve([parseTask({ id: TASK_ID, type: 'api_image_import', status: 'processing', message: '',
         input: { backend: ['site-b'] }, created_at: now, updated_at: now })]);
     },
-    listImages: unused, getStoresInfo: unused, getStoresDetail: unused, getImportInfo: unused, addLocation: unused,
+    listImages: unused, getStoresInfo: unused, getStoresDetail: unused, getImportInfo: unused, addLocation: unused, deleteFromStore: unused,
   };
   const ctx: CopyContext = { glance, clock, logger: silentLogger, localFsid: () => Promise.resolve(FSID_B),
     copyFlights: createSingleFlight(), copyDurations: createCopyDurationEstimator() };

@@ -10,6 +10,7 @@ import { parseStoresInfo, type GlanceStoresInfo } from './image-store-info.js';
 import { parseTaskList, type GlanceTask } from './image-task.js';
 import { assertImageId } from './image-id.js';
 import { parseImageRef } from './image-ref.js';
+import { classifyStoreDeleteAnswer, type StoreDeleteAnswer } from './store-delete-answer.js';
 
 export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
@@ -57,7 +58,15 @@ export interface GlanceClient {
    * checks only the URL's scheme and the size, never the bytes: the caller proves them first. 403 → FERRY_LOCATION_REFUSED.
    */
   addLocation(id: string, location: NewLocation, call?: CallOptions): Promise<GlanceImage>;
+  /**
+   * DELETE /v2/stores/{store}/{id}: remove one store's copy (the location and its data). Outcomes a caller acts on come
+   * back (removed, last location, not in that store, in use, not active); an unknown image or store and a refusal
+   * throw (FERRY_IMAGE_NOT_FOUND, FERRY_STORE_NOT_FOUND, FERRY_FORBIDDEN). store-delete-answer.ts has Glance's order.
+   */
+  deleteFromStore(id: string, store: string, call?: CallOptions): Promise<StoreDeleteOutcome>;
 }
+
+export type StoreDeleteOutcome = Exclude<StoreDeleteAnswer, { kind: 'unknown-store' | 'image-not-found' | 'forbidden' | 'other' }>;
 
 export interface NewLocation {
   readonly url: string;
@@ -172,6 +181,34 @@ export function createGlanceClient(http: ServiceClient): GlanceClient {
       if (response.status === 200) return parseImage(response.body, response.endpoint);
       if (response.status === 404) throw imageNotFound(id, response);
       throw locationRefused(id, location, response);
+    },
+
+    async deleteFromStore(id, store, call) {
+      assertImageId(id);
+      const response = await http.request({ method: 'DELETE', path: `/v2/stores/${encodeURIComponent(store)}/${id}`, signal: call?.signal,
+        accept: [200, 204, 403, 404, 409] });
+      const answer = classifyStoreDeleteAnswer(response.status, serverMessage(response.body));
+      const context = { method: 'DELETE', url: response.endpoint.slice('DELETE '.length), service: 'Glance' };
+      switch (answer.kind) {
+        case 'image-not-found':
+          throw imageNotFound(id, response);
+        case 'unknown-store':
+          throw new FerryError('FERRY_STORE_NOT_FOUND', `Glance has no store '${store}' (${answer.message})`,
+            'Check the store name against `ferry stores` (GET /v2/info/stores) and Glance\'s enabled_backends.', httpErrorDetails(response, context));
+        case 'forbidden':
+          throw new FerryError('FERRY_FORBIDDEN', `Glance refused to remove image ${id} from store ${store}: ${answer.message || 'forbidden'}`,
+            'Removing a store\'s copy takes an account of the image\'s owning project (or admin) that passes the Glance policy '
+            + '"delete_image_location" (admin-only by default): see docs/evict.md, "Credentials".',
+            { ...httpErrorDetails(response, context), policy: 'delete_image_location' });
+        case 'other':
+          throw httpStatusError(response, context);
+        case 'removed':
+        case 'last-location':
+        case 'not-in-store':
+        case 'in-use':
+        case 'not-active':
+          return answer;
+      }
     },
   };
   return client;

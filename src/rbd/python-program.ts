@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 // - the CLI bundle (dist/ferry-cli/): scripts/bundle-cli.mjs defines FERRY_EMBEDDED_PYTHON as their texts, so the
 //   bundle carries them and reads no file.
 
-export type PythonProgram = 'librbd_copy' | 'librados_fsid';
+export type PythonProgram = 'librbd_copy' | 'librados_fsid' | 'rbd_store_copies';
 
 /** Which Python runs them: Debian's, where python3-rbd installs (a pyenv or venv python on PATH lacks it). */
 export const LIBRBD_PYTHON_DEFAULT = '/usr/bin/python3';

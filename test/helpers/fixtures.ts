@@ -16,7 +16,12 @@ export type GlanceFixture = 'image-401' | 'image-404' | 'image-active-site-a' | 
   | 'import-403-member' | 'import-404' | 'import-409-active-task' | 'import-409-new-operation' | 'import-409-not-active'
   | 'import-409-unknown-store' | 'info-import' | 'info-stores' | 'info-stores-detail' | 'info-stores-detail-403-member'
   | 'reference-image-file-location' | 'reference-image-locations-hidden' | 'reference-image-rbd-two-clusters'
-  | 'reference-image-tasks' | 'reference-import-info' | 'reference-stores-detail' | 'reference-stores-info' | 'versions';
+  | 'reference-image-tasks' | 'reference-import-info' | 'reference-stores-detail' | 'reference-stores-info' | 'versions'
+  | StoreDeleteFixture;
+
+/** Recorded by scripts/devcloud/recorder/store-delete-cases.ts: DELETE /v2/stores/{store}/{image}. */
+export type StoreDeleteFixture = 'store-delete-204' | 'store-delete-403-last-location' | 'store-delete-403-member' | 'store-delete-404-image'
+  | 'store-delete-404-not-in-store' | 'store-delete-409-in-use' | 'store-delete-409-not-active' | 'store-delete-409-unknown-store';
 
 export type PlacementFixture = 'allocation-candidates' | 'allocation-candidates-400-unknown-trait' | 'placement-403-member'
   | 'provider-404' | 'provider-create' | 'provider-inventories-put' | 'provider-traits-get' | 'provider-traits-put'

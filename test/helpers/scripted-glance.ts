@@ -67,7 +67,7 @@ export function scriptedGlance(script: { images: readonly ImageShape[]; answers?
       calls.listImageTasks += 1;
       return Promise.resolve(list.map((raw) => parseTask(raw)) as readonly GlanceTask[]);
     },
-    listImages: unused, getStoresInfo: unused, getStoresDetail: unused, getImportInfo: unused, addLocation: unused,
+    listImages: unused, getStoresInfo: unused, getStoresDetail: unused, getImportInfo: unused, addLocation: unused, deleteFromStore: unused,
   };
 }
 

@@ -305,3 +305,56 @@ describe('GlanceClient.addLocation', () => {
     expect(scope.isDone()).toBe(true);
   });
 });
+
+describe('GlanceClient.deleteFromStore', () => {
+  // Glance 25.1.0's answers on the dev cloud (scripts/devcloud/recorder/store-delete-cases.ts).
+  const pathParts = (exchange: RecordedExchange): { store: string; id: string } => {
+    const [, , , store = '', id = ''] = exchange.request.path.split('/');
+    return { store, id };
+  };
+
+  it.each([
+    { fixture: 'store-delete-204', outcome: { kind: 'removed' } },
+    { fixture: 'store-delete-403-last-location', outcome: { kind: 'last-location', message: expect.stringMatching(/^Cannot delete image data from the only store/) } },
+    { fixture: 'store-delete-404-not-in-store', outcome: { kind: 'not-in-store', message: expect.stringMatching(/is not stored in store site-b\.$/) } },
+    { fixture: 'store-delete-409-in-use', outcome: { kind: 'in-use', message: expect.stringMatching(/in use through the backend store outside of Glance/) } },
+    { fixture: 'store-delete-409-not-active', outcome: { kind: 'not-active', message: expect.stringMatching(/status is not 'active'/) } },
+  ] as const)('deleteFromStore: $fixture → $outcome.kind, one DELETE', async ({ fixture, outcome }) => {
+    const exchange = loadExchange('glance', fixture);
+    const scope = replay(nock(GLANCE_ROOT), exchange);
+    const { store, id } = pathParts(exchange);
+    const { client, sent } = glance();
+    await expect(client.deleteFromStore(id, store)).resolves.toEqual(outcome);
+    expect(sent.map((request) => request.method)).toEqual(['DELETE']);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each([
+    { fixture: 'store-delete-404-image', code: 'FERRY_IMAGE_NOT_FOUND' },
+    { fixture: 'store-delete-409-unknown-store', code: 'FERRY_STORE_NOT_FOUND' },
+    { fixture: 'store-delete-403-member', code: 'FERRY_FORBIDDEN' },
+  ] as const)('deleteFromStore: $fixture → $code', async ({ fixture, code }) => {
+    const exchange = loadExchange('glance', fixture);
+    const scope = replay(nock(GLANCE_ROOT), exchange);
+    const { store, id } = pathParts(exchange);
+    await expect(glance().client.deleteFromStore(id, store)).rejects.toMatchObject({ code });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('deleteFromStore: a refusal names the policy and what to do ("You do not own this image")', async () => {
+    const exchange = loadExchange('glance', 'store-delete-403-member');
+    replay(nock(GLANCE_ROOT), exchange);
+    const { store, id } = pathParts(exchange);
+    const refused = glance().client.deleteFromStore(id, store);
+    await expect(refused).rejects.toMatchObject({ message: expect.stringMatching(/You do not own this image$/) as unknown,
+      details: { policy: 'delete_image_location', status: 403 } });
+    await expect(refused).rejects.toHaveProperty('hint', expect.stringMatching(/owning project .*delete_image_location.*docs\/evict\.md/));
+  });
+
+  it('deleteFromStore: a store name is a path segment: escaped, never a path of its own', async () => {
+    const id = pathParts(loadExchange('glance', 'store-delete-204')).id;
+    const scope = nock(GLANCE_ROOT).delete(`/v2/stores/a%2F..%2Fb/${id}`).reply(204);
+    await expect(glance().client.deleteFromStore(id, 'a/../b')).resolves.toEqual({ kind: 'removed' });
+    expect(scope.isDone()).toBe(true);
+  });
+});

@@ -119,6 +119,7 @@ export function scriptedImages(scripts: Readonly<Record<string, ImageScript>>, o
       : Promise.resolve(parseStoresInfo(storesBody(true), 'GET /v2/info/stores/detail'))),
     getImportInfo: () => Promise.reject(new Error('not scripted')),
     addLocation: () => Promise.reject(new Error('not scripted')),
+    deleteFromStore: () => Promise.reject(new Error('not scripted')),
   };
   return client;
 }

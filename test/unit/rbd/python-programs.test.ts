@@ -8,7 +8,7 @@ import { isolatedPython, LIBRBD_PYTHON_DEFAULT, pythonProgramText, type PythonPr
 // (test/unit/rbd/python/test_*.py, Python's unittest against stand-in rados/rbd modules) run here, in `npm test`.
 
 const PYTHON_TESTS = join('test', 'unit', 'rbd', 'python');
-const PROGRAMS: readonly PythonProgram[] = ['librbd_copy', 'librados_fsid'];
+const PROGRAMS: readonly PythonProgram[] = ['librbd_copy', 'librados_fsid', 'rbd_store_copies'];
 
 describe('pythonProgramText / isolatedPython', () => {
   it.each(PROGRAMS)('%s: the text is src/rbd/python/%s.py, run as python3 -I -c TEXT from /', (name) => {

@@ -1,0 +1,205 @@
+"""One store's RBD images in one process (python3-rbd): what eviction and `status --usage` read of a Ceph pool.
+
+Run by ferry (src/rbd/store-copies.ts) as `python3 -I -c TEXT CONF USER TIMEOUT_S POOL SNAPSHOT COMMAND ARGS...`
+from `/` (USER empty: librados' default). One process per store and command, whatever the number of images: the
+cost is librados round trips, never a process per image.
+
+Commands, each printing one JSON object on stdout:
+- `list`: every image of POOL, and every image of its trash:
+  {"pool", "snapshot", "quota_bytes", "capacity", "images": [IMAGE], "trash": [IMAGE + "deleted"]}
+  IMAGE = {"name", "id", "size", "used" (allocated bytes by the object map, null without fast-diff), "created",
+  "accessed", "modified" (Unix seconds), "protected" (SNAPSHOT exists and is protected: true/false; null when the
+  image has no SNAPSHOT), "children" (of SNAPSHOT, trash included: [{"pool", "namespace", "image", "id", "trash",
+  "created"}]), "meta" (the image-meta keys starting with `ferry.`)}, or {"name", "id", "error", "errno"} for an image
+  that could not be read (removed while listed: "absent": true).
+  "quota_bytes": the pool's quota (0: none), from the OSD map; "capacity": {"cluster_bytes", "pool_stored_bytes",
+  "pool_max_avail_bytes"} from `ceph df`, null when the cluster does not report it (0 without a ceph-mgr).
+- `check NAME...`: {"images": [IMAGE]} for these images only; one that is not there is {"name", "absent": true}.
+- `fence KEY VALUE NAME...`: image-meta KEY=VALUE on each: {"results": [{"name", "ok" | "absent" | "error"}]}.
+- `unfence KEY VALUE NAME...`: removes KEY where it still holds VALUE (another run's fence is left alone):
+  {"results": [{"name", "removed" | "other" | "none" | "absent" | "error"}]}.
+Exit 0; 3 with {"unavailable"} without the binding; a failure to reach the cluster or open the pool exits with its
+errno (110: the mons did not answer, 2: no such pool or conf, 13/1: refused) and the message on stderr.
+"""
+import json
+import sys
+try:
+    import rados
+    import rbd
+except ImportError as error:
+    print(json.dumps({"unavailable": str(error)}))
+    sys.exit(3)
+
+conf, user, timeout, pool, snapshot, command = sys.argv[1], sys.argv[2] or None, sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+args = sys.argv[7:]
+META_PREFIX = "ferry."
+
+
+def seconds(stamp):
+    # python3-rbd answers naive datetimes in UTC; a Unix time travels without a zone to get wrong.
+    return None if stamp is None else (stamp - EPOCH).total_seconds()
+
+
+def errno_of(error):
+    return abs(getattr(error, "errno", None) or 1) or 1
+
+
+def quietly(work, default=None):
+    try:
+        return work()
+    except Exception:
+        return default
+
+
+class Cluster:
+    def __init__(self):
+        self.rados = rados.Rados(conffile=conf, rados_id=user)
+        self.rados.conf_set("client_mount_timeout", timeout)
+        self.rados.conf_set("rados_mon_op_timeout", timeout)
+        self.rados.conf_set("rados_osd_op_timeout", timeout)
+        self.rados.connect(timeout=int(timeout))
+        self.ioctx = self.rados.open_ioctx(pool)
+        self.others = {}
+
+    def pool_ioctx(self, name, namespace):
+        key = (name, namespace)
+        if key not in self.others:
+            ioctx = self.ioctx if name == pool and not namespace else self.rados.open_ioctx(name)
+            if namespace:
+                ioctx.set_namespace(namespace)
+            self.others[key] = ioctx
+        return self.others[key]
+
+    def mon(self, prefix, **fields):
+        fields.update(prefix=prefix, format="json")
+        code, out, _ = self.rados.mon_command(json.dumps(fields), b"")
+        return json.loads(out) if code == 0 and out else None
+
+
+def used_bytes(image):
+    # Allocated objects by the object map: cheap with fast-diff, one stat per object without it (then: unknown).
+    if not image.features() & rbd.RBD_FEATURE_FAST_DIFF or image.flags() & rbd.RBD_FLAG_FAST_DIFF_INVALID:
+        return None
+    total = [0]
+
+    def count(offset, length, exists):
+        if exists:
+            total[0] += length
+    image.diff_iterate(0, image.size(), None, count, whole_object=True)
+    return total[0]
+
+
+def child_facts(cluster, child):
+    def created():
+        with rbd.Image(cluster.pool_ioctx(child["pool"], child.get("pool_namespace", "")), image_id=child["id"], read_only=True) as opened:
+            return seconds(opened.create_timestamp())
+    return {"pool": child["pool"], "namespace": child.get("pool_namespace", ""), "image": child["image"], "id": child["id"],
+            "trash": bool(child.get("trash", False)), "created": quietly(created)}
+
+
+def image_facts(cluster, name=None, image_id=None):
+    with rbd.Image(cluster.ioctx, name, image_id=image_id, read_only=True) as image:
+        facts = {"name": name if name is not None else image.get_name(), "id": image.id(), "size": image.size(),
+                 "used": used_bytes(image), "created": seconds(image.create_timestamp()),
+                 "accessed": seconds(image.access_timestamp()), "modified": seconds(image.modify_timestamp()),
+                 "protected": None, "children": [],
+                 "meta": dict((key, value) for key, value in image.metadata_list() if key.startswith(META_PREFIX))}
+        if any(snap["name"] == snapshot for snap in image.list_snaps()):
+            facts["protected"] = bool(image.is_protected_snap(snapshot))
+            image.set_snap(snapshot)
+            facts["children"] = [child_facts(cluster, child) for child in image.list_children2()]
+        return facts
+
+
+def read_image(cluster, name=None, image_id=None):
+    try:
+        return image_facts(cluster, name, image_id)
+    except rbd.ImageNotFound:
+        return {"name": name, "id": image_id, "absent": True}
+    except Exception as error:
+        return {"name": name, "id": image_id, "error": str(error), "errno": errno_of(error)}
+
+
+def capacity(cluster):
+    df = quietly(lambda: cluster.mon("df"))
+    if not df or not df.get("stats", {}).get("total_bytes"):
+        return None
+    ours = [entry for entry in df.get("pools", []) if entry.get("name") == pool]
+    stats = ours[0].get("stats", {}) if ours else {}
+    return {"cluster_bytes": df["stats"]["total_bytes"], "pool_stored_bytes": stats.get("stored"),
+            "pool_max_avail_bytes": stats.get("max_avail")}
+
+
+def quota(cluster):
+    pools = quietly(lambda: cluster.mon("osd pool ls", detail="detail")) or []
+    ours = [entry for entry in pools if entry.get("pool_name") == pool]
+    return ours[0].get("quota_max_bytes") if ours else None
+
+
+def listing(cluster):
+    images = [read_image(cluster, entry["name"]) for entry in rbd.RBD().list2(cluster.ioctx)]
+    trash = []
+    for entry in rbd.RBD().trash_list(cluster.ioctx):
+        facts = read_image(cluster, None, entry["id"])
+        facts.update(name=entry["name"], deleted=seconds(entry.get("deletion_time")))
+        trash.append(facts)
+    return {"pool": pool, "snapshot": snapshot, "quota_bytes": quota(cluster), "capacity": capacity(cluster),
+            "images": images, "trash": trash}
+
+
+def fence(cluster, key, value, names):
+    results = []
+    for name in names:
+        try:
+            with rbd.Image(cluster.ioctx, name) as image:
+                image.metadata_set(key, value)
+            results.append({"name": name, "ok": True})
+        except rbd.ImageNotFound:
+            results.append({"name": name, "absent": True})
+        except Exception as error:
+            results.append({"name": name, "error": str(error), "errno": errno_of(error)})
+    return {"results": results}
+
+
+def unfence(cluster, key, value, names):
+    results = []
+    for name in names:
+        try:
+            with rbd.Image(cluster.ioctx, name) as image:
+                held = quietly(lambda: image.metadata_get(key))
+                if held is None:
+                    results.append({"name": name, "none": True})
+                elif held != value:
+                    results.append({"name": name, "other": True})
+                else:
+                    image.metadata_remove(key)
+                    results.append({"name": name, "removed": True})
+        except rbd.ImageNotFound:
+            results.append({"name": name, "absent": True})
+        except Exception as error:
+            results.append({"name": name, "error": str(error), "errno": errno_of(error)})
+    return {"results": results}
+
+
+try:
+    import datetime
+    EPOCH = datetime.datetime(1970, 1, 1)
+    cluster = Cluster()
+except Exception as error:
+    sys.stderr.write("%s\n" % error)
+    sys.exit(errno_of(error))
+
+if command == "list":
+    answer = listing(cluster)
+elif command == "check":
+    answer = {"images": [read_image(cluster, name) for name in args]}
+elif command == "fence":
+    answer = fence(cluster, args[0], args[1], args[2:])
+elif command == "unfence":
+    answer = unfence(cluster, args[0], args[1], args[2:])
+else:
+    sys.stderr.write("unknown command %s\n" % command)
+    sys.exit(64)
+print(json.dumps(answer))
+cluster.ioctx.close()
+cluster.rados.shutdown()

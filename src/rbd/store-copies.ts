@@ -1,0 +1,78 @@
+import { resolve } from 'node:path';
+import { FerryError } from '../errors/ferry-error.js';
+import { cephCommandExited, cephMessage, cephTimeoutSeconds, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
+import { isolatedPython, rbdPython } from './python-program.js';
+import { parsePoolCheck, parsePoolListing, type PoolEntry, type PoolListing } from './store-copy-listing.js';
+
+// One store's pool in one process: python/rbd_store_copies.py (its header: commands and answers) through python3-rbd,
+// run isolated from / without ferry's credentials (python-program.ts, the runner's childEnvironment). Reading a pool of
+// any size is one process: the sizes, the copies' clones (trash included) with their creation times, the timestamps
+// and ferry's image-meta marks, the pool's quota and, where the cluster reports it, its capacity.
+
+export interface StorePool {
+  readonly confFile: string;
+  /** cephx id without `client.`; reading needs `profile rbd-read-only` on every pool clones may live in. */
+  readonly user: string | undefined;
+  readonly pool: string;
+  /** The copies' snapshot: glance_store's and ferry's `snap`. */
+  readonly snapshot: string;
+}
+
+export interface StoreCopiesOptions extends Omit<CephCliOptions, 'confFile' | 'user'> {
+  /** The python with python3-rbd; default FERRY_RBD_PYTHON, else Debian's /usr/bin/python3. */
+  readonly python?: string;
+}
+
+/** A listing opens every image (and every clone, for its creation time): longer than one rbd command may take. */
+export const STORE_LISTING_TIMEOUT_MS = 300_000;
+
+export type StoreCommand = 'list' | 'check' | 'fence' | 'unfence';
+
+/** Runs one command of the program for a pool; its stdout, or FERRY_CEPH naming the cluster, the pool and why. */
+export async function runStoreCommand(store: StorePool, command: StoreCommand, args: readonly string[],
+  options: StoreCopiesOptions = {}): Promise<{ readonly stdout: string; readonly shown: string }> {
+  const o = resolveCephCliOptions({ ...options, confFile: store.confFile, ...(store.user === undefined ? {} : { user: store.user }),
+    timeoutMs: options.timeoutMs ?? STORE_LISTING_TIMEOUT_MS });
+  const python = options.python ?? rbdPython();
+  const shown = `rbd_store_copies ${command} ${store.pool} (-c ${o.confFile}${o.user === undefined ? '' : ` --id ${o.user}`})`;
+  const program = isolatedPython('rbd_store_copies', [resolve(o.confFile), o.user ?? '', String(cephTimeoutSeconds(o.connectTimeoutMs)),
+    store.pool, store.snapshot, command, ...args]);
+  const out = await o.runner.run(python, program.args, { cwd: program.cwd, timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) });
+  if (out.outcome === 'failed' && out.errorCode === 'ENOENT') throw unavailable(shown, `${python} is not installed`);
+  const exited = cephCommandExited(out, python, shown);
+  if (exited.exitCode === 3 && exited.stdout.includes('"unavailable"')) throw unavailable(shown, exited.stdout.trim());
+  if (exited.exitCode === 0) return { stdout: exited.stdout, shown };
+  const message = cephMessage(exited.stderr);
+  const status = exited.exitCode === null ? `killed by ${exited.signal ?? 'a signal'}` : `exit ${exited.exitCode}`;
+  throw new FerryError('FERRY_CEPH', `${shown} failed (${status})${message === '' ? '' : `: ${message}`}`,
+    hintFor(exited.exitCode, store, o.user), { command: shown, exitCode: exited.exitCode, stderr: message, pool: store.pool });
+}
+
+/** Every image of the store's pool and of its trash (`list`). */
+export async function readStoreCopies(store: StorePool, options: StoreCopiesOptions = {}): Promise<PoolListing> {
+  const { stdout, shown } = await runStoreCommand(store, 'list', [], options);
+  return parsePoolListing(stdout, shown);
+}
+
+/** The named images only (`check`), in the order given: the last look before a removal. */
+export async function checkStoreCopies(store: StorePool, names: readonly string[], options: StoreCopiesOptions = {}): Promise<readonly PoolEntry[]> {
+  if (names.length === 0) return [];
+  const { stdout, shown } = await runStoreCommand(store, 'check', names, options);
+  return parsePoolCheck(stdout, shown);
+}
+
+function unavailable(shown: string, why: string): FerryError {
+  return new FerryError('FERRY_CEPH', `${shown} cannot run: python3-rbd is not there (${why})`,
+    'Install python3-rbd (Debian/Ubuntu; ceph-common depends on it), or set FERRY_RBD_PYTHON to a python that has it.',
+    { command: shown });
+}
+
+function hintFor(exitCode: number | null, store: StorePool, user: string | undefined): string {
+  const id = user ?? 'admin';
+  if (exitCode === 110) return `The cluster did not answer: check mon_host in ${store.confFile}, the network to the mons, and the cluster's health`;
+  if (exitCode === 2) return `Check that ${store.confFile} exists, that client.${id}'s keyring is readable, and that pool '${store.pool}' exists`;
+  if (exitCode === 1 || exitCode === 13) {
+    return `Check client.${id}'s key and caps: mon 'profile rbd', osd 'profile rbd-read-only' (every pool: clones may live in any)`;
+  }
+  return `Run \`rbd -c ${store.confFile} --id ${id} ls -l ${store.pool}\` by hand to see whether the cluster answers`;
+}

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { FerryError } from '../errors/ferry-error.js';
+
+// What python/rbd_store_copies.py prints about one pool, parsed once here: seconds become milliseconds, absent fields
+// become undefined, and an answer that does not fit is FERRY_CEPH naming the field (a program of ours that answers
+// nonsense is a defect to see, not a guess to make).
+
+/** An image cloned from a copy's snapshot: an instance's disk, in any pool of the cluster (its trash included). */
+export interface CopyClone {
+  readonly pool: string;
+  readonly namespace: string;
+  readonly image: string;
+  readonly id: string;
+  readonly trash: boolean;
+  /** The clone's create_timestamp: when nova cloned it (a boot at this site); undefined when it could not be read. */
+  readonly createdMs: number | undefined;
+}
+
+/** One RBD image of the pool (a Glance copy is named by its image id and has the snapshot `snap`). */
+export interface PoolImage {
+  readonly kind: 'image';
+  readonly name: string;
+  readonly id: string;
+  readonly sizeBytes: number;
+  /** Allocated bytes by the object map (fast-diff); undefined without it: then the size is what counts. */
+  readonly usedBytes: number | undefined;
+  readonly createdMs: number | undefined;
+  /** Updated by reads (also through a clone) of a client that may write the pool, once per rbd_atime_update_interval. */
+  readonly accessedMs: number | undefined;
+  readonly modifiedMs: number | undefined;
+  /** The copy snapshot's protection; undefined when the image has no such snapshot (not a Glance copy). */
+  readonly protected: boolean | undefined;
+  /** Clones of the snapshot, trash included. */
+  readonly clones: readonly CopyClone[];
+  /** image-meta keys starting with `ferry.`. */
+  readonly meta: Readonly<Record<string, string>>;
+  /** Set for an image in the pool's trash: when it was moved there. */
+  readonly trashedMs: number | undefined;
+}
+
+/** An image that could not be read (caps, a failing OSD), or went away while listed. */
+export type PoolImageProblem =
+  | { readonly kind: 'absent'; readonly name: string }
+  | { readonly kind: 'unreadable'; readonly name: string; readonly message: string; readonly errno: number };
+
+export type PoolEntry = PoolImage | PoolImageProblem;
+
+export interface PoolCapacity {
+  readonly clusterBytes: number;
+  readonly poolStoredBytes: number | undefined;
+  readonly poolMaxAvailBytes: number | undefined;
+}
+
+export interface PoolListing {
+  readonly pool: string;
+  readonly snapshot: string;
+  /** The pool's quota (`ceph osd pool set-quota … max_bytes`); undefined when none is set or it could not be read. */
+  readonly quotaBytes: number | undefined;
+  /** From `ceph df`; undefined when the cluster does not report it (no ceph-mgr: every figure is 0). */
+  readonly capacity: PoolCapacity | undefined;
+  readonly images: readonly PoolEntry[];
+  readonly trash: readonly PoolEntry[];
+}
+
+const stamp = z.number().nullable().optional();
+const child = z.object({ pool: z.string(), namespace: z.string(), image: z.string(), id: z.string(), trash: z.boolean(), created: stamp });
+const entry = z.union([
+  z.object({ name: z.string(), id: z.string(), size: z.number().int().min(0), used: z.number().int().min(0).nullable(), created: stamp,
+    accessed: stamp, modified: stamp, protected: z.boolean().nullable(), children: z.array(child), meta: z.record(z.string(), z.string()),
+    deleted: stamp }),
+  z.object({ name: z.string().nullable(), absent: z.literal(true) }),
+  z.object({ name: z.string().nullable(), error: z.string(), errno: z.number().int() }),
+]);
+const listingWire = z.object({
+  pool: z.string(), snapshot: z.string(), quota_bytes: z.number().int().min(0).nullable(),
+  capacity: z.object({ cluster_bytes: z.number().min(0), pool_stored_bytes: z.number().min(0).nullable().optional(),
+    pool_max_avail_bytes: z.number().min(0).nullable().optional() }).nullable(),
+  images: z.array(entry), trash: z.array(entry),
+});
+const checkWire = z.object({ images: z.array(entry) });
+
+type EntryWire = z.infer<typeof entry>;
+
+const ms = (seconds: number | null | undefined): number | undefined => (seconds === null || seconds === undefined ? undefined : Math.round(seconds * 1000));
+
+function entryOf(wire: EntryWire): PoolEntry {
+  if ('absent' in wire) return Object.freeze({ kind: 'absent', name: wire.name ?? '' });
+  if ('error' in wire) return Object.freeze({ kind: 'unreadable', name: wire.name ?? '', message: wire.error, errno: wire.errno });
+  return Object.freeze({
+    kind: 'image', name: wire.name, id: wire.id, sizeBytes: wire.size, usedBytes: wire.used ?? undefined,
+    createdMs: ms(wire.created), accessedMs: ms(wire.accessed), modifiedMs: ms(wire.modified), protected: wire.protected ?? undefined,
+    clones: Object.freeze(wire.children.map((c) => Object.freeze({ pool: c.pool, namespace: c.namespace, image: c.image, id: c.id,
+      trash: c.trash, createdMs: ms(c.created) }))),
+    meta: Object.freeze({ ...wire.meta }), trashedMs: ms(wire.deleted),
+  });
+}
+
+function parsed<T>(schema: z.ZodType<T>, text: string, shown: string): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw badAnswer(shown, `not JSON: ${text.slice(0, 120)}`);
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw badAnswer(shown, `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'does not fit'}`);
+  }
+  return result.data;
+}
+
+function badAnswer(shown: string, why: string): FerryError {
+  return new FerryError('FERRY_CEPH', `${shown} answered something ferry does not understand (${why})`,
+    'This is a defect of ferry\'s rbd_store_copies.py or of the python3-rbd binding: please report it with the Ceph version.',
+    { command: shown });
+}
+
+/** The `list` answer. */
+export function parsePoolListing(text: string, shown: string): PoolListing {
+  const wire = parsed(listingWire, text, shown);
+  return Object.freeze({
+    pool: wire.pool, snapshot: wire.snapshot,
+    quotaBytes: wire.quota_bytes === null || wire.quota_bytes === 0 ? undefined : wire.quota_bytes,
+    capacity: wire.capacity === null ? undefined : Object.freeze({ clusterBytes: wire.capacity.cluster_bytes,
+      poolStoredBytes: wire.capacity.pool_stored_bytes ?? undefined, poolMaxAvailBytes: wire.capacity.pool_max_avail_bytes ?? undefined }),
+    images: Object.freeze(wire.images.map(entryOf)),
+    trash: Object.freeze(wire.trash.map(entryOf)),
+  });
+}
+
+/** The `check` answer: the named images, in the order asked. */
+export function parsePoolCheck(text: string, shown: string): readonly PoolEntry[] {
+  return Object.freeze(parsed(checkWire, text, shown).images.map(entryOf));
+}

@@ -1,0 +1,157 @@
+"""src/rbd/python/rbd_store_copies.py, one store's pool in one process, run as ferry runs it (CONF USER TIMEOUT_S POOL
+SNAPSHOT COMMAND ARGS) against a stand-in cluster described by a JSON file (pool_fakes/)."""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+from harness import World, program
+
+POOL_FAKES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pool_fakes")
+COPY = "3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10"
+# 2026-11-27 02:29:44 UTC and friends, as Unix seconds.
+T0, T1, T2 = 1795746584.0, 1795746594.0, 1795746672.0
+
+
+def glance_copy(**overrides):
+    image = {"id": "102b1d145e1c", "size": 20 << 20, "object_size": 8 << 20, "objects": [0, 1], "features": 61,
+             "created": "2026-11-27 02:29:44", "accessed": "2026-11-27 02:31:12", "modified": "2026-11-27 02:29:44",
+             "snaps": {"snap": {"protected": True, "children": []}}, "meta": {"ferry.verified": "sha512:ab", "other": "x"}}
+    image.update(overrides)
+    return image
+
+
+def clone(name, image_id, trash=False, created="2026-11-27 02:29:54", pool="vms"):
+    child = {"pool": pool, "pool_namespace": "", "image": name, "id": image_id, "trash": trash}
+    disk = {"id": image_id, "size": 20 << 20, "object_size": 8 << 20, "objects": [], "created": created,
+            "accessed": created, "modified": created, "snaps": {}}
+    if trash:
+        disk["trashed"] = {"deleted": created}
+    return child, disk
+
+
+class RbdStoreCopies(World):
+    def world(self, images, vms=None, mon=None, **extra):
+        state = {"pools": {"images": {"images": images}, "vms": {"images": vms or {}}},
+                 "mon": mon if mon is not None else {"osd pool ls": [{"pool_name": "images", "quota_max_bytes": 0}],
+                                                     "df": {"stats": {"total_bytes": 0}, "pools": []}}}
+        state.update(extra)
+        self.state_path = os.path.join(self.dir, "cluster.json")
+        with open(self.state_path, "w") as out:
+            json.dump(state, out)
+        conf = os.path.join(self.dir, "site-b.conf")
+        with open(conf, "w") as out:
+            out.write("[global]\nfake_pools = %s\n" % self.state_path)
+        return conf
+
+    def run_program(self, conf, command, *args, with_fakes=True, pool="images"):
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+        if with_fakes:
+            env["PYTHONPATH"] = POOL_FAKES
+        argv = [sys.executable, "-S", "-B", program("rbd_store_copies"), conf, "glance", "7", pool, "snap", command] + list(args)
+        return subprocess.run(argv, env=env, cwd=self.dir, capture_output=True, text=True, timeout=20)
+
+    def answer(self, done):
+        self.assertEqual((done.returncode, done.stderr), (0, ""))
+        return json.loads(done.stdout)
+
+    def saved(self):
+        with open(self.state_path) as source:
+            return json.load(source)
+
+    def journal(self, conf=None):
+        with open(self.state_path + ".journal") as source:
+            return source.read().splitlines()
+
+    def test_list_gives_a_copy_with_its_sizes_timestamps_clones_trash_included_and_ferry_marks(self):
+        live, live_disk = clone("vm-1_disk", "c1")
+        gone, gone_disk = clone("vm-2_disk", "c2", trash=True, created="2026-11-27 02:30:00")
+        conf = self.world({COPY: glance_copy(snaps={"snap": {"protected": True, "children": [live, gone]}})},
+                          vms={"vm-1_disk": live_disk, "vm-2_disk": gone_disk})
+        listing = self.answer(self.run_program(conf, "list"))
+        self.assertEqual(listing["images"], [{
+            "name": COPY, "id": "102b1d145e1c", "size": 20 << 20, "used": 16 << 20, "created": T0, "accessed": T2, "modified": T0,
+            "protected": True, "meta": {"ferry.verified": "sha512:ab"},
+            "children": [{"pool": "vms", "namespace": "", "image": "vm-1_disk", "id": "c1", "trash": False, "created": T1},
+                         {"pool": "vms", "namespace": "", "image": "vm-2_disk", "id": "c2", "trash": True, "created": T0 + 16}]}])
+        self.assertEqual((listing["pool"], listing["snapshot"], listing["quota_bytes"], listing["capacity"], listing["trash"]),
+                         ("images", "snap", 0, None, []))
+
+    def test_list_an_image_without_the_snapshot_is_listed_with_protected_null_and_no_clones(self):
+        conf = self.world({COPY + ".ferry-partial": glance_copy(snaps={})})
+        image = self.answer(self.run_program(conf, "list"))["images"][0]
+        self.assertEqual((image["name"], image["protected"], image["children"]), (COPY + ".ferry-partial", None, []))
+
+    def test_list_without_fast_diff_used_is_null_and_no_object_is_scanned(self):
+        conf = self.world({COPY: glance_copy(features=1), "b": glance_copy(flags=2)})
+        images = self.answer(self.run_program(conf, "list"))["images"]
+        self.assertEqual([image["used"] for image in images], [None, None])
+        self.assertEqual([line for line in self.journal() if line.startswith("diff_iterate")], [])
+
+    def test_list_an_image_whose_clones_cannot_be_listed_is_an_error_entry_not_a_failed_listing(self):
+        conf = self.world({COPY: glance_copy(snaps={"snap": {"protected": True, "fail_children": 1}}), "other": glance_copy(id="2")})
+        images = self.answer(self.run_program(conf, "list"))["images"]
+        self.assertEqual(images[0], {"name": COPY, "id": None, "error": "[errno 1] RBD permission error (error listing children.)", "errno": 1})
+        self.assertEqual(images[1]["name"], "other")
+
+    def test_list_a_clone_in_a_pool_it_may_not_open_has_no_creation_time(self):
+        child, _ = clone("vol-1", "v1", pool="volumes")
+        conf = self.world({COPY: glance_copy(snaps={"snap": {"protected": True, "children": [child]}})},
+                          denied_pools=["volumes"])
+        image = self.answer(self.run_program(conf, "list"))["images"][0]
+        self.assertEqual(image["children"], [{"pool": "volumes", "namespace": "", "image": "vol-1", "id": "v1", "trash": False, "created": None}])
+
+    def test_list_the_pools_trash_with_when_each_image_went_there(self):
+        trashed = glance_copy(id="t1", trashed={"deleted": "2026-11-27 02:31:12"})
+        conf = self.world({COPY: glance_copy(), "old": trashed})
+        listing = self.answer(self.run_program(conf, "list"))
+        self.assertEqual([image["name"] for image in listing["images"]], [COPY])
+        self.assertEqual([(image["name"], image["id"], image["deleted"]) for image in listing["trash"]], [("old", "t1", T2)])
+
+    def test_list_the_quota_from_the_osd_map_and_the_capacity_where_ceph_df_reports_it(self):
+        mon = {"osd pool ls": [{"pool_name": "vms", "quota_max_bytes": 5}, {"pool_name": "images", "quota_max_bytes": 1 << 40}],
+               "df": {"stats": {"total_bytes": 10 << 40}, "pools": [{"name": "images", "stats": {"stored": 3 << 30, "max_avail": 2 << 40}}]}}
+        listing = self.answer(self.run_program(self.world({}, mon=mon), "list"))
+        self.assertEqual((listing["quota_bytes"], listing["capacity"]),
+                         (1 << 40, {"cluster_bytes": 10 << 40, "pool_stored_bytes": 3 << 30, "pool_max_avail_bytes": 2 << 40}))
+
+    def test_list_mon_commands_that_do_not_answer_leave_quota_and_capacity_null(self):
+        listing = self.answer(self.run_program(self.world({}, mon={}), "list"))
+        self.assertEqual((listing["quota_bytes"], listing["capacity"]), (None, None))
+
+    def test_check_reads_only_the_named_images_and_says_which_are_absent(self):
+        conf = self.world({COPY: glance_copy(), "other": glance_copy(id="2")})
+        images = self.answer(self.run_program(conf, "check", "nosuch", COPY))["images"]
+        self.assertEqual([(image["name"], image.get("absent", False)) for image in images], [("nosuch", True), (COPY, False)])
+        self.assertNotIn("open images/other ro", self.journal())
+
+    def test_fence_then_unfence_removes_only_a_mark_that_still_holds_the_value(self):
+        conf = self.world({COPY: glance_copy(), "other": glance_copy(id="2")})
+        self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", COPY, "other", "nosuch")),
+                         {"results": [{"name": COPY, "ok": True}, {"name": "other", "ok": True}, {"name": "nosuch", "absent": True}]})
+        self.assertEqual(self.saved()["pools"]["images"]["images"][COPY]["meta"]["ferry.evicting"], "run-1")
+        self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-2", "other"))
+        self.assertEqual(self.answer(self.run_program(conf, "unfence", "ferry.evicting", "run-1", COPY, "other", "nosuch")),
+                         {"results": [{"name": COPY, "removed": True}, {"name": "other", "other": True}, {"name": "nosuch", "absent": True}]})
+        images = self.saved()["pools"]["images"]["images"]
+        self.assertEqual((images[COPY]["meta"].get("ferry.evicting"), images["other"]["meta"]["ferry.evicting"]), (None, "run-2"))
+        self.assertEqual(self.answer(self.run_program(conf, "unfence", "ferry.evicting", "run-1", COPY)),
+                         {"results": [{"name": COPY, "none": True}]})
+
+    def test_a_pool_that_is_not_there_exits_2_with_the_message_on_stderr(self):
+        done = self.run_program(self.world({}), "list", pool="nosuch")
+        self.assertEqual((done.returncode, done.stdout, done.stderr), (2, "", "[errno 2] RADOS object not found (error opening pool 'nosuch')\n"))
+
+    def test_a_cluster_that_does_not_answer_exits_110(self):
+        done = self.run_program(self.world({}, fail_connect=110), "list")
+        self.assertEqual((done.returncode, done.stderr), (110, "[errno 110] RADOS timed out (error connecting to the cluster)\n"))
+
+    def test_without_the_binding_it_says_unavailable_and_exits_3(self):
+        done = self.run_program(self.world({}), "list", with_fakes=False)
+        self.assertEqual(done.returncode, 3)
+        self.assertEqual(list(json.loads(done.stdout)), ["unavailable"])
+
+
+if __name__ == "__main__":
+    unittest.main()

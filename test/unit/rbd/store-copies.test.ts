@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { CommandOutcome } from '../../../src/rbd/command-runner.js';
+import { clearCopyMarks, setCopyMarks } from '../../../src/rbd/copy-fence-marks.js';
+import { pythonProgramText } from '../../../src/rbd/python-program.js';
+import { checkStoreCopies, readStoreCopies, type StorePool } from '../../../src/rbd/store-copies.js';
+import { scriptedRunner } from '../../helpers/scripted-runner.js';
+
+// The Node side of python/rbd_store_copies.py: how it is run (one process per store and command, isolated, from /),
+// what its answers become, and its failures. The program itself runs against stand-ins in test/unit/rbd/python/ and
+// against the dev cloud's Ceph in the eviction's integration tests; the answer below was printed by it there
+// (scripts/devcloud/recorder/store-delete-cases.ts): a copy with a live clone and one whose only clone is in the trash.
+
+const RECORDED = readFileSync('fixtures/rbd/store-listing-site-b.json', 'utf8');
+const STORE: StorePool = { confFile: '/etc/ceph/site-b.conf', user: 'ferry', pool: 'images', snapshot: 'snap' };
+const exited = (exitCode: number, stdout: string, stderr = ''): CommandOutcome => ({ outcome: 'exited', exitCode, signal: null, stdout, stderr });
+
+describe('readStoreCopies', () => {
+  it('one python process for the whole pool, isolated from / with conf, user, timeout, pool, snapshot and `list`', async () => {
+    const runner = scriptedRunner(exited(0, RECORDED));
+    await readStoreCopies(STORE, { runner, python: '/usr/bin/python3', connectTimeoutMs: 5_000 });
+    expect(runner.calls.map((call) => [call.file, call.args, call.options.cwd])).toEqual([['/usr/bin/python3',
+      ['-I', '-c', pythonProgramText('rbd_store_copies'), '/etc/ceph/site-b.conf', 'ferry', '5', 'images', 'snap', 'list'], '/']]);
+  });
+
+  it('the recorded answer: seconds become ms, clones keep their trash flag and creation time, no quota or capacity', async () => {
+    const listing = await readStoreCopies(STORE, { runner: scriptedRunner(exited(0, RECORDED)) });
+    expect(listing).toMatchObject({ pool: 'images', snapshot: 'snap', quotaBytes: undefined, capacity: undefined, trash: [] });
+    expect(listing.images).toEqual([
+      expect.objectContaining({ kind: 'image', name: '2d80e4f7-2cac-4fa1-b8c2-5f11d80a36da', sizeBytes: 1_048_576, usedBytes: 1_048_576,
+        createdMs: 1_795_747_029_000, protected: true, trashedMs: undefined,
+        clones: [{ pool: 'vms', namespace: '', image: 'ferry-fixture-clone-2d80e4f7', id: '10c5d8c56bbe', trash: false, createdMs: 1_795_747_030_000 }] }),
+      expect.objectContaining({ kind: 'image', name: '93469f30-5123-4b82-b251-47c6c76da588', accessedMs: 1_795_746_672_000,
+        clones: [expect.objectContaining({ image: 'exp-c1', trash: true, createdMs: 1_795_746_594_000 })] }),
+    ]);
+  });
+
+  it('entries it could not read stay entries: absent (removed while listed) and unreadable (with errno)', async () => {
+    const text = JSON.stringify({ pool: 'images', snapshot: 'snap', quota_bytes: 10, capacity: { cluster_bytes: 100, pool_stored_bytes: 5, pool_max_avail_bytes: 50 },
+      images: [{ name: 'a', id: null, absent: true }, { name: 'b', id: null, error: '[errno 1] RBD permission error (error listing children.)', errno: 1 }], trash: [] });
+    const listing = await readStoreCopies(STORE, { runner: scriptedRunner(exited(0, text)) });
+    expect(listing).toMatchObject({ quotaBytes: 10, capacity: { clusterBytes: 100, poolStoredBytes: 5, poolMaxAvailBytes: 50 } });
+    expect(listing.images).toEqual([{ kind: 'absent', name: 'a' },
+      { kind: 'unreadable', name: 'b', message: '[errno 1] RBD permission error (error listing children.)', errno: 1 }]);
+  });
+
+  it.each<{ name: string; out: CommandOutcome; message: RegExp; hint: RegExp }>([
+    { name: 'mons that do not answer (110)', out: exited(110, '', '[errno 110] RADOS timed out (error connecting to the cluster)\n'),
+      message: /rbd_store_copies list images \(-c \/etc\/ceph\/site-b\.conf --id ferry\) failed \(exit 110\): \[errno 110\] RADOS timed out/,
+      hint: /did not answer: check mon_host/ },
+    { name: 'no such pool (2)', out: exited(2, '', "[errno 2] RADOS object not found (error opening pool 'images')\n"),
+      message: /exit 2\): \[errno 2\] RADOS object not found/, hint: /pool 'images' exists/ },
+    { name: 'refused (1)', out: exited(1, '', '[errno 1] RADOS permission denied\n'), message: /exit 1/, hint: /profile rbd-read-only.*every pool/ },
+    { name: 'no python3-rbd (3)', out: exited(3, '{"unavailable": "No module named \'rbd\'"}\n'), message: /python3-rbd is not there/, hint: /Install python3-rbd/ },
+    { name: 'no python at all', out: { outcome: 'failed', message: 'spawn /usr/bin/python3 ENOENT', errorCode: 'ENOENT' },
+      message: /python3-rbd is not there \(\/usr\/bin\/python3 is not installed\)/, hint: /FERRY_RBD_PYTHON/ },
+    { name: 'an answer that is not the program\'s', out: exited(0, '{"pool": 1}'), message: /answered something ferry does not understand \(pool:/,
+      hint: /defect of ferry's rbd_store_copies\.py/ },
+  ])('$name → FERRY_CEPH naming the command and what to do', async ({ out, message, hint }) => {
+    const read = readStoreCopies(STORE, { runner: scriptedRunner(out), python: '/usr/bin/python3' });
+    await expect(read).rejects.toMatchObject({ code: 'FERRY_CEPH', message: expect.stringMatching(message) as unknown });
+    await expect(read).rejects.toHaveProperty('hint', expect.stringMatching(hint));
+  });
+});
+
+describe('checkStoreCopies and the marks', () => {
+  it('check names the images; nothing to check runs nothing', async () => {
+    const runner = scriptedRunner(exited(0, JSON.stringify({ images: [{ name: 'x', id: null, absent: true }] })));
+    await expect(checkStoreCopies(STORE, ['x'], { runner })).resolves.toEqual([{ kind: 'absent', name: 'x' }]);
+    await expect(checkStoreCopies(STORE, [], { runner })).resolves.toEqual([]);
+    expect(runner.calls.map((call) => call.args.slice(8))).toEqual([['check', 'x']]);
+  });
+
+  it('fence and unfence: one process for every image, each image\'s result', async () => {
+    const runner = scriptedRunner(
+      exited(0, JSON.stringify({ results: [{ name: 'a', ok: true }, { name: 'b', absent: true }, { name: 'c', error: 'denied', errno: 1 }] })),
+      exited(0, JSON.stringify({ results: [{ name: 'a', removed: true }, { name: 'b', other: true }, { name: 'c', none: true }] })));
+    const set = await setCopyMarks(STORE, 'ferry.evicting', 'v', ['a', 'b', 'c'], { runner });
+    expect([...set]).toEqual([['a', 'set'], ['b', 'absent'], ['c', { error: 'denied', errno: 1 }]]);
+    const cleared = await clearCopyMarks(STORE, 'ferry.evicting', 'v', ['a', 'b', 'c'], { runner });
+    expect([...cleared]).toEqual([['a', 'removed'], ['b', 'held-by-other'], ['c', 'not-set']]);
+    expect(runner.calls.map((call) => call.args.slice(8))).toEqual([['fence', 'ferry.evicting', 'v', 'a', 'b', 'c'],
+      ['unfence', 'ferry.evicting', 'v', 'a', 'b', 'c']]);
+  });
+});
