@@ -110,3 +110,19 @@ export { syncOnce } from './sync/sync-once.js';
 export type { SyncOptions, SyncReport, PlacementDrift } from './sync/sync-once.js';
 export { watchSync } from './sync/watch-sync.js';
 export type { WatchOptions, WatchPass, WatchSummary } from './sync/watch-sync.js';
+
+// Eviction: free space in a store without breaking a boot (docs/evict.md)
+export { evictStore } from './evict/evict-store.js';
+export { EVICT_DEFAULTS } from './evict/evict-options.js';
+export type { EvictOptions, StoreCluster } from './evict/evict-options.js';
+export type { EvictReport, EvictItem, EvictOutcome, EvictEvent, BudgetReport } from './evict/evict-report.js';
+export { planEviction, keepReason, KEEP_REASONS } from './evict/plan-eviction.js';
+export type { EvictionPlan, EvictionInput, PlannedCopy, KeepReason, BudgetVerdict } from './evict/plan-eviction.js';
+export { copyFactsOf } from './evict/copy-facts.js';
+export type { CopyFacts } from './evict/copy-facts.js';
+export { parseBudget, budgetBytes } from './evict/evict-budget.js';
+export type { Budget, BudgetBase, CapacityFacts } from './evict/evict-budget.js';
+export { judgeFencedCopy, fenceOf, FENCE_KEY } from './evict/evict-fence.js';
+export type { EvictFence } from './evict/evict-fence.js';
+export { PIN_TAG, PIN_PROPERTY } from './evict/copy-pins.js';
+export type { PinSet } from './evict/copy-pins.js';

@@ -43,6 +43,10 @@ export const COMMANDS: CommandCatalog = {
     summary: 'Converge images into the stores a YAML policy declares; report drift (--watch keeps it converged)',
     load: async () => (await import('./commands/sync.js')).syncCommand,
   },
+  evict: {
+    summary: 'Free space in a store without breaking a boot: evict idle copies, least recently used first, until under --budget',
+    load: async () => (await import('./commands/evict.js')).evictCommand,
+  },
   traits: {
     summary: "A host's standard Placement traits from its storage config and libvirt capabilities, each with its reason",
     load: async () => (await import('./commands/traits.js')).traitsCommand,

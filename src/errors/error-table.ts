@@ -44,6 +44,8 @@ export const ERROR_TABLE = {
   FERRY_INVALID_MAPPING: { exit: 45, summary: 'images_type / images_type_mapping is invalid' },
   FERRY_VIRSH: { exit: 46, summary: 'the virsh command is missing, failed or timed out' },
   FERRY_PARTIAL_FAILURE: { exit: 50, summary: 'some items of a batch failed (see the report)' },
+  FERRY_BUDGET_UNMET: { exit: 51, summary: 'a store stays over its budget: what is left is in use, pinned, the last copy, being imported or not idle long enough (see the report)' },
+  FERRY_CAPACITY_UNKNOWN: { exit: 52, summary: 'a budget is a percentage of a capacity the cluster does not report (no pool quota; ceph df without a ceph-mgr)' },
   FERRY_AGENT_UNAVAILABLE: { exit: 60, summary: 'the ferry agent socket does not answer (not running, or no permission)' },
   FERRY_AGENT_BUSY: { exit: 61, summary: 'the ferry agent refused the request: too many distinct waits (--max-waits)' },
   FERRY_AGENT_SHUTTING_DOWN: { exit: 62, summary: 'the ferry agent is shutting down and did not finish the request' },

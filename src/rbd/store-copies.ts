@@ -9,6 +9,9 @@ import { parsePoolCheck, parsePoolListing, type PoolEntry, type PoolListing } fr
 // any size is one process: the sizes, the copies' clones (trash included) with their creation times, the timestamps
 // and ferry's image-meta marks, the pool's quota and, where the cluster reports it, its capacity.
 
+/** The snapshot a Glance copy is cloned from: glance_store's and ferry's (rbd://fsid/pool/image/snap). */
+export const COPY_SNAPSHOT = 'snap';
+
 export interface StorePool {
   readonly confFile: string;
   /** cephx id without `client.`; reading needs `profile rbd-read-only` on every pool clones may live in. */

@@ -40,7 +40,8 @@ export interface PoolImage {
 
 /** An image that could not be read (caps, a failing OSD), or went away while listed. */
 export type PoolImageProblem =
-  | { readonly kind: 'absent'; readonly name: string }
+  /** Not there by its name; `trashedMs` when the pool's trash holds an image of that name (`check` only). */
+  | { readonly kind: 'absent'; readonly name: string; readonly trashedMs?: number | undefined }
   | { readonly kind: 'unreadable'; readonly name: string; readonly message: string; readonly errno: number };
 
 export type PoolEntry = PoolImage | PoolImageProblem;
@@ -56,6 +57,8 @@ export interface PoolListing {
   readonly snapshot: string;
   /** The pool's quota (`ceph osd pool set-quota … max_bytes`); undefined when none is set or it could not be read. */
   readonly quotaBytes: number | undefined;
+  /** The pool's replicas (`size`), from the OSD map. */
+  readonly replicas: number | undefined;
   /** From `ceph df`; undefined when the cluster does not report it (no ceph-mgr: every figure is 0). */
   readonly capacity: PoolCapacity | undefined;
   readonly images: readonly PoolEntry[];
@@ -68,11 +71,11 @@ const entry = z.union([
   z.object({ name: z.string(), id: z.string(), size: z.number().int().min(0), used: z.number().int().min(0).nullable(), created: stamp,
     accessed: stamp, modified: stamp, protected: z.boolean().nullable(), children: z.array(child), meta: z.record(z.string(), z.string()),
     deleted: stamp }),
-  z.object({ name: z.string().nullable(), absent: z.literal(true) }),
+  z.object({ name: z.string().nullable(), absent: z.literal(true), trashed: z.object({ id: z.string(), deleted: stamp }).optional() }),
   z.object({ name: z.string().nullable(), error: z.string(), errno: z.number().int() }),
 ]);
 const listingWire = z.object({
-  pool: z.string(), snapshot: z.string(), quota_bytes: z.number().int().min(0).nullable(),
+  pool: z.string(), snapshot: z.string(), quota_bytes: z.number().int().min(0).nullable(), replicas: z.number().int().min(1).nullable().optional(),
   capacity: z.object({ cluster_bytes: z.number().min(0), pool_stored_bytes: z.number().min(0).nullable().optional(),
     pool_max_avail_bytes: z.number().min(0).nullable().optional() }).nullable(),
   images: z.array(entry), trash: z.array(entry),
@@ -84,7 +87,9 @@ type EntryWire = z.infer<typeof entry>;
 const ms = (seconds: number | null | undefined): number | undefined => (seconds === null || seconds === undefined ? undefined : Math.round(seconds * 1000));
 
 function entryOf(wire: EntryWire): PoolEntry {
-  if ('absent' in wire) return Object.freeze({ kind: 'absent', name: wire.name ?? '' });
+  if ('absent' in wire) {
+    return Object.freeze({ kind: 'absent', name: wire.name ?? '', ...(wire.trashed === undefined ? {} : { trashedMs: ms(wire.trashed.deleted) ?? 0 }) });
+  }
   if ('error' in wire) return Object.freeze({ kind: 'unreadable', name: wire.name ?? '', message: wire.error, errno: wire.errno });
   return Object.freeze({
     kind: 'image', name: wire.name, id: wire.id, sizeBytes: wire.size, usedBytes: wire.used ?? undefined,
@@ -121,7 +126,7 @@ export function parsePoolListing(text: string, shown: string): PoolListing {
   const wire = parsed(listingWire, text, shown);
   return Object.freeze({
     pool: wire.pool, snapshot: wire.snapshot,
-    quotaBytes: wire.quota_bytes === null || wire.quota_bytes === 0 ? undefined : wire.quota_bytes,
+    quotaBytes: wire.quota_bytes === null || wire.quota_bytes === 0 ? undefined : wire.quota_bytes, replicas: wire.replicas ?? undefined,
     capacity: wire.capacity === null ? undefined : Object.freeze({ clusterBytes: wire.capacity.cluster_bytes,
       poolStoredBytes: wire.capacity.pool_stored_bytes ?? undefined, poolMaxAvailBytes: wire.capacity.pool_max_avail_bytes ?? undefined }),
     images: Object.freeze(wire.images.map(entryOf)),

@@ -3,26 +3,19 @@ import { FerryError } from '../../errors/ferry-error.js';
 import { parseDuration } from '../../clock/parse-duration.js';
 import { parseListenAddress, type ListenAddress } from '../../metrics/listen-address.js';
 import { startMetricsListener } from '../../metrics/metrics-listener.js';
-import { parseSyncPolicy } from '../../sync/parse-sync-policy.js';
 import { createSyncMetrics } from '../../sync/sync-metrics.js';
 import { syncOnce } from '../../sync/sync-once.js';
 import type { SyncPolicy } from '../../sync/sync-policy.js';
 import { watchSync } from '../../sync/watch-sync.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { describePass, renderSync, syncJsonSchema, syncToJson, type SyncOutcome } from '../render/sync.js';
+import { readPolicyFile } from '../inputs/policy-file.js';
 import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags } from '../inputs/prewarm-flags.js';
 import { PREWARM_COLUMNS, prewarmToRows } from '../render/prewarm-json.js';
 
-/** Read and parse the policy file named by --policy; an unreadable file is FERRY_INVALID_CONFIG too. */
+/** Read and parse the policy file named by --policy. */
 function loadPolicy(ctx: CommandContext, file: string): SyncPolicy {
-  let source: string;
-  try {
-    source = ctx.readFile(file);
-  } catch (error) {
-    throw new FerryError('FERRY_INVALID_CONFIG', `cannot read the policy file ${file}: ${(error as Error).message}`,
-      'Check the path given to --policy.', { file }, { cause: error });
-  }
-  return parseSyncPolicy(source, file);
+  return readPolicyFile(ctx, file);
 }
 
 /** The environment variable equivalent to `--metrics-listen` (e.g. in the sync unit's environment file). */

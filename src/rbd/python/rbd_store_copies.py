@@ -6,15 +6,16 @@ cost is librados round trips, never a process per image.
 
 Commands, each printing one JSON object on stdout:
 - `list`: every image of POOL, and every image of its trash:
-  {"pool", "snapshot", "quota_bytes", "capacity", "images": [IMAGE], "trash": [IMAGE + "deleted"]}
+  {"pool", "snapshot", "quota_bytes", "replicas", "capacity", "images": [IMAGE], "trash": [IMAGE + "deleted"]}
   IMAGE = {"name", "id", "size", "used" (allocated bytes by the object map, null without fast-diff), "created",
   "accessed", "modified" (Unix seconds), "protected" (SNAPSHOT exists and is protected: true/false; null when the
   image has no SNAPSHOT), "children" (of SNAPSHOT, trash included: [{"pool", "namespace", "image", "id", "trash",
   "created"}]), "meta" (the image-meta keys starting with `ferry.`)}, or {"name", "id", "error", "errno"} for an image
   that could not be read (removed while listed: "absent": true).
-  "quota_bytes": the pool's quota (0: none), from the OSD map; "capacity": {"cluster_bytes", "pool_stored_bytes",
+  "quota_bytes": the pool's quota (0: none) and "replicas" its size, from the OSD map; "capacity": {"cluster_bytes", "pool_stored_bytes",
   "pool_max_avail_bytes"} from `ceph df`, null when the cluster does not report it (0 without a ceph-mgr).
-- `check NAME...`: {"images": [IMAGE]} for these images only; one that is not there is {"name", "absent": true}.
+- `check NAME...`: {"images": [IMAGE]} for these images only; one that is not there is {"name", "absent": true}, with
+  "trashed": {"id", "deleted"} when the pool's trash holds an image of that name.
 - `fence KEY VALUE NAME...`: image-meta KEY=VALUE on each: {"results": [{"name", "ok" | "absent" | "error"}]}.
 - `unfence KEY VALUE NAME...`: removes KEY where it still holds VALUE (another run's fence is left alone):
   {"results": [{"name", "removed" | "other" | "none" | "absent" | "error"}]}.
@@ -130,10 +131,10 @@ def capacity(cluster):
             "pool_max_avail_bytes": stats.get("max_avail")}
 
 
-def quota(cluster):
+def pool_details(cluster):
     pools = quietly(lambda: cluster.mon("osd pool ls", detail="detail")) or []
     ours = [entry for entry in pools if entry.get("pool_name") == pool]
-    return ours[0].get("quota_max_bytes") if ours else None
+    return ours[0] if ours else {}
 
 
 def listing(cluster):
@@ -143,42 +144,42 @@ def listing(cluster):
         facts = read_image(cluster, None, entry["id"])
         facts.update(name=entry["name"], deleted=seconds(entry.get("deletion_time")))
         trash.append(facts)
-    return {"pool": pool, "snapshot": snapshot, "quota_bytes": quota(cluster), "capacity": capacity(cluster),
-            "images": images, "trash": trash}
+    details = pool_details(cluster)
+    return {"pool": pool, "snapshot": snapshot, "quota_bytes": details.get("quota_max_bytes"), "replicas": details.get("size"),
+            "capacity": capacity(cluster), "images": images, "trash": trash}
+
+
+def on_each(cluster, names, work):
+    """work(image) -> the result's key for each named image, opened for writing; absent and errors said per image."""
+    results = []
+    for name in names:
+        try:
+            with rbd.Image(cluster.ioctx, name) as image:
+                results.append({"name": name, work(image): True})
+        except rbd.ImageNotFound:
+            results.append({"name": name, "absent": True})
+        except Exception as error:
+            results.append({"name": name, "error": str(error), "errno": errno_of(error)})
+    return {"results": results}
 
 
 def fence(cluster, key, value, names):
-    results = []
-    for name in names:
-        try:
-            with rbd.Image(cluster.ioctx, name) as image:
-                image.metadata_set(key, value)
-            results.append({"name": name, "ok": True})
-        except rbd.ImageNotFound:
-            results.append({"name": name, "absent": True})
-        except Exception as error:
-            results.append({"name": name, "error": str(error), "errno": errno_of(error)})
-    return {"results": results}
+    def mark(image):
+        image.metadata_set(key, value)
+        return "ok"
+    return on_each(cluster, names, mark)
 
 
 def unfence(cluster, key, value, names):
-    results = []
-    for name in names:
-        try:
-            with rbd.Image(cluster.ioctx, name) as image:
-                held = quietly(lambda: image.metadata_get(key))
-                if held is None:
-                    results.append({"name": name, "none": True})
-                elif held != value:
-                    results.append({"name": name, "other": True})
-                else:
-                    image.metadata_remove(key)
-                    results.append({"name": name, "removed": True})
-        except rbd.ImageNotFound:
-            results.append({"name": name, "absent": True})
-        except Exception as error:
-            results.append({"name": name, "error": str(error), "errno": errno_of(error)})
-    return {"results": results}
+    def lift(image):
+        held = quietly(lambda: image.metadata_get(key))
+        if held is None:
+            return "none"
+        if held != value:
+            return "other"
+        image.metadata_remove(key)
+        return "removed"
+    return on_each(cluster, names, lift)
 
 
 try:
@@ -192,7 +193,18 @@ except Exception as error:
 if command == "list":
     answer = listing(cluster)
 elif command == "check":
-    answer = {"images": [read_image(cluster, name) for name in args]}
+    trashed = None
+    images = []
+    for name in args:
+        facts = read_image(cluster, name)
+        if facts.get("absent"):
+            # Gone by name: it may be in the pool's trash (a Glance that trashes a copy with clones).
+            if trashed is None:
+                trashed = dict((entry["name"], entry) for entry in rbd.RBD().trash_list(cluster.ioctx))
+            if name in trashed:
+                facts["trashed"] = {"id": trashed[name]["id"], "deleted": seconds(trashed[name].get("deletion_time"))}
+        images.append(facts)
+    answer = {"images": images}
 elif command == "fence":
     answer = fence(cluster, args[0], args[1], args[2:])
 elif command == "unfence":

@@ -12,6 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['host'],
   ['contract'],
   ['sync'],
+  ['evict'],
   ['prewarm'],
   ['copy'],
   ['cloud'],

@@ -110,21 +110,27 @@ class RbdStoreCopies(World):
         self.assertEqual([(image["name"], image["id"], image["deleted"]) for image in listing["trash"]], [("old", "t1", T2)])
 
     def test_list_the_quota_from_the_osd_map_and_the_capacity_where_ceph_df_reports_it(self):
-        mon = {"osd pool ls": [{"pool_name": "vms", "quota_max_bytes": 5}, {"pool_name": "images", "quota_max_bytes": 1 << 40}],
+        mon = {"osd pool ls": [{"pool_name": "vms", "quota_max_bytes": 5, "size": 2},
+                               {"pool_name": "images", "quota_max_bytes": 1 << 40, "size": 3}],
                "df": {"stats": {"total_bytes": 10 << 40}, "pools": [{"name": "images", "stats": {"stored": 3 << 30, "max_avail": 2 << 40}}]}}
         listing = self.answer(self.run_program(self.world({}, mon=mon), "list"))
-        self.assertEqual((listing["quota_bytes"], listing["capacity"]),
-                         (1 << 40, {"cluster_bytes": 10 << 40, "pool_stored_bytes": 3 << 30, "pool_max_avail_bytes": 2 << 40}))
+        self.assertEqual((listing["quota_bytes"], listing["replicas"], listing["capacity"]),
+                         (1 << 40, 3, {"cluster_bytes": 10 << 40, "pool_stored_bytes": 3 << 30, "pool_max_avail_bytes": 2 << 40}))
 
-    def test_list_mon_commands_that_do_not_answer_leave_quota_and_capacity_null(self):
+    def test_list_mon_commands_that_do_not_answer_leave_quota_replicas_and_capacity_null(self):
         listing = self.answer(self.run_program(self.world({}, mon={}), "list"))
-        self.assertEqual((listing["quota_bytes"], listing["capacity"]), (None, None))
+        self.assertEqual((listing["quota_bytes"], listing["replicas"], listing["capacity"]), (None, None, None))
 
     def test_check_reads_only_the_named_images_and_says_which_are_absent(self):
         conf = self.world({COPY: glance_copy(), "other": glance_copy(id="2")})
         images = self.answer(self.run_program(conf, "check", "nosuch", COPY))["images"]
         self.assertEqual([(image["name"], image.get("absent", False)) for image in images], [("nosuch", True), (COPY, False)])
         self.assertNotIn("open images/other ro", self.journal())
+
+    def test_check_a_name_found_in_the_pools_trash_says_so(self):
+        conf = self.world({COPY: glance_copy(trashed={"deleted": "2026-11-27 02:31:12"})})
+        images = self.answer(self.run_program(conf, "check", COPY))["images"]
+        self.assertEqual(images, [{"name": COPY, "id": None, "absent": True, "trashed": {"id": "102b1d145e1c", "deleted": T2}}])
 
     def test_fence_then_unfence_removes_only_a_mark_that_still_holds_the_value(self):
         conf = self.world({COPY: glance_copy(), "other": glance_copy(id="2")})

@@ -4,24 +4,18 @@ IMAGE}}}, "mon": {PREFIX: ANSWER}, "denied_pools": [...], "fail_connect": ERRNO}
 file; every open and mon command is appended to `<file>.journal`.
 """
 import configparser
+import importlib.util
 import json
+import os
 
-
-class Error(Exception):
-    def __init__(self, message, errno=None):
-        Exception.__init__(self, message)
-        self.errno = errno
-
-
-class ObjectNotFound(Error):
-    pass
+# The binding's errors as the other stand-in (fakes/rados.py) defines them: one definition for both.
+_spec = importlib.util.spec_from_file_location("ferry_fake_rados", os.path.join(os.path.dirname(__file__), "..", "fakes", "rados.py"))
+_shared = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_shared)
+Error, ObjectNotFound, TimedOut = _shared.Error, _shared.ObjectNotFound, _shared.TimedOut
 
 
 class PermissionDeniedError(Error):
-    pass
-
-
-class TimedOut(Error):
     pass
 
 

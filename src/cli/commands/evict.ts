@@ -1,0 +1,102 @@
+import { parseDuration } from '../../clock/parse-duration.js';
+import { ERROR_TABLE } from '../../errors/error-table.js';
+import { FerryError } from '../../errors/ferry-error.js';
+import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
+import { parseBudget, type BudgetBase } from '../../evict/evict-budget.js';
+import { evictStore } from '../../evict/evict-store.js';
+import type { EvictEvent, EvictReport } from '../../evict/evict-report.js';
+import type { GlanceImage } from '../../glance/image.js';
+import { policyWants } from '../../sync/policy-wants.js';
+import type { CommandContext, CommandSpec } from '../command-spec.js';
+import { configFlag } from '../global-options.js';
+import { readPolicyFile } from '../inputs/policy-file.js';
+import { renderEvict } from '../render/evict.js';
+import { EVICT_COLUMNS, evictJsonSchema, evictToJson, evictToRows } from '../reports/evict-json.js';
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const list = (value: unknown): readonly string[] => (Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : []);
+
+function durationFlag(ctx: CommandContext, name: string, fallbackMs: number): number {
+  const value = text(ctx.flags[name]);
+  return value === undefined ? fallbackMs : parseDuration(value, `--${name}`);
+}
+
+function budgetOf(ctx: CommandContext): BudgetBase {
+  const value = text(ctx.flags['budget-of']) ?? EVICT_DEFAULTS.budgetOf;
+  if (value !== 'pool' && value !== 'cluster') {
+    throw new FerryError('FERRY_INVALID_OPTION', `--budget-of must be pool or cluster, got '${value}'`,
+      'pool: a percentage of the pool (its quota, else what ceph df says it can hold); cluster: of the cluster\'s capacity.', { option: 'budget-of' });
+  }
+  if (text(ctx.flags.budget)?.trim().endsWith('%') !== true && ctx.flags['budget-of'] !== undefined) {
+    throw new FerryError('FERRY_INVALID_OPTION', '--budget-of goes with a percentage --budget (e.g. --budget 80%)',
+      'Drop --budget-of, or give --budget as a percentage.', { option: 'budget-of' });
+  }
+  return value;
+}
+
+export const evictCommand: CommandSpec<EvictReport> = {
+  name: 'evict',
+  description: 'A copy is a candidate when it is not the image\'s last location, has no clones (trash included), is not pinned '
+    + '(--pin, the image\'s tag ferry-pin or property ferry_pin, a --policy that wants it here), is not being imported, and went '
+    + 'unused for --idle (default 24h; last use = its newest clone\'s creation, a read, or its own copy time). Candidates go least '
+    + 'recently used first until the pool is under --budget (all of them without one). Each is fenced, left a grace period '
+    + '(--grace) for boots that were handed it, looked at again, then removed through Glance (DELETE /v2/stores/…). Exit 51 '
+    + 'when the budget cannot be met. How and why: docs/evict.md.',
+  examples: [
+    'ferry evict --store site-b --ceph-conf /etc/ceph/site-b.conf --rbd-user ferry-evict --budget 500G --dry-run',
+    'ferry evict --store site-b --ceph-conf /etc/ceph/site-b.conf --budget 80% --policy /etc/ferry/edge-images.yaml',
+    'ferry evict --store site-b --ceph-conf /etc/ceph/site-b.conf --idle 7d --json',
+    'ferry evict --store site-b --ceph-conf /etc/ceph/site-b.conf --budget 500G -f csv -c image -c outcome',
+  ],
+  arguments: [],
+  options: [
+    configFlag('store'), configFlag('ceph-conf'), configFlag('rbd-user'),
+    { name: 'budget', value: 'BYTES|PERCENT', description: 'evict until the pool holds at most this: 500G, 1.5TiB, 750GB, or 80% (default: every idle copy goes)' },
+    { name: 'budget-of', value: 'pool|cluster', description: 'what a percentage --budget is of: the pool (its quota, else ceph df) or the cluster (default pool)' },
+    { name: 'idle', value: 'DURATION', description: `how long a copy must have gone unused: 24h, 7d, 0 (default ${EVICT_DEFAULTS.idleMs / 3_600_000}h)` },
+    { name: 'grace', value: 'DURATION', description: `between the fence and the last look, for boots already handed the copy (default ${EVICT_DEFAULTS.graceMs / 1000}s)` },
+    { name: 'pin', value: 'IMAGE', repeatable: true, description: 'never evict this image (ID or name) here' },
+    { name: 'policy', value: 'FILE', description: 'a sync policy: the images it wants in this store are pinned' },
+    { name: 'pool', value: 'POOL', description: 'the store\'s pool (default: Glance\'s stores/detail, else the pool its locations name)' },
+    { name: 'dry-run', description: 'show the plan; fence and remove nothing' },
+  ],
+  jsonSchema: evictJsonSchema,
+  async run(ctx) {
+    const store = ctx.config.copy.store;
+    if (store === undefined) {
+      throw new FerryError('FERRY_INVALID_OPTION', '--store STORE is required: the Glance store to free space in', 'Pass e.g. --store site-b.', { option: 'store' });
+    }
+    const confFile = ctx.config.ceph.confFile;
+    if (confFile === undefined) {
+      throw new FerryError('FERRY_INVALID_OPTION', `--ceph-conf FILE is required: the ceph.conf of store ${store}'s cluster`,
+        'Pass e.g. --ceph-conf /etc/ceph/site-b.conf (and --rbd-user: a user with profile rbd on the store\'s pool).', { option: 'ceph-conf' });
+    }
+    const of = budgetOf(ctx);
+    const budget = text(ctx.flags.budget);
+    const policyFile = text(ctx.flags.policy);
+    const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
+    const refs = new Set(list(ctx.flags.pin));
+    const options = {
+      store, cluster: { confFile, user: ctx.config.ceph.user, pool: text(ctx.flags.pool) },
+      ...(budget === undefined ? {} : { budget: parseBudget(budget, of) }),
+      idleMs: durationFlag(ctx, 'idle', EVICT_DEFAULTS.idleMs), graceMs: durationFlag(ctx, 'grace', EVICT_DEFAULTS.graceMs),
+      pins: (images: readonly GlanceImage[]) => ({ refs,
+        wanted: policy === undefined ? new Map<string, readonly string[]>() : policyWants(policy, images).get(store) ?? new Map<string, readonly string[]>() }),
+      dryRun: ctx.flags['dry-run'] === true, signal: ctx.signal,
+      onProgress: (event: EvictEvent) => {
+        if (event.type === 'fenced') ctx.notice?.(`fenced ${event.copies} cop${event.copies === 1 ? 'y' : 'ies'}; looking again at ${new Date(event.recheckAtMs).toISOString()}`);
+        if (event.type === 'copy-done') ctx.notice?.(`${event.imageId}: ${event.outcome} (${event.detail})`);
+      },
+    };
+    const cloud = await ctx.connect();
+    return evictStore(cloud, options);
+  },
+  toJson: evictToJson,
+  rows: evictToRows,
+  rowColumns: EVICT_COLUMNS,
+  render: renderEvict,
+  exitCode: (report) => {
+    if (report.budget.verdict === 'unmet') return ERROR_TABLE.FERRY_BUDGET_UNMET.exit;
+    return report.counts.failed > 0 ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0;
+  },
+};

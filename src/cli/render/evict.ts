@@ -1,0 +1,68 @@
+import { formatBytes } from '../../evict/evict-budget.js';
+import type { EvictItem, EvictReport } from '../../evict/evict-report.js';
+import { formatAge, KEEP_REASONS, type KeepReason } from '../../evict/plan-eviction.js';
+import type { TextStyle } from '../output/text-style.js';
+import { table } from './prewarm.js';
+
+const REASON_WORDS: Readonly<Record<KeepReason, string>> = {
+  'not-active': 'not active', importing: 'being imported', 'in-use': 'in use (clones)', 'clones-unknown': 'clones not listable',
+  'not-in-pool': 'not in the pool', 'last-copy': 'the last copy', pinned: 'pinned', fenced: 'another eviction\'s', 'not-idle': 'not idle',
+  'under-budget': 'not needed for the budget',
+};
+
+/** The plan as a table (image, size, last used, clones, decision and why), then the budget and what kept it from going lower. */
+export function renderEvict(report: EvictReport, style: TextStyle): string {
+  const chosen = report.items.filter((item) => item.action === 'evict').length;
+  const head = `${style.bold('evict')} ${report.store} (pool ${report.pool})${report.dryRun ? style.warn(' · dry run: nothing removed') : ''}`
+    + ` · ${chosen} of ${report.items.length} cop${report.items.length === 1 ? 'y' : 'ies'} chosen · idle means ${formatAge(report.idleMs)}`;
+  const now = report.plannedAtMs;
+  const rows = report.items.map((item) => [
+    item.imageName === null ? item.imageId : `${item.imageName} ${style.dim(item.imageId.slice(0, 8))}`,
+    formatBytes(item.bytes),
+    item.lastUsedMs === undefined ? style.dim('never seen') : `${formatAge(now - item.lastUsedMs)} ago`,
+    String(item.clones),
+    decision(item, style),
+    item.outcomeDetail ?? item.detail,
+  ]);
+  const lines = [head, '', report.items.length === 0 ? style.dim('  no copy of any image in this store')
+    : table(['IMAGE', 'SIZE', 'LAST USED', 'CLONES', 'DECISION', 'WHY'], rows), '', budgetLine(report, style)];
+  const kept = KEEP_REASONS.filter((reason) => reason !== 'under-budget' && report.budget.kept[reason].copies > 0)
+    .map((reason) => `${report.budget.kept[reason].copies} ${REASON_WORDS[reason]} (${formatBytes(report.budget.kept[reason].bytes)})`);
+  if (kept.length > 0) lines.push(`kept: ${kept.join(', ')}`);
+  if (report.otherBytes > 0) lines.push(style.dim(`the pool also holds ${formatBytes(report.otherBytes)} that is no copy Glance lists in ${report.store}`
+    + (report.trashBytes > 0 ? ` (${formatBytes(report.trashBytes)} of it in its trash)` : '')));
+  return lines.join('\n');
+}
+
+function decision(item: EvictItem, style: TextStyle): string {
+  if (item.action === 'keep') return style.dim(`keep: ${REASON_WORDS[item.reason as KeepReason]}`);
+  switch (item.outcome) {
+    case undefined:
+      return style.warn('evict');
+    case 'evicted':
+      return style.good('evicted');
+    case 'kept':
+      return style.warn(`kept: ${REASON_WORDS[item.outcomeReason ?? 'fenced']}`);
+    case 'trashed':
+      return style.bad('trashed (no space freed)');
+    case 'gone':
+      return style.dim('gone already');
+    case 'failed':
+      return style.bad('failed');
+  }
+}
+
+function budgetLine({ budget, dryRun }: EvictReport, style: TextStyle): string {
+  const after = `${formatBytes(budget.afterBytes)} ${dryRun ? 'after the plan' : 'after'}`;
+  switch (budget.verdict) {
+    case 'none':
+      return `pool ${formatBytes(budget.usedBytes)} → ${after} (no budget: every idle copy goes)`;
+    case 'under':
+      return style.good(`pool ${formatBytes(budget.usedBytes)}, under its budget ${formatBytes(budget.budgetBytes ?? 0)} (${budget.budget?.text ?? ''}): nothing to do`);
+    case 'met':
+      return style.good(`pool ${formatBytes(budget.usedBytes)} → ${after}: under its budget ${formatBytes(budget.budgetBytes ?? 0)} (${budget.budget?.text ?? ''})`);
+    case 'unmet':
+      return style.bad(`pool ${formatBytes(budget.usedBytes)} → ${after}: still ${formatBytes(budget.shortfallBytes)} over its budget `
+        + `${formatBytes(budget.budgetBytes ?? 0)} (${budget.budget?.text ?? ''}); what is left cannot go:`);
+  }
+}

@@ -1,0 +1,41 @@
+import type { Budget } from './evict-budget.js';
+import type { EvictItem, EvictOutcome, EvictReport } from './evict-report.js';
+import { EVICT_OUTCOMES } from './evict-report.js';
+import { lastUseWhat, type BudgetVerdict, type EvictionPlan } from './plan-eviction.js';
+import type { EvictionRun } from './run-eviction.js';
+import type { StoreUsage } from './store-usage.js';
+
+export interface ReportContext {
+  readonly budget: Budget | undefined;
+  readonly dryRun: boolean;
+  readonly run: string;
+  readonly graceMs: number;
+}
+
+/** Pure: the plan, what the run did with it (none in a dry run), and the budget as it stands after. */
+export function buildEvictReport(plan: EvictionPlan, usage: StoreUsage, run: EvictionRun | undefined, context: ReportContext): EvictReport {
+  const items = plan.copies.map((entry): EvictItem => {
+    const outcome = run?.outcomes.get(entry.copy.imageId);
+    const { copy } = entry;
+    return Object.freeze({
+      imageId: copy.imageId, imageName: copy.imageName, store: copy.store, bytes: copy.bytes, lastUsedMs: copy.lastUsedMs,
+      lastUse: lastUseWhat(copy), clones: copy.clones, action: entry.action, reason: entry.reason, detail: entry.detail,
+      ...(outcome === undefined ? {} : { outcome: outcome.outcome, outcomeReason: outcome.reason, outcomeDetail: outcome.detail }),
+    });
+  });
+  const counts = Object.fromEntries([...EVICT_OUTCOMES, 'planned'].map((key) => [key, 0])) as Record<EvictOutcome | 'planned', number>;
+  for (const item of items) {
+    if (item.action === 'evict') counts.planned += 1;
+    if (item.outcome !== undefined) counts[item.outcome] += 1;
+  }
+  const afterBytes = run === undefined ? plan.afterBytes : plan.poolBytes - run.freedBytes;
+  const verdict: BudgetVerdict = plan.budgetBytes === undefined ? 'none' : plan.poolBytes <= plan.budgetBytes ? 'under'
+    : afterBytes <= plan.budgetBytes ? 'met' : 'unmet';
+  return Object.freeze({
+    store: plan.store, pool: usage.pool, dryRun: context.dryRun, run: context.run, idleMs: plan.idleMs, graceMs: context.graceMs, plannedAtMs: plan.wallNowMs,
+    items: Object.freeze(items),
+    budget: Object.freeze({ budget: context.budget, budgetBytes: plan.budgetBytes, usedBytes: plan.poolBytes, afterBytes, verdict,
+      shortfallBytes: plan.budgetBytes === undefined ? 0 : Math.max(0, afterBytes - plan.budgetBytes), kept: plan.kept }),
+    counts: Object.freeze(counts), otherBytes: usage.otherBytes, trashBytes: usage.trashBytes,
+  });
+}

@@ -1,0 +1,78 @@
+import type { GlanceImage } from '../glance/image.js';
+import { parseRbdLocation } from '../rbd/parse-rbd-location.js';
+import type { PoolEntry } from '../rbd/store-copy-listing.js';
+import { fenceOf, type EvictFence } from './evict-fence.js';
+
+/**
+ * What ferry knows of one image's copy in one store: Glance's side (status, how many stores hold it, an import) and
+ * Ceph's (its bytes, its clones trash included, its timestamps, an eviction's fence). Built once, by copyFactsOf, from
+ * the image and the pool's listing; every decision of the eviction reads only this.
+ */
+export interface CopyFacts {
+  readonly imageId: string;
+  readonly imageName: string | null;
+  readonly store: string;
+  /** Glance's status: only an active image's copy can be removed. */
+  readonly status: string;
+  /** The RBD image the store's location names (the image id for glance_store's and ferry's copies). */
+  readonly rbdImage: string;
+  /** Where the pool's listing stands on it: there, not there, or not readable (why). */
+  readonly inPool: 'yes' | 'absent' | { readonly unreadable: string };
+  /** Bytes the copy takes in the pool (allocated, by the object map; else its size); 0 when it is not in the pool. */
+  readonly bytes: number;
+  /** Its clones (instances' disks at this site), trash included. */
+  readonly clones: number;
+  readonly trashedClones: number;
+  /** The newest clone's creation: the last boot from this copy among the instances that still exist. */
+  readonly newestCloneMs: number | undefined;
+  /** When the copy was written into the pool (its create_timestamp). */
+  readonly copiedMs: number | undefined;
+  /** access_timestamp: moved by reads (also through a clone) of a client that may write the pool, at most once a minute. */
+  readonly accessedMs: number | undefined;
+  /** The newest of the three: the usage signal eviction orders by (docs/evict.md, "Last used"). */
+  readonly lastUsedMs: number | undefined;
+  /** How many stores hold the image (Glance's `stores`). */
+  readonly locations: number;
+  /** An import holds the image's lock or writes it somewhere: removing a location now could break it. */
+  readonly importing: boolean;
+  /** Why the copy is pinned in this store, if it is. */
+  readonly pin: string | undefined;
+  /** An eviction's fence on the copy (image-meta), if any. */
+  readonly fence: EvictFence | undefined;
+}
+
+/** The newest of the usage timestamps; undefined when none is known. */
+export function lastUsedOf(times: readonly (number | undefined)[]): number | undefined {
+  const known = times.filter((time): time is number => time !== undefined);
+  return known.length === 0 ? undefined : Math.max(...known);
+}
+
+/** The RBD image name of the image's location in `store` (glance_store writes the image id; a location may say more). */
+export function rbdImageOf(image: Pick<GlanceImage, 'id' | 'locations'>, store: string): string {
+  const location = image.locations?.find((candidate) => candidate.store === store);
+  const parsed = location === undefined ? undefined : parseRbdLocation(location.url);
+  return parsed?.ok === true ? parsed.location.image : image.id;
+}
+
+export type CopyImageView = Pick<GlanceImage, 'id' | 'name' | 'status' | 'stores' | 'importTask' | 'importingTo' | 'locations'>;
+
+/** Pure: the facts of `image`'s copy in `store`, from the pool's entry for it (undefined: the listing has none). */
+export function copyFactsOf(image: CopyImageView, store: string, entry: PoolEntry | undefined, pin: string | undefined): CopyFacts {
+  const base = {
+    imageId: image.id, imageName: image.name, store, status: image.status, rbdImage: rbdImageOf(image, store),
+    locations: image.stores.length, importing: image.importTask !== undefined || image.importingTo.length > 0, pin,
+  };
+  if (entry === undefined || entry.kind !== 'image') {
+    const inPool = entry?.kind === 'unreadable' ? { unreadable: entry.message } : 'absent' as const;
+    return Object.freeze({ ...base, inPool, bytes: 0, clones: 0, trashedClones: 0, newestCloneMs: undefined, copiedMs: undefined,
+      accessedMs: undefined, lastUsedMs: undefined, fence: undefined });
+  }
+  const cloneTimes = entry.clones.map((clone) => clone.createdMs);
+  const newestCloneMs = lastUsedOf(cloneTimes);
+  return Object.freeze({
+    ...base, inPool: 'yes' as const, bytes: entry.usedBytes ?? entry.sizeBytes,
+    clones: entry.clones.length, trashedClones: entry.clones.filter((clone) => clone.trash).length, newestCloneMs,
+    copiedMs: entry.createdMs, accessedMs: entry.accessedMs, lastUsedMs: lastUsedOf([newestCloneMs, entry.createdMs, entry.accessedMs]),
+    fence: fenceOf(entry.meta),
+  });
+}

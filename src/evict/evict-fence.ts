@@ -1,0 +1,73 @@
+// The eviction's fence: an image-meta mark on the copy itself, written before the grace period and read by anyone
+// who would hand the copy out (the agent). It dies with the copy: a copy brought again later carries none. Pure.
+//
+// Its value says when the run will look again and remove the copy. Until shortly before that moment a boot may still
+// be given the copy: its clone lands before the last look, which then sees it and keeps the copy. After it, whoever
+// hands copies out waits for the run to end instead (docs/evict.md, "Boot safety").
+
+/** The image-meta key (rbd image-meta get POOL/IMAGE ferry.evicting). */
+export const FENCE_KEY = 'ferry.evicting';
+
+/**
+ * A fence older than its last look by this much belongs to a run that is gone (killed, or stuck): the next run takes
+ * it over, and agents stop waiting for it. Short, because a boot that reaches the agent while a copy is fenced waits
+ * for the run to end: a killed run's fence holds such boots this long.
+ */
+export const FENCE_HOLD_MS = 120_000;
+/** Clocks of the evicting host and the compute hosts may differ this much (NTP keeps them within milliseconds). */
+export const FENCE_SKEW_MS = 30_000;
+
+/** The last moment a run may remove a fenced copy: well before anyone calls its fence stale. */
+export function removalDeadline(fence: EvictFence): number {
+  return fence.recheckAtMs + FENCE_HOLD_MS - FENCE_SKEW_MS;
+}
+
+export interface EvictFence {
+  /** The run that wrote it (a random id per run). */
+  readonly run: string;
+  /** Unix ms: when that run looks again (fence time + grace) and, if nothing changed, removes the copy. */
+  readonly recheckAtMs: number;
+  /** Who wrote it (host and process), for people reading the mark. */
+  readonly by: string;
+}
+
+/** A mark that does not parse: someone's, but not in ferry's format. Kept, never removed or overwritten by ferry. */
+export const FOREIGN_FENCE: EvictFence = Object.freeze({ run: '?', recheckAtMs: Number.POSITIVE_INFINITY, by: 'not ferry\'s format' });
+
+export function fenceValue(fence: EvictFence): string {
+  return JSON.stringify({ run: fence.run, recheck_at: new Date(fence.recheckAtMs).toISOString(), by: fence.by });
+}
+
+/** The fence among a copy's image-meta marks; undefined when there is none. */
+export function fenceOf(meta: Readonly<Record<string, string>>): EvictFence | undefined {
+  const value = meta[FENCE_KEY];
+  if (value === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(value) as { run?: unknown; recheck_at?: unknown; by?: unknown };
+    const recheckAtMs = typeof parsed.recheck_at === 'string' ? Date.parse(parsed.recheck_at) : Number.NaN;
+    if (typeof parsed.run !== 'string' || Number.isNaN(recheckAtMs)) return FOREIGN_FENCE;
+    return Object.freeze({ run: parsed.run, recheckAtMs, by: typeof parsed.by === 'string' ? parsed.by : '' });
+  } catch {
+    return FOREIGN_FENCE;
+  }
+}
+
+/** A fence whose run is gone: past its last look by FENCE_HOLD_MS. */
+export function isStaleFence(fence: EvictFence, wallNowMs: number): boolean {
+  return fence !== FOREIGN_FENCE && wallNowMs > fence.recheckAtMs + FENCE_HOLD_MS;
+}
+
+/** Whether another run is at this copy now (a live fence that is not `run`'s). */
+export function heldByOtherRun(fence: EvictFence | undefined, run: string, wallNowMs: number): boolean {
+  return fence !== undefined && fence.run !== run && !isStaleFence(fence, wallNowMs);
+}
+
+/**
+ * For whoever hands the copy out (the agent): `hand-out` when there is no live fence, or when its last look is far
+ * enough ahead that the caller's clone (within `marginMs`) lands before it; `wait` otherwise: the run may remove the
+ * copy before a clone could be made, so the caller waits for it to end (the copy gone, or the fence lifted).
+ */
+export function judgeFencedCopy(fence: EvictFence | undefined, wallNowMs: number, marginMs: number): 'hand-out' | 'wait' {
+  if (fence === undefined || isStaleFence(fence, wallNowMs)) return 'hand-out';
+  return wallNowMs + marginMs <= fence.recheckAtMs ? 'hand-out' : 'wait';
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { storeNameSchema } from '../config/copy-policy.js';
+import { FerryError } from '../errors/ferry-error.js';
+import type { GlanceImage } from '../glance/image.js';
+import type { StoreCopiesOptions } from '../rbd/store-copies.js';
+import { parseBudget, type Budget, type BudgetBase } from './evict-budget.js';
+import type { PinSet } from './copy-pins.js';
+import type { EvictEvent } from './evict-report.js';
+
+/** The cluster and pool a store's copies live in, and who may read (and, to evict, write image-meta in) it. */
+export interface StoreCluster {
+  readonly confFile: string;
+  /** cephx id without `client.`; listing needs profile rbd-read-only on every pool, evicting profile rbd on the store's. */
+  readonly user?: string | undefined;
+  /** The store's pool; default: Glance's stores/detail, else the pool its locations name. */
+  readonly pool?: string | undefined;
+}
+
+export interface EvictOptions {
+  /** The Glance store to free space in. */
+  readonly store: string;
+  readonly cluster: StoreCluster;
+  /** Bytes or a percentage (`500G`, `80%`); undefined: every idle candidate goes. */
+  readonly budget?: string | Budget;
+  /** What a percentage is of: the pool (its quota, else ceph df), or the cluster. Default pool. */
+  readonly budgetOf?: BudgetBase;
+  /** How long a copy must have gone unused to be a candidate. Default EVICT_DEFAULTS.idleMs. */
+  readonly idleMs?: number;
+  /** Between the fence and the last look: how long a boot that was handed the copy has to clone it. */
+  readonly graceMs?: number;
+  /** What stays whatever its use; a function gets every image Glance listed (to resolve a sync policy's selections). */
+  readonly pins?: PinSet | ((images: readonly GlanceImage[]) => PinSet);
+  /** Plan only: no fence, no removal. */
+  readonly dryRun?: boolean;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (event: EvictEvent) => void;
+  /** Passed to the rbd_store_copies runs (a runner for tests, the python, timeouts). */
+  readonly ceph?: StoreCopiesOptions;
+  /** For tests: the run's id (default a random UUID) and who the fence names. */
+  readonly run?: string;
+  readonly by?: string;
+}
+
+export const EVICT_DEFAULTS = {
+  /**
+   * 24 h, as nova's image cache keeps an unused base image (remove_unused_original_minimum_age_seconds = 86400): a
+   * copy that no instance was cloned from and nobody read for a day goes first; the cost of a wrong guess is one
+   * slower boot, which brings it back (docs/evict.md, "Idle").
+   */
+  idleMs: 24 * 3_600_000,
+  /**
+   * The fence's grace: a boot handed the copy just before the fence must have cloned it by the last look. nova clones
+   * within a second of the agent's answer (measured: docs/evict.md, "Boot safety"); 30 s leaves a loaded host margin.
+   */
+  graceMs: 30_000,
+  budgetOf: 'pool' as BudgetBase,
+  /** The agent hands out a fenced copy only while its last look is at least this far ahead. */
+  answerMarginMs: 10_000,
+} as const;
+
+export interface ResolvedEvictOptions {
+  readonly store: string;
+  readonly cluster: StoreCluster;
+  readonly budget: Budget | undefined;
+  readonly idleMs: number;
+  readonly graceMs: number;
+  readonly pins: PinSet | ((images: readonly GlanceImage[]) => PinSet) | undefined;
+  readonly dryRun: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly onProgress: ((event: EvictEvent) => void) | undefined;
+  readonly ceph: StoreCopiesOptions;
+  readonly run: string;
+  readonly by: string;
+}
+
+const schema = z.object({
+  store: storeNameSchema(),
+  idleMs: z.number().int().min(0, 'must be 0 or more'),
+  // Shorter than the time a clone takes after an answer would let a removal pass a boot that was handed the copy.
+  graceMs: z.number().int().min(1_000, 'must be at least 1 s: a boot handed the copy before the fence needs that long to clone it'),
+  confFile: z.string().min(1, 'is required (the ceph.conf of the store\'s cluster)'),
+});
+
+/** Fill the defaults once and check every value, naming the option (FERRY_INVALID_OPTION). */
+export function resolveEvictOptions(input: EvictOptions): ResolvedEvictOptions {
+  const values = { store: input.store, idleMs: input.idleMs ?? EVICT_DEFAULTS.idleMs, graceMs: input.graceMs ?? EVICT_DEFAULTS.graceMs,
+    confFile: input.cluster.confFile };
+  const result = schema.safeParse(values);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = String(issue?.path[0] ?? 'options');
+    throw new FerryError('FERRY_INVALID_OPTION', `${field} ${issue?.message ?? 'is not valid'}, got ${JSON.stringify((values as Record<string, unknown>)[field])}`,
+      `Fix the ${field} option (docs/evict.md).`, { option: field });
+  }
+  const budget = typeof input.budget === 'string' ? parseBudget(input.budget, input.budgetOf ?? EVICT_DEFAULTS.budgetOf) : input.budget;
+  return Object.freeze({ store: result.data.store, cluster: input.cluster, budget, idleMs: result.data.idleMs, graceMs: result.data.graceMs,
+    pins: input.pins, dryRun: input.dryRun === true, signal: input.signal, onProgress: input.onProgress, ceph: input.ceph ?? {},
+    run: input.run ?? crypto.randomUUID(), by: input.by ?? `ferry evict pid ${process.pid}` });
+}

@@ -1,0 +1,43 @@
+import { FerryError } from '../errors/ferry-error.js';
+import { COPY_SNAPSHOT } from '../rbd/store-copies.js';
+import { buildEvictReport } from './build-evict-report.js';
+import { NO_PINS } from './copy-pins.js';
+import { budgetBytes } from './evict-budget.js';
+import { resolveEvictOptions, type EvictOptions } from './evict-options.js';
+import type { EvictReport } from './evict-report.js';
+import { planEviction } from './plan-eviction.js';
+import { readImageListing, readStoreUsage } from './read-store-usage.js';
+import { runEviction, type EvictContext } from './run-eviction.js';
+
+/**
+ * Free space in one store without ever breaking a boot (docs/evict.md). Reads every image from Glance (O(pages)) and
+ * the store's pool from Ceph (one process), plans (planEviction: candidates, least recently used first, as many as
+ * the budget needs), and unless it is a dry run removes them through Glance: fenced, a grace period, a last look at
+ * each, then DELETE /v2/stores/{store}/{image}. Never the image's last location, never a copy with clones (trash
+ * included), never a pinned one or one being imported. The report says what went, what stayed and why, and whether
+ * the budget is met.
+ */
+export async function evictStore(ctx: EvictContext, input: EvictOptions): Promise<EvictReport> {
+  const options = resolveEvictOptions(input);
+  const { signal } = options;
+  const stores = await ctx.glance.getStoresInfo({ signal });
+  if (!stores.stores.some((store) => store.id === options.store)) {
+    throw new FerryError('FERRY_STORE_NOT_FOUND', `Glance has no store '${options.store}'`,
+      `Glance's stores are: ${stores.stores.map((store) => store.id).join(', ')} (GET /v2/info/stores). Check --store.`, { store: options.store });
+  }
+  const images = await readImageListing(ctx.glance, signal);
+  const pins = typeof options.pins === 'function' ? options.pins(images) : options.pins ?? NO_PINS;
+  const usage = await readStoreUsage(ctx.glance, options.store, options.cluster, images, pins,
+    { signal, ceph: options.ceph });
+  const plan = planEviction({
+    store: options.store, copies: usage.copies, poolBytes: usage.poolBytes,
+    budgetBytes: options.budget === undefined ? undefined : budgetBytes(options.budget, usage.capacity, options.store),
+    idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow(), run: options.run,
+  });
+  options.onProgress?.({ type: 'planned', plan });
+  ctx.logger.info({ store: options.store, pool: usage.pool, copies: usage.copies.length, chosen: plan.copies.filter((c) => c.action === 'evict').length,
+    budget: plan.budget, dryRun: options.dryRun }, 'eviction planned');
+  const run = options.dryRun ? undefined : await runEviction(ctx, plan,
+    { confFile: options.cluster.confFile, user: options.cluster.user, pool: usage.pool, snapshot: COPY_SNAPSHOT }, options);
+  return buildEvictReport(plan, usage, run, { budget: options.budget, dryRun: options.dryRun, run: options.run, graceMs: options.graceMs });
+}

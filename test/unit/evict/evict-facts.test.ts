@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { copyFactsOf } from '../../../src/evict/copy-facts.js';
+import { pinOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
+import { budgetBytes, formatBytes, parseBudget } from '../../../src/evict/evict-budget.js';
+import { FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline } from '../../../src/evict/evict-fence.js';
+import { judgeLastLook } from '../../../src/evict/judge-last-look.js';
+import { storeUsageOf } from '../../../src/evict/store-usage.js';
+import { parseImage } from '../../../src/glance/image.js';
+import { parsePoolListing } from '../../../src/rbd/store-copy-listing.js';
+import { FSID_B, imageBody } from '../../helpers/image-body.js';
+import { DAY, facts, MIB, NOW } from './copy-facts-fixture.js';
+
+// The eviction's facts and small decisions: budgets, fences, pins, the facts of a copy from Glance and the pool, the
+// last look. Pure; the pool listing is the one rbd_store_copies.py printed on the dev cloud.
+
+describe('parseBudget / budgetBytes', () => {
+  it.each([
+    ['500G', 500 * 2 ** 30], ['1.5TiB', 1.5 * 2 ** 40], ['750GB', 750e9], ['1073741824', 2 ** 30], ['10 M', 10 * MIB], ['2k', 2048],
+  ])('%s → %d bytes', (text, bytes) => {
+    expect(parseBudget(text)).toEqual({ kind: 'bytes', bytes, text: text.trim() });
+  });
+
+  it.each([['80%', 80, 'pool'], ['12.5 %', 12.5, 'cluster']] as const)('%s of the %s', (text, percent, of) => {
+    expect(parseBudget(text, of)).toEqual({ kind: 'percent', percent, of, text });
+  });
+
+  it.each(['', '0', '0%', '120%', '-5G', '5 gigs', '5GX', 'G'])('%j → FERRY_INVALID_OPTION naming --budget and the forms it takes', (text) => {
+    expect(() => parseBudget(text)).toThrow(expect.objectContaining({ code: 'FERRY_INVALID_OPTION',
+      message: expect.stringContaining(`--budget must be bytes or a percentage (500G, 1.5TiB, 750GB, 80%), got '${text}'`) as unknown }));
+  });
+
+  const capacity = { quotaBytes: undefined, poolBytes: 1000 * MIB, clusterBytes: 4000 * MIB };
+  it.each([
+    { what: 'bytes are bytes', budget: parseBudget('100M'), capacity, bytes: 100 * MIB },
+    { what: '80% of the pool: of its quota when set', budget: parseBudget('80%'), capacity: { ...capacity, quotaBytes: 500 * MIB }, bytes: 400 * MIB },
+    { what: '80% of the pool without a quota: of what ceph df says it can hold', budget: parseBudget('80%'), capacity, bytes: 800 * MIB },
+    { what: '50% of the cluster', budget: parseBudget('50%', 'cluster'), capacity, bytes: 2000 * MIB },
+  ])('budgetBytes: $what', ({ budget, capacity: facts, bytes }) => {
+    expect(budgetBytes(budget, facts, 'site-b')).toBe(bytes);
+  });
+
+  it('a percentage of a capacity the cluster does not report (no mgr) → FERRY_CAPACITY_UNKNOWN saying what to give instead', () => {
+    const none = { quotaBytes: undefined, poolBytes: undefined, clusterBytes: undefined };
+    expect(() => budgetBytes(parseBudget('80%'), none, 'site-b')).toThrow(expect.objectContaining({ code: 'FERRY_CAPACITY_UNKNOWN',
+      message: expect.stringMatching(/^the budget of store site-b is 80% of the pool's capacity, which its cluster does not report \(no quota on the pool, and ceph df/) as unknown,
+      hint: expect.stringMatching(/--budget 500G.*set-quota/) as unknown }));
+  });
+
+  it.each([[512, '512 B'], [1536, '1.5 KiB'], [100 * MIB, '100 MiB'], [1.25 * 2 ** 40, '1.3 TiB']])('formatBytes(%d) → %s', (bytes, text) => {
+    expect(formatBytes(bytes)).toBe(text);
+  });
+});
+
+describe('the fence', () => {
+  const fence = { run: 'run-1', recheckAtMs: NOW + 30_000, by: 'ferry evict pid 7' };
+
+  it('is written as JSON with an ISO time and read back as written', () => {
+    expect(fenceValue(fence)).toBe('{"run":"run-1","recheck_at":"2026-11-27T12:00:30.000Z","by":"ferry evict pid 7"}');
+    expect(fenceOf({ 'ferry.evicting': fenceValue(fence), 'ferry.verified': 'x' })).toEqual(fence);
+    expect(fenceOf({ 'ferry.verified': 'x' })).toBeUndefined();
+  });
+
+  it.each(['yes', '{"run": 1}', '{"run":"r","recheck_at":"soon"}'])('a mark not in ferry\'s format (%s) is a foreign fence', (value) => {
+    expect(fenceOf({ 'ferry.evicting': value })).toBe(FOREIGN_FENCE);
+  });
+
+  it.each([
+    { why: 'no fence', fence: undefined, now: NOW, answer: 'hand-out' },
+    { why: 'the last look 30 s ahead, a 10 s margin: the clone lands before it', fence, now: NOW, answer: 'hand-out' },
+    { why: 'the last look exactly a margin ahead', fence, now: NOW + 20_000, answer: 'hand-out' },
+    { why: 'the last look 9 s ahead: the copy may go before the clone', fence, now: NOW + 21_000, answer: 'wait' },
+    { why: 'past the last look: the run is removing it', fence, now: NOW + 60_000, answer: 'wait' },
+    { why: 'past the hold: the run is gone', fence, now: NOW + 30_000 + FENCE_HOLD_MS + 1, answer: 'hand-out' },
+    { why: 'a foreign fence is not ferry\'s to honour', fence: FOREIGN_FENCE, now: NOW, answer: 'hand-out' },
+  ] as const)('judgeFencedCopy: $why → $answer', ({ fence: mark, now, answer }) => {
+    expect(judgeFencedCopy(mark, now, 10_000)).toBe(answer);
+  });
+
+  it('a run stops removing well before anyone calls its fence stale', () => {
+    expect(removalDeadline(fence)).toBeLessThan(fence.recheckAtMs + FENCE_HOLD_MS);
+    expect(removalDeadline(fence)).toBeGreaterThan(fence.recheckAtMs);
+  });
+});
+
+describe('pinOf', () => {
+  const image = (tags: string[], properties: Record<string, unknown> = {}) => ({ id: 'id-1', name: 'cirros', tags, properties });
+  const none = { refs: new Set<string>(), wanted: new Map<string, string[]>() };
+  it.each([
+    { why: 'nothing pins it', image: image([]), pins: none, pin: undefined },
+    { why: '--pin by id', image: image([]), pins: { ...none, refs: new Set(['id-1']) }, pin: 'pinned by --pin' },
+    { why: '--pin by name', image: image([]), pins: { ...none, refs: new Set(['cirros']) }, pin: 'pinned by --pin' },
+    { why: 'its tag', image: image([PIN_TAG]), pins: none, pin: `pinned by its tag ${PIN_TAG}` },
+    { why: 'its property naming this store', image: image([], { [PIN_PROPERTY]: 'site-a, site-b' }), pins: none,
+      pin: `pinned by its property ${PIN_PROPERTY}=site-a, site-b` },
+    { why: 'its property naming another store', image: image([], { [PIN_PROPERTY]: 'site-a' }), pins: none, pin: undefined },
+    { why: 'its property: every store', image: image([], { [PIN_PROPERTY]: '*' }), pins: none, pin: `pinned by its property ${PIN_PROPERTY}=*` },
+    { why: 'a sync policy wants it here (said first)', image: image([PIN_TAG]), pins: { ...none, wanted: new Map([['id-1', ['golden', 'edge']]]) },
+      pin: 'wanted here by the sync policy (golden, edge)' },
+  ])('$why', ({ image: view, pins, pin }) => {
+    expect(pinOf(view, 'site-b', pins)).toBe(pin);
+  });
+});
+
+describe('copyFactsOf / storeUsageOf on the recorded listing', () => {
+  const listing = parsePoolListing(readFileSync('fixtures/rbd/store-listing-site-b.json', 'utf8'), 'recorded');
+  const [cloned, trashedOnly] = listing.images;
+  const image = (id: string, stores: string[], extra: Record<string, unknown> = {}) => parseImage({ ...imageBody({ stores }), id, ...extra,
+    locations: stores.map((store) => ({ url: `rbd://${FSID_B}/images/${id}/snap`, metadata: { store } })) });
+
+  it('a copy with a live clone: in use, its clone\'s creation is its last use', () => {
+    expect(copyFactsOf(image(cloned!.name, ['site-a', 'site-b']), 'site-b', cloned, undefined)).toMatchObject({
+      inPool: 'yes', bytes: 1_048_576, clones: 1, trashedClones: 0, newestCloneMs: 1_795_747_030_000, lastUsedMs: 1_795_747_030_000, locations: 2 });
+  });
+
+  it('a copy whose only clone is in the trash still has a clone; a read after it is the last use', () => {
+    expect(copyFactsOf(image(trashedOnly!.name, ['site-a', 'site-b']), 'site-b', trashedOnly, undefined)).toMatchObject({
+      clones: 1, trashedClones: 1, newestCloneMs: 1_795_746_594_000, accessedMs: 1_795_746_672_000, lastUsedMs: 1_795_746_672_000 });
+  });
+
+  it('an import holding the lock, or writing somewhere, makes it importing', () => {
+    expect(copyFactsOf(image('x', ['site-b'], { os_glance_import_task: 't1' }), 'site-b', undefined, undefined)).toMatchObject({ importing: true,
+      inPool: 'absent', bytes: 0 });
+    expect(copyFactsOf(image('x', ['site-b'], { os_glance_importing_to_stores: 'site-c' }), 'site-b', undefined, undefined).importing).toBe(true);
+  });
+
+  it('storeUsageOf: the copies Glance lists in the store joined with the pool; what no copy claims is other bytes', () => {
+    const images = [image(cloned!.name, ['site-a', 'site-b']), image('not-in-pool', ['site-a', 'site-b']), image('elsewhere', ['site-a'])];
+    const usage = storeUsageOf('site-b', images, listing);
+    expect(usage.copies.map((copy) => [copy.imageId, copy.inPool, copy.bytes])).toEqual([[cloned!.name, 'yes', 1_048_576], ['not-in-pool', 'absent', 0]]);
+    expect(usage).toMatchObject({ pool: 'images', poolBytes: 1_048_576 + 4_194_304, otherBytes: 4_194_304, trashBytes: 0,
+      capacity: { quotaBytes: undefined, poolBytes: undefined, clusterBytes: undefined } });
+  });
+});
+
+describe('judgeLastLook', () => {
+  const ours = { run: 'run-1', recheckAtMs: NOW - 1_000, by: 'h' };
+  const look = (overrides: Parameters<typeof facts>[0]) => judgeLastLook(facts(overrides), { run: 'run-1', idleMs: DAY, wallNowMs: NOW });
+  it.each([
+    { why: 'nothing changed, our fence holds → remove', copy: { imageId: 'a', fence: ours }, verdict: 'remove', reason: undefined },
+    { why: 'a clone appeared during the grace → keep', copy: { imageId: 'a', fence: ours, clones: 1 }, verdict: 'keep', reason: 'in-use' },
+    { why: 'a clone appeared and went to the trash → keep', copy: { imageId: 'a', fence: ours, clones: 1, trashedClones: 1 }, verdict: 'keep', reason: 'in-use' },
+    { why: 'an import started → keep', copy: { imageId: 'a', fence: ours, importing: true }, verdict: 'keep', reason: 'importing' },
+    { why: 'its other location went meanwhile → keep the last', copy: { imageId: 'a', fence: ours, locations: 1 }, verdict: 'keep', reason: 'last-copy' },
+    { why: 'read during the grace (not idle any more) → keep', copy: { imageId: 'a', fence: ours, lastUsedMs: NOW - 5_000 }, verdict: 'keep', reason: 'not-idle' },
+    { why: 'our fence is gone → keep', copy: { imageId: 'a' }, verdict: 'keep', reason: 'fenced' },
+    { why: 'another run\'s fence replaced ours → keep', copy: { imageId: 'a', fence: { ...ours, run: 'run-2' } }, verdict: 'keep', reason: 'fenced' },
+    { why: 'past the removal deadline → keep for the next run', copy: { imageId: 'a', fence: { ...ours, recheckAtMs: NOW - FENCE_HOLD_MS } },
+      verdict: 'keep', reason: 'fenced' },
+  ] as const)('$why', ({ copy, verdict, reason }) => {
+    const judged = look(copy);
+    expect(judged.verdict).toBe(verdict);
+    expect(judged.verdict === 'keep' ? judged.reason : undefined).toBe(reason);
+  });
+});

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { FerryError } from '../../../src/errors/ferry-error.js';
+import { FENCE_KEY } from '../../../src/evict/evict-fence.js';
+import { evictStore } from '../../../src/evict/evict-store.js';
+import type { EvictOptions } from '../../../src/evict/evict-options.js';
+import { createWorld, type World } from './evict-world.js';
+import { DAY, MIB, NOW } from './copy-facts-fixture.js';
+
+// evictStore against a small cloud (evict-world.ts): the plan, the fence, the grace, the last look, the removal
+// through Glance, the check in the pool, and every fence lifted that did not go with its copy. No real time passes:
+// the grace is a fake clock's sleep, and what happens in the cloud during it is scripted.
+
+const options = (world: World, extra: Partial<EvictOptions> = {}): EvictOptions => ({
+  store: 'site-b', cluster: { confFile: '/etc/ceph/site-b.conf', user: 'ferry-evict' }, run: 'run-1', by: 'test',
+  ceph: { runner: world.runner }, graceMs: 30_000, ...extra,
+});
+const outcomes = (report: Awaited<ReturnType<typeof evictStore>>) => report.items.map((item) => [item.imageId, item.action, item.outcome ?? '-']);
+const fences = (world: World) => [...world.copies.values()].filter((copy) => copy.meta[FENCE_KEY] !== undefined).map((copy) => copy.id);
+
+function cloud(): World {
+  return createWorld([
+    { id: 'a-idle', stores: ['site-a', 'site-b'], bytes: 100 * MIB },
+    { id: 'b-idle', stores: ['site-a', 'site-b'], bytes: 200 * MIB, created: NOW - 9 * DAY, accessed: NOW - 9 * DAY },
+    { id: 'c-busy', stores: ['site-a', 'site-b'], bytes: 300 * MIB, clones: [{ trash: false, created: NOW - DAY }] },
+    { id: 'd-only', stores: ['site-b'], bytes: 400 * MIB },
+    { id: 'e-fresh', stores: ['site-a', 'site-b'], bytes: 50 * MIB, created: NOW - 3_600_000, accessed: NOW - 3_600_000 },
+  ], NOW);
+}
+
+describe('evictStore', () => {
+  it('a dry run plans and touches nothing: no fence, no DELETE, the plan least recently used first', async () => {
+    const world = cloud();
+    const report = await evictStore(world.ctx, options(world, { dryRun: true }));
+    expect(outcomes(report)).toEqual([['b-idle', 'evict', '-'], ['a-idle', 'evict', '-'], ['c-busy', 'keep', '-'], ['d-only', 'keep', '-'],
+      ['e-fresh', 'keep', '-']]);
+    expect(report.items.map((item) => item.reason)).toEqual(['idle', 'idle', 'in-use', 'last-copy', 'not-idle']);
+    expect(world.calls.filter((call) => !call.startsWith('GET') && call !== 'rbd list')).toEqual([]);
+    expect(report.budget).toMatchObject({ verdict: 'none', usedBytes: 1050 * MIB, afterBytes: 750 * MIB });
+  });
+
+  it('no budget: every idle candidate goes after one fence and one grace; each is looked at again, removed, checked gone (no fence left to lift)', async () => {
+    const world = cloud();
+    const report = await evictStore(world.ctx, options(world));
+    expect(outcomes(report)).toEqual([['b-idle', 'evict', 'evicted'], ['a-idle', 'evict', 'evicted'], ['c-busy', 'keep', '-'], ['d-only', 'keep', '-'],
+      ['e-fresh', 'keep', '-']]);
+    expect(world.calls.filter((call) => !call.startsWith('GET /v2'))).toEqual(['rbd list', 'rbd fence ferry.evicting b-idle a-idle',
+      'GET b-idle', 'rbd check b-idle', 'DELETE site-b/b-idle', 'GET a-idle', 'rbd check a-idle', 'DELETE site-b/a-idle',
+      'rbd check b-idle a-idle']);
+    expect(world.clock.sleeps).toEqual([30_000]);
+    expect(report.counts).toMatchObject({ planned: 2, evicted: 2, kept: 0, failed: 0 });
+    expect(report.budget).toMatchObject({ verdict: 'none', afterBytes: 750 * MIB });
+    expect(world.copies.get('a-idle')?.stores).toEqual(['site-a']);
+  });
+
+  it('a budget: the least recently used until it is met, the others stay under-budget', async () => {
+    const world = cloud();
+    const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M` }));
+    expect(outcomes(report)).toEqual([['b-idle', 'evict', 'evicted'], ['c-busy', 'keep', '-'], ['d-only', 'keep', '-'], ['e-fresh', 'keep', '-'],
+      ['a-idle', 'keep', '-']]);
+    expect(report.items.at(-1)?.reason).toBe('under-budget');
+    expect(report.budget).toMatchObject({ verdict: 'met', budgetBytes: 900 * MIB, afterBytes: 850 * MIB, shortfallBytes: 0 });
+    expect(world.calls).not.toContain('DELETE site-b/a-idle');
+  });
+
+  it('a clone made during the grace keeps the copy (its fence lifted), and the next candidate is fenced in a second round', async () => {
+    const world = cloud();
+    world.duringGrace(() => world.copies.get('b-idle')?.clones.push({ trash: false, created: NOW }));
+    const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M` }));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'kept', outcomeReason: 'in-use',
+      outcomeDetail: 'at the last look: 1 clone: instances booted from it' });
+    expect(report.items.find((item) => item.imageId === 'a-idle')).toMatchObject({ outcome: 'evicted' });
+    expect(world.clock.sleeps).toEqual([30_000, 30_000]);
+    expect(world.calls).toContain('rbd fence ferry.evicting a-idle');
+    expect(report.budget.verdict).toBe('unmet');
+    expect(fences(world)).toEqual([]);
+  });
+
+  it('a clone in the trash made during the grace keeps it just the same', async () => {
+    const world = cloud();
+    world.duringGrace(() => world.copies.get('b-idle')?.clones.push({ trash: true, created: NOW }));
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'kept', outcomeReason: 'in-use' });
+    expect(world.calls).not.toContain('DELETE site-b/b-idle');
+  });
+
+  it('Glance refuses (409 in use: a clone between the last look and the DELETE): kept, fence lifted', async () => {
+    const world = cloud();
+    const glance = world.glance;
+    const remove = glance.deleteFromStore.bind(glance);
+    Object.assign(glance, { deleteFromStore: (id: string, store: string) => {
+      world.copies.get(id)?.clones.push({ trash: false, created: NOW });
+      return remove(id, store);
+    } });
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.items.filter((item) => item.action === 'evict').map((item) => [item.outcome, item.outcomeReason])).toEqual([['kept', 'in-use'], ['kept', 'in-use']]);
+    expect(world.copies.get('b-idle')?.stores).toEqual(['site-a', 'site-b']);
+    expect(fences(world)).toEqual([]);
+  });
+
+  it('a Glance that trashes a copy with clones (glance_store ≥ 4.6) and answers 204: reported trashed, no byte freed', async () => {
+    const world = cloud();
+    world.trashing = true;
+    const glance = world.glance;
+    const remove = glance.deleteFromStore.bind(glance);
+    Object.assign(glance, { deleteFromStore: (id: string, store: string) => {
+      if (id === 'b-idle') world.copies.get(id)?.clones.push({ trash: false, created: NOW });
+      return remove(id, store);
+    } });
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'trashed',
+      outcomeDetail: expect.stringContaining('its clones keep working, no byte was freed') as unknown });
+    expect(report.budget.afterBytes).toBe(1050 * MIB - 100 * MIB);
+  });
+
+  it('an import started during the grace, another run\'s fence, the other location gone: each keeps its copy', async () => {
+    const world = cloud();
+    world.duringGrace(() => {
+      world.copies.get('b-idle')!.importing = true;
+      world.copies.get('a-idle')!.stores.splice(0, 1);
+    });
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.items.filter((item) => item.action === 'evict').map((item) => [item.imageId, item.outcomeReason])).toEqual([
+      ['b-idle', 'importing'], ['a-idle', 'last-copy']]);
+    expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual([]);
+  });
+
+  it('a copy another run is fencing is kept by the plan', async () => {
+    const world = cloud();
+    world.copies.get('b-idle')!.meta[FENCE_KEY] = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'other host' });
+    const report = await evictStore(world.ctx, options(world, { dryRun: true }));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ action: 'keep', reason: 'fenced', detail: 'another eviction is at it (other host)' });
+  });
+
+  it('a user that may not write image-meta: FERRY_CEPH before any removal, nothing fenced', async () => {
+    const world = cloud();
+    world.fenceErrno = 1;
+    await expect(evictStore(world.ctx, options(world))).rejects.toMatchObject({ code: 'FERRY_CEPH',
+      message: expect.stringMatching(/^client\.ferry-evict may not write image-meta in pool images/) as unknown });
+    expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual([]);
+  });
+
+  it('Glance refuses by policy: the run stops with FERRY_FORBIDDEN and lifts every fence it wrote', async () => {
+    const world = cloud();
+    world.deleteError = new FerryError('FERRY_FORBIDDEN', 'Glance refused to remove image b-idle from store site-b: You do not own this image', 'x');
+    await expect(evictStore(world.ctx, options(world))).rejects.toMatchObject({ code: 'FERRY_FORBIDDEN' });
+    expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual(['DELETE site-b/b-idle']);
+    expect(fences(world)).toEqual([]);
+  });
+
+  it('interrupted during the grace: FERRY_ABORTED, every fence lifted, nothing removed', async () => {
+    const world = cloud();
+    const controller = new AbortController();
+    world.duringGrace(() => controller.abort(new Error('Ctrl-C')));
+    await expect(evictStore(world.ctx, options(world, { signal: controller.signal }))).rejects.toMatchObject({ code: 'FERRY_ABORTED' });
+    expect(fences(world)).toEqual([]);
+    expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual([]);
+  });
+
+  it('a store Glance does not have: FERRY_STORE_NOT_FOUND naming the stores there are, before any read of Ceph', async () => {
+    const world = cloud();
+    await expect(evictStore(world.ctx, options(world, { store: 'site-z' }))).rejects.toMatchObject({ code: 'FERRY_STORE_NOT_FOUND',
+      hint: expect.stringContaining('site-a, site-b') as unknown });
+    expect(world.calls).toEqual([]);
+  });
+
+  it('options are checked first: a grace under 1 s is refused naming the option', async () => {
+    const world = cloud();
+    await expect(evictStore(world.ctx, options(world, { graceMs: 10 }))).rejects.toMatchObject({ code: 'FERRY_INVALID_OPTION',
+      message: expect.stringMatching(/^graceMs must be at least 1 s/) as unknown });
+  });
+});
