@@ -25,6 +25,8 @@ export interface CopyFacts {
   readonly trashedClones: number;
   /** The newest clone's creation: the last boot from this copy among the instances that still exist. */
   readonly newestCloneMs: number | undefined;
+  /** Every clone's creation that could be read: boots at this site whose instances still exist. */
+  readonly cloneTimesMs: readonly number[];
   /** When the copy was written into the pool (its create_timestamp). */
   readonly copiedMs: number | undefined;
   /** access_timestamp: moved by reads (also through a clone) of a client that may write the pool, at most once a minute. */
@@ -40,6 +42,8 @@ export interface CopyFacts {
   /** An eviction's fence on the copy (image-meta), if any. */
   readonly fence: EvictFence | undefined;
 }
+
+const NO_TIMES: readonly number[] = Object.freeze([]);
 
 /** The newest of the usage timestamps; undefined when none is known. */
 export function lastUsedOf(times: readonly (number | undefined)[]): number | undefined {
@@ -64,14 +68,15 @@ export function copyFactsOf(image: CopyImageView, store: string, entry: PoolEntr
   };
   if (entry === undefined || entry.kind !== 'image') {
     const inPool = entry?.kind === 'unreadable' ? { unreadable: entry.message } : 'absent' as const;
-    return Object.freeze({ ...base, inPool, bytes: 0, clones: 0, trashedClones: 0, newestCloneMs: undefined, copiedMs: undefined,
+    return Object.freeze({ ...base, inPool, bytes: 0, clones: 0, trashedClones: 0, newestCloneMs: undefined, cloneTimesMs: NO_TIMES, copiedMs: undefined,
       accessedMs: undefined, lastUsedMs: undefined, fence: undefined });
   }
-  const cloneTimes = entry.clones.map((clone) => clone.createdMs);
-  const newestCloneMs = lastUsedOf(cloneTimes);
+  const cloneTimesMs = entry.clones.length === 0 ? NO_TIMES
+    : Object.freeze(entry.clones.flatMap((clone) => (clone.createdMs === undefined ? [] : [clone.createdMs])));
+  const newestCloneMs = lastUsedOf(cloneTimesMs);
   return Object.freeze({
     ...base, inPool: 'yes' as const, bytes: entry.usedBytes ?? entry.sizeBytes,
-    clones: entry.clones.length, trashedClones: entry.clones.filter((clone) => clone.trash).length, newestCloneMs,
+    clones: entry.clones.length, trashedClones: entry.clones.filter((clone) => clone.trash).length, newestCloneMs, cloneTimesMs,
     copiedMs: entry.createdMs, accessedMs: entry.accessedMs, lastUsedMs: lastUsedOf([newestCloneMs, entry.createdMs, entry.accessedMs]),
     fence: fenceOf(entry.meta),
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { storeNameSchema } from '../config/copy-policy.js';
 import { FerryError } from '../errors/ferry-error.js';
+import { createKeyedLimiter, type KeyedLimiter } from '../copy/transfer/keyed-limiter.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
 import { parseBudget, type Budget, type BudgetBase } from './evict-budget.js';
@@ -39,6 +40,11 @@ export interface EvictOptions {
   /** For tests: the run's id (default a random UUID) and who the fence names. */
   readonly run?: string;
   readonly by?: string;
+  /**
+   * Runs evicting several stores at once (sync) share it: the last look and the removal of one image happen one
+   * store at a time, so two stores never both see the other's copy as the one that stays.
+   */
+  readonly removals?: KeyedLimiter;
 }
 
 export const EVICT_DEFAULTS = {
@@ -71,6 +77,7 @@ export interface ResolvedEvictOptions {
   readonly ceph: StoreCopiesOptions;
   readonly run: string;
   readonly by: string;
+  readonly removals: KeyedLimiter;
 }
 
 const schema = z.object({
@@ -95,5 +102,5 @@ export function resolveEvictOptions(input: EvictOptions): ResolvedEvictOptions {
   const budget = typeof input.budget === 'string' ? parseBudget(input.budget, input.budgetOf ?? EVICT_DEFAULTS.budgetOf) : input.budget;
   return Object.freeze({ store: result.data.store, cluster: input.cluster, budget, idleMs: result.data.idleMs, graceMs: result.data.graceMs,
     pins: input.pins, dryRun: input.dryRun === true, signal: input.signal, onProgress: input.onProgress, ceph: input.ceph ?? {},
-    run: input.run ?? crypto.randomUUID(), by: input.by ?? `ferry evict pid ${process.pid}` });
+    run: input.run ?? crypto.randomUUID(), by: input.by ?? `ferry evict pid ${process.pid}`, removals: input.removals ?? createKeyedLimiter(1) });
 }

@@ -36,6 +36,8 @@ export interface EvictionRun {
   readonly freedBytes: number;
 }
 
+const NEVER = new AbortController().signal;
+
 /** Errors that will not go away by trying the next copy: stop, lift the fences, and say so. */
 const STOPS_THE_RUN: ReadonlySet<FerryErrorCode> = new Set(['FERRY_FORBIDDEN', 'FERRY_AUTH_FAILED', 'FERRY_STORE_NOT_FOUND',
   'FERRY_ENDPOINT_NOT_FOUND', 'FERRY_ABORTED']);
@@ -101,7 +103,7 @@ async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: St
         outcomes.set(copy.imageId, { outcome: 'kept', reason: 'under-budget', detail: 'the copies before it brought the store under its budget', freedBytes: 0 });
         continue;
       }
-      const outcome = await lastLookAndRemove(ctx, copy, pool, options);
+      const outcome = await options.removals.run([copy.imageId], options.signal ?? NEVER, () => lastLookAndRemove(ctx, copy, pool, options));
       if (outcome === 'removed') {
         removed.push(copy);
         freedThisRound += copy.bytes;

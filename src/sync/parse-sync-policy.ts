@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { STORE_NAME_RULE, storeNameSchema } from '../config/copy-policy.js';
 import { FerryError } from '../errors/ferry-error.js';
 import { VISIBILITIES, type PrewarmSelection } from '../prewarm/prewarm-selection.js';
-import type { PolicyPosition, SyncPlacement, SyncPolicy } from './sync-policy.js';
+import { parseDuration } from '../clock/parse-duration.js';
+import { parseBudget } from '../evict/evict-budget.js';
+import { USAGE_DEFAULT_DAYS, USAGE_MEASURES, type PolicyPosition, type StorePolicy, type SyncPlacement, type SyncPolicy, type UsageRule } from './sync-policy.js';
 
 // The YAML is read with the failsafe schema: every scalar stays the string written. Glance properties are strings,
 // and YAML's number and boolean guessing would turn `os_version: 22.10` into 22.1 and `name: no` into false.
@@ -34,9 +36,50 @@ const placementSchema = z.strictObject({
   images: selectorSchema,
   stores: z.array(storeName).min(1, 'list at least one store'),
 });
+/** A value checked by the parser that also reads it later (a budget, a duration): its message becomes the issue. */
+const checkedBy = (read: (value: string) => unknown) => text.superRefine((value, issues) => {
+  try {
+    read(value);
+  } catch (error) {
+    issues.addIssue({ code: 'custom', message: error instanceof Error ? error.message.replace(/^--\S+ /, '') : String(error) });
+  }
+});
+const count = z.string().regex(/^[1-9]\d{0,5}$/, 'must be a whole number from 1');
+const storeSettingsSchema = z.strictObject({
+  budget: checkedBy((value) => parseBudget(value)).optional(),
+  budget_of: z.enum(['pool', 'cluster'], { error: 'must be pool or cluster' }).optional(),
+  idle: checkedBy((value) => parseDuration(value, '--idle')).optional(),
+  grace: checkedBy((value) => parseDuration(value, '--grace')).optional(),
+  ceph_conf: text.optional(),
+  rbd_user: text.optional(),
+  pool: text.optional(),
+});
+const usageRuleSchema = z.strictObject({
+  name: text.optional(),
+  keep_most_used: count,
+  by: z.enum(USAGE_MEASURES, { error: `must be one of ${USAGE_MEASURES.join(', ')}` }).optional(),
+  days: count.optional(),
+  stores: z.array(storeName).min(1, 'list at least one store').optional(),
+});
 const policySchema = z.strictObject({
   version: z.literal('1', { error: 'the only policy version is 1' }),
-  placements: z.array(placementSchema).min(1, 'list at least one placement'),
+  placements: z.array(placementSchema).min(1, 'list at least one placement').optional(),
+  stores: z.record(storeName, storeSettingsSchema).optional(),
+  usage: z.array(usageRuleSchema).min(1, 'list at least one usage rule').optional(),
+}).superRefine((policy, issues) => {
+  if (policy.placements === undefined && policy.usage === undefined) {
+    issues.addIssue({ code: 'custom', path: ['placements'], message: 'list at least one placement (or a usage rule)' });
+  }
+  for (const [store, settings] of Object.entries(policy.stores ?? {})) {
+    if (settings.ceph_conf === undefined && (settings.budget !== undefined || settings.rbd_user !== undefined || settings.pool !== undefined)) {
+      issues.addIssue({ code: 'custom', path: ['stores', store, 'ceph_conf'], message: 'a budget needs the store\'s cluster: name its ceph.conf' });
+    }
+  }
+  for (const [index, rule] of (policy.usage ?? []).entries()) {
+    if (rule.stores === undefined && Object.keys(policy.stores ?? {}).length === 0) {
+      issues.addIssue({ code: 'custom', path: ['usage', index, 'stores'], message: 'name the stores, here or in stores:' });
+    }
+  }
 });
 
 export const POLICY_HINT = 'Fix the policy file; its format is described in docs/prewarm.md ("Policy format").';
@@ -63,7 +106,7 @@ export function parseSyncPolicy(source: string, name = 'policy'): SyncPolicy {
     const message = keys.length > 0 ? `unknown field '${keys[0]}'` : issue.message;
     throw invalid(name, positionOf(doc, path, lineCounter, keys.length > 0), describePath(path), message);
   }
-  const placements = parsed.data.placements.map((placement, index): SyncPlacement => {
+  const placements = (parsed.data.placements ?? []).map((placement, index): SyncPlacement => {
     const { images } = placement;
     const refs = [...(images.ids ?? []), ...(images.names ?? [])];
     const selection: PrewarmSelection = {
@@ -82,7 +125,25 @@ export function parseSyncPolicy(source: string, name = 'policy'): SyncPolicy {
         positionOf(doc, ['placements', index, 'stores', s], lineCounter, false) ?? { line: 1, column: 1 })),
     });
   });
-  return Object.freeze({ source: name, placements: Object.freeze(placements) });
+  const stores = new Map(Object.entries(parsed.data.stores ?? {}).map(([store, settings]): [string, StorePolicy] => [store, storePolicyOf(settings, store,
+    positionOf(doc, ['stores', store], lineCounter, true) ?? { line: 1, column: 1 })]));
+  const usage = (parsed.data.usage ?? []).map((rule, index): UsageRule => Object.freeze({
+    name: rule.name ?? `usage rule ${index + 1}`, keepMostUsed: Number(rule.keep_most_used), by: rule.by ?? 'clones',
+    days: Number(rule.days ?? USAGE_DEFAULT_DAYS), stores: Object.freeze([...(rule.stores ?? stores.keys())]),
+    position: positionOf(doc, ['usage', index], lineCounter, false) ?? { line: 1, column: 1 },
+  }));
+  return Object.freeze({ source: name, placements: Object.freeze(placements), stores, usage: Object.freeze(usage) });
+}
+
+function storePolicyOf(settings: z.infer<typeof storeSettingsSchema>, store: string, position: PolicyPosition): StorePolicy {
+  const budgetOf = settings.budget_of ?? 'pool';
+  return Object.freeze({
+    store, position,
+    ...(settings.budget === undefined ? {} : { budget: parseBudget(settings.budget, budgetOf) }),
+    ...(settings.idle === undefined ? {} : { idleMs: parseDuration(settings.idle, '--idle') }),
+    ...(settings.grace === undefined ? {} : { graceMs: parseDuration(settings.grace, '--grace') }),
+    ...(settings.ceph_conf === undefined ? {} : { cluster: Object.freeze({ confFile: settings.ceph_conf, user: settings.rbd_user, pool: settings.pool }) }),
+  });
 }
 
 /** The error for a policy that names something wrong, at a known place (an unknown store, found later). */

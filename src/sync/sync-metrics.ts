@@ -1,9 +1,11 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HealthAnswer } from '../metrics/metrics-listener.js';
 import { collectStandardMetrics, registerBuildInfo } from '../metrics/standard-metrics.js';
+import { KEEP_REASONS } from '../evict/plan-eviction.js';
+import type { StoreBudget } from './sync-report.js';
 import type { WatchPass } from './watch-sync.js';
 
-/** What `ferry sync --watch --metrics-listen` exposes: the passes, the copies they made, their failures and the drift. */
+/** What `ferry sync --watch --metrics-listen` exposes: the passes, the copies they made, their failures, the drift, and each budgeted store's bytes, budget and evictions. */
 export interface SyncMetrics {
   readonly registry: Registry;
   /** Count one finished pass (the watch loop's onPass). */
@@ -33,8 +35,37 @@ export function createSyncMetrics(options: { readonly processMetrics?: boolean }
   const duration = new Histogram({ name: 'ferry_sync_pass_duration_seconds', help: 'Duration of a sync pass', buckets: [...SYNC_PASS_BUCKETS], registers });
   const lastPass = new Gauge({ name: 'ferry_sync_last_pass_timestamp_seconds', help: 'When the last pass finished (Unix time)', registers });
   const healthy = new Gauge({ name: 'ferry_sync_healthy', help: 'Whether the last pass ended without an error: 1 or 0', registers });
+  // Budgets (the policy's stores:): what each store's pool holds after the pass, its budget, whether the pass could not
+  // bring it under (everything left in use, pinned, the last copy, importing or not idle), and what the evictions did.
+  const storeBytes = new Gauge({ name: 'ferry_sync_store_bytes', help: 'Bytes the store\'s pool holds after the last pass (its copies, other images and its trash)',
+    labelNames: ['store'], registers });
+  const storeBudget = new Gauge({ name: 'ferry_sync_store_budget_bytes', help: 'The store\'s budget in bytes', labelNames: ['store'], registers });
+  const overBudget = new Gauge({ name: 'ferry_sync_store_over_budget',
+    help: '1 when the last pass left the store over its budget because nothing more could go (see ferry_sync_store_kept_bytes), else 0', labelNames: ['store'], registers });
+  const keptBytes = new Gauge({ name: 'ferry_sync_store_kept_bytes',
+    help: 'Bytes of the store\'s copies that could not go at the last pass, by why (in-use, pinned, last-copy, importing, not-idle, …)', labelNames: ['store', 'reason'], registers });
+  const evictions = new Counter({ name: 'ferry_sync_evictions_total',
+    help: 'Copies the passes took on to evict, by store, outcome (evicted, trashed, kept, gone, failed) and why (idle, or why kept)',
+    labelNames: ['store', 'outcome', 'reason'], registers });
+  const budgetErrors = new Counter({ name: 'ferry_sync_budget_errors_total', help: 'Stores whose budget a pass could not judge or enforce, by error code',
+    labelNames: ['store', 'code'], registers });
   healthy.set(1);
   let last: WatchPass | undefined;
+  const recordBudgets = (budgets: readonly StoreBudget[]): void => {
+    for (const { store, report, error } of budgets) {
+      if (report === undefined) {
+        budgetErrors.inc({ store, code: error.code });
+        continue;
+      }
+      storeBytes.set({ store }, report.budget.afterBytes);
+      if (report.budget.budgetBytes !== undefined) storeBudget.set({ store }, report.budget.budgetBytes);
+      overBudget.set({ store }, report.budget.verdict === 'unmet' ? 1 : 0);
+      for (const reason of KEEP_REASONS) keptBytes.set({ store, reason }, report.budget.kept[reason].bytes);
+      for (const item of report.items) {
+        if (item.outcome !== undefined) evictions.inc({ store, outcome: item.outcome, reason: item.outcomeReason ?? item.reason });
+      }
+    }
+  };
   return {
     registry,
     recordPass(pass) {
@@ -49,6 +80,7 @@ export function createSyncMetrics(options: { readonly processMetrics?: boolean }
       if (pass.report !== undefined) {
         drift.set(pass.report.driftAfter);
         wanted.set(pass.report.wanted);
+        recordBudgets(pass.report.budgets);
       }
       duration.observe(pass.elapsedMs / 1000);
       lastPass.setToCurrentTime();

@@ -1,58 +1,34 @@
 import type { CopyContext } from '../copy/copy-context.js';
 import type { GlanceImage } from '../glance/image.js';
 import { planPrewarm, type PlanInput } from '../prewarm/plan-prewarm.js';
-import { resolvePrewarmOptions, type PrewarmOptions } from '../prewarm/prewarm-options.js';
-import type { PrewarmReport } from '../prewarm/prewarm-report.js';
+import { resolvePrewarmOptions } from '../prewarm/prewarm-options.js';
 import { runPrewarmPlan } from '../prewarm/run-prewarm-plan.js';
 import { selectImages, type UnresolvedImage } from '../prewarm/select-images.js';
 import { readStoreCatalogue } from '../prewarm/store-catalogue.js';
+import type { StoreCatalogue } from '../prewarm/store-catalogue.js';
+import { buildSyncReport } from './build-sync-report.js';
 import { policyError } from './parse-sync-policy.js';
-import type { SyncPolicy } from './sync-policy.js';
+import { syncWithBudgets } from './sync-with-budgets.js';
+import type { PolicyPosition, SyncPolicy } from './sync-policy.js';
+import type { SyncOptions, SyncReport } from './sync-report.js';
 
-export type SyncOptions = Omit<PrewarmOptions, 'stores'>;
-
-export interface PlacementDrift {
-  readonly name: string;
-  readonly stores: readonly string[];
-  /** Images the placement selected (resolved), and named ones Glance does not know. */
-  readonly images: number;
-  readonly unresolved: number;
-  /** (image, store) pairs of this placement not present when planned. */
-  readonly drift: number;
-}
-
-export interface SyncReport {
-  readonly policy: string;
-  readonly placements: readonly PlacementDrift[];
-  /** (image, store) pairs the policy wants, each counted once however many placements want it. */
-  readonly wanted: number;
-  /** Pairs not present when planned. */
-  readonly driftBefore: number;
-  /** Pairs still not present after the run (failed, skipped, interrupted). A dry run changes nothing. */
-  readonly driftAfter: number;
-  readonly converged: boolean;
-  /** The prewarm of the drift. */
-  readonly result: PrewarmReport;
-}
-
-const IN_PLACE = new Set(['present', 'copied', 'joined']);
+export type { SyncOptions, PlacementDrift, SyncReport, StoreBudget } from './sync-report.js';
 
 /**
  * One convergence pass: resolve every placement's images, merge them (an image wanted in several stores by several
- * placements gets one job with all of them, in policy order), and prewarm what is not in place. Sync never deletes:
- * copies the policy does not mention are left alone. A store Glance does not have is FERRY_INVALID_CONFIG naming
- * the policy line.
+ * placements gets one job with all of them, in policy order), and prewarm what is not in place. Without `stores:`
+ * budgets sync never deletes: copies the policy does not mention are left alone. With them (or usage rules), the pass
+ * is syncWithBudgets': one listing of every image, one of each pool, copies first, then evictions in the stores over
+ * budget. A store Glance does not have is FERRY_INVALID_CONFIG naming the policy line.
  */
 export async function syncOnce(ctx: CopyContext, policy: SyncPolicy, options: SyncOptions = {}): Promise<SyncReport> {
   const catalogue = await readStoreCatalogue(ctx.glance, options.signal);
   for (const placement of policy.placements) {
-    placement.stores.forEach((store, index) => {
-      if (!catalogue.stores.some((s) => s.id === store)) {
-        throw policyError(policy, placement.storePositions[index], `${placement.name}: stores`,
-          `Glance has no store '${store}' (it has ${catalogue.stores.map((s) => s.id).join(', ')})`);
-      }
-    });
+    placement.stores.forEach((store, index) => requireStore(catalogue, policy, store, placement.storePositions[index], `${placement.name}: stores`));
   }
+  for (const [store, settings] of policy.stores) requireStore(catalogue, policy, store, settings.position, 'stores');
+  for (const rule of policy.usage) for (const store of rule.stores) requireStore(catalogue, policy, store, rule.position, `${rule.name}: stores`);
+  if (policy.stores.size > 0 || policy.usage.length > 0) return syncWithBudgets(ctx, policy, catalogue, options);
   const stores = [...new Set(policy.placements.flatMap((placement) => placement.stores))];
   const resolved = resolvePrewarmOptions({ ...options, stores });
 
@@ -78,26 +54,11 @@ export async function syncOnce(ctx: CopyContext, policy: SyncPolicy, options: Sy
   const input: PlanInput = { targets: [...targets.values()], unresolved: [...unresolved.values()], catalogue };
   const plan = planPrewarm(input, { anyFormat: resolved.anyFormat });
   const result = await runPrewarmPlan(ctx, plan, catalogue, resolved);
+  return buildSyncReport(ctx, policy, wantedBy, plan, result, []);
+}
 
-  const planned = new Map(plan.items.map((item) => [`${item.imageId}\u0000${item.store}`, item.state]));
-  const placements = wantedBy.map((wanted): PlacementDrift => Object.freeze({
-    name: wanted.name,
-    stores: wanted.stores,
-    images: wanted.ids.length,
-    unresolved: wanted.unresolved,
-    drift: wanted.ids.reduce((sum, id) => sum + wanted.stores.filter((store) => planned.get(`${id}\u0000${store}`) !== 'present').length, 0)
-      + wanted.unresolved * wanted.stores.length,
-  }));
-  const driftBefore = plan.items.filter((item) => item.state !== 'present').length;
-  const driftAfter = result.dryRun ? driftBefore : result.items.filter((item) => !IN_PLACE.has(item.outcome ?? '')).length;
-  ctx.logger.info({ policy: policy.source, wanted: plan.items.length, driftBefore, driftAfter }, 'sync pass');
-  return Object.freeze({
-    policy: policy.source,
-    placements: Object.freeze(placements),
-    wanted: plan.items.length,
-    driftBefore,
-    driftAfter,
-    converged: driftAfter === 0,
-    result,
-  });
+function requireStore(catalogue: StoreCatalogue, policy: SyncPolicy, store: string, position: PolicyPosition | undefined, field: string): void {
+  if (!catalogue.stores.some((s) => s.id === store)) {
+    throw policyError(policy, position, field, `Glance has no store '${store}' (it has ${catalogue.stores.map((s) => s.id).join(', ')})`);
+  }
 }

@@ -1,3 +1,5 @@
+import type { Budget } from '../evict/evict-budget.js';
+import type { StoreCluster } from '../evict/evict-options.js';
 import type { PrewarmSelection } from '../prewarm/prewarm-selection.js';
 
 /** Where something was written in the policy file (1-based), for errors that come up later (an unknown store). */
@@ -18,9 +20,38 @@ export interface SyncPlacement {
   readonly storePositions: readonly PolicyPosition[];
 }
 
+/** A store's entry under `stores:`: its budget, how idle a copy must be, and its cluster (docs/evict.md, "In a sync policy"). */
+export interface StorePolicy {
+  readonly store: string;
+  readonly budget?: Budget;
+  readonly idleMs?: number;
+  readonly graceMs?: number;
+  /** Where its pool is read (and fenced): needed by budgets and usage rules. */
+  readonly cluster?: StoreCluster;
+  readonly position: PolicyPosition;
+}
+
+/** How a usage rule counts use: live clones across sites, or clones made in the last `days` (boots). */
+export const USAGE_MEASURES = ['clones', 'boots'] as const;
+export type UsageMeasure = (typeof USAGE_MEASURES)[number];
+export const USAGE_DEFAULT_DAYS = 7;
+
+/** `usage:`: keep the `keepMostUsed` most used images in each of `stores` (copied there, and never evicted). */
+export interface UsageRule {
+  readonly name: string;
+  readonly keepMostUsed: number;
+  readonly by: UsageMeasure;
+  readonly days: number;
+  readonly stores: readonly string[];
+  readonly position: PolicyPosition;
+}
+
 /** A parsed and validated policy (docs/prewarm.md, "Policy format"). Build it with parseSyncPolicy. */
 export interface SyncPolicy {
   /** The file name (or what the caller called the text), named in every message. */
   readonly source: string;
   readonly placements: readonly SyncPlacement[];
+  /** `stores:`: budgets and clusters, by store (empty: sync never evicts). */
+  readonly stores: ReadonlyMap<string, StorePolicy>;
+  readonly usage: readonly UsageRule[];
 }

@@ -2,7 +2,8 @@ import type { CopyContext } from '../copy/copy-context.js';
 import type { FerryErrorCode } from '../errors/error-table.js';
 import { isFerryError } from '../errors/ferry-error.js';
 import { nextPassDelay } from './next-pass-delay.js';
-import { syncOnce, type SyncOptions, type SyncReport } from './sync-once.js';
+import { syncOnce } from './sync-once.js';
+import type { PassError, SyncOptions, SyncReport } from './sync-report.js';
 import type { SyncPolicy } from './sync-policy.js';
 
 export interface WatchOptions extends SyncOptions {
@@ -14,10 +15,7 @@ export interface WatchOptions extends SyncOptions {
   readonly onPass?: (pass: WatchPass) => void;
 }
 
-export interface PassError {
-  readonly code: FerryErrorCode;
-  readonly message: string;
-}
+export type { PassError } from './sync-report.js';
 
 export interface WatchPass {
   readonly number: number;

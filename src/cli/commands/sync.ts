@@ -113,6 +113,8 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
   render: renderSync,
   exitCode: ({ report, watch }) => {
     if (watch !== undefined || report?.result.aborted === true) return ERROR_TABLE.FERRY_ABORTED.exit;
-    return (report?.result.counts.failed ?? 0) > 0 ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0;
+    if (report?.budgets.some((entry) => entry.report?.budget.verdict === 'unmet') === true) return ERROR_TABLE.FERRY_BUDGET_UNMET.exit;
+    return (report?.result.counts.failed ?? 0) > 0 || report?.budgets.some((entry) => entry.error !== undefined) === true
+      ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0;
   },
 };

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import type { SyncReport } from '../../sync/sync-once.js';
+import { formatBytes } from '../../evict/evict-budget.js';
+import { KEEP_REASONS } from '../../evict/plan-eviction.js';
+import type { StoreBudget, SyncReport } from '../../sync/sync-report.js';
+import { evictCopyJsonSchema, evictToJson } from '../reports/evict-json.js';
 import type { WatchPass, WatchSummary } from '../../sync/watch-sync.js';
 import type { TextStyle } from '../output/text-style.js';
 import { prewarmJsonSchema, prewarmToJson } from './prewarm-json.js';
@@ -24,6 +27,15 @@ export const syncJsonSchema = z.object({
   placements: z.array(z.object({ name: z.string(), stores: z.array(z.string()), images: count, unresolved: count, drift: count })),
   result: prewarmJsonSchema.nullable(),
   watch: z.object({ passes: count, unclean_passes: count, last_error: passError.nullable() }).nullable(),
+  /** Per store with a budget (the policy's `stores:`); empty without. */
+  budgets: z.array(z.object({
+    store: z.string(), pool: z.string().nullable(), budget: z.string().nullable(), budget_bytes: count.nullable(), used_bytes: count.nullable(),
+    after_bytes: count.nullable(), verdict: z.enum(['none', 'under', 'met', 'unmet']).nullable(), shortfall_bytes: count,
+    counts: z.object({ planned: count, evicted: count, trashed: count, kept: count, gone: count, failed: count }).strict().nullable(),
+    kept: z.partialRecord(z.enum(KEEP_REASONS), z.object({ copies: count, bytes: count }).strict()),
+    evictions: z.array(evictCopyJsonSchema),
+    error: passError.nullable(),
+  }).strict()),
 });
 
 export type SyncJson = z.infer<typeof syncJsonSchema>;
@@ -39,7 +51,19 @@ export function syncToJson({ report, watch }: SyncOutcome): SyncJson {
     result: report === undefined ? null : prewarmToJson(report.result),
     watch: watch === undefined ? null
       : { passes: watch.passes, unclean_passes: watch.uncleanPasses, last_error: watch.lastError ?? null },
+    budgets: (report?.budgets ?? []).map(budgetToJson),
   };
+}
+
+function budgetToJson(entry: StoreBudget): SyncJson['budgets'][number] {
+  if (entry.report === undefined) {
+    return { store: entry.store, pool: null, budget: null, budget_bytes: null, used_bytes: null, after_bytes: null, verdict: null, shortfall_bytes: 0,
+      counts: null, kept: {}, evictions: [], error: entry.error };
+  }
+  const json = evictToJson(entry.report);
+  return { store: entry.store, pool: json.pool, budget: json.budget.budget, budget_bytes: json.budget.budget_bytes, used_bytes: json.budget.used_bytes,
+    after_bytes: json.budget.after_bytes, verdict: json.budget.verdict, shortfall_bytes: json.budget.shortfall_bytes, counts: json.counts,
+    kept: json.budget.kept, evictions: json.copies.filter((copy) => copy.action === 'evict'), error: null };
 }
 
 export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): string {
@@ -55,6 +79,13 @@ export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): st
   table(['placement', 'images', 'stores', 'drift'], report.placements.map((p) =>
     [p.name, `${p.images}${p.unresolved > 0 ? style.bad(` +${p.unresolved} not found`) : ''}`, p.stores.join(', '), String(p.drift)])),
   '', renderPrewarm(report.result, style));
+  if (report.budgets.length > 0) {
+    lines.push('', table(['store', 'pool', 'budget', 'before', 'after', 'verdict', 'evicted'], report.budgets.map((entry) => entry.report === undefined
+      ? [entry.store, '', '', '', '', style.bad(`${entry.error.code}: ${entry.error.message}`), '']
+      : [entry.store, entry.report.pool, entry.report.budget.budget?.text ?? '', formatBytes(entry.report.budget.usedBytes),
+        formatBytes(entry.report.budget.afterBytes), entry.report.budget.verdict === 'unmet' ? style.bad('unmet') : entry.report.budget.verdict,
+        String(entry.report.counts.evicted)])));
+  }
   return lines.join('\n');
 }
 

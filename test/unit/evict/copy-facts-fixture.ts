@@ -10,7 +10,7 @@ export const MIB = 2 ** 20;
 export function facts(overrides: Partial<CopyFacts> & { readonly imageId: string }): CopyFacts {
   return {
     imageName: null, store: 'site-b', status: 'active', rbdImage: overrides.imageId, inPool: 'yes', bytes: 100 * MIB,
-    clones: 0, trashedClones: 0, newestCloneMs: undefined, copiedMs: NOW - 3 * DAY, accessedMs: NOW - 3 * DAY, lastUsedMs: NOW - 3 * DAY,
+    clones: 0, trashedClones: 0, newestCloneMs: undefined, cloneTimesMs: [], copiedMs: NOW - 3 * DAY, accessedMs: NOW - 3 * DAY, lastUsedMs: NOW - 3 * DAY,
     locations: 2, importing: false, pin: undefined, fence: undefined,
     ...overrides,
   };

@@ -10,7 +10,8 @@ const item = (store: string, outcome: PrewarmItemReport['outcome']): PrewarmItem
 
 function pass(number: number, items: PrewarmItemReport[] | undefined, options: { driftAfter?: number; error?: string } = {}): WatchPass {
   const report = items === undefined ? undefined : ({ policy: 'p.yaml', placements: [], wanted: 5, driftBefore: 3, driftAfter: options.driftAfter ?? 0,
-    converged: (options.driftAfter ?? 0) === 0, result: { items, counts: { failed: items.filter((i) => i.outcome === 'failed').length } } as unknown as PrewarmReport }) as SyncReport;
+    converged: (options.driftAfter ?? 0) === 0, result: { items, counts: { failed: items.filter((i) => i.outcome === 'failed').length } } as unknown as PrewarmReport,
+    budgets: [] }) as SyncReport;
   const failed = items?.some((i) => i.outcome === 'failed') ?? false;
   return { number, elapsedMs: 2500, report, error: options.error === undefined ? undefined : { code: options.error as never, message: 'glance down' },
     policyError: undefined, clean: options.error === undefined && !failed, nextInMs: 1000 };
@@ -69,7 +70,7 @@ describe('sync metrics', () => {
     const documented = new Map(readFileSync('docs/prewarm.md', 'utf8').split('\n')
       .map((line) => /^\| `(ferry_sync_[a-z_]+)` \| (\w+) \|/.exec(line)).flatMap((match) => (match ? [[match[1] ?? '', match[2] ?? ''] as const] : [])));
     const own = new Map([...exported].filter(([name]) => name.startsWith('ferry_sync_')));
-    expect(own.size).toBe(9);
+    expect(own.size).toBe(15);
     expect(Object.fromEntries(own)).toEqual(Object.fromEntries(documented));
     expect(exported.has('process_cpu_seconds_total')).toBe(true);
     expect([...exported].filter(([name, type]) => type !== 'counter' && name.endsWith('_total'))).toEqual([]);

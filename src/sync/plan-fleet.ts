@@ -1,0 +1,133 @@
+import { isFerryError, type FerryError } from '../errors/ferry-error.js';
+import type { GlanceImage } from '../glance/image.js';
+import { NO_PINS } from '../evict/copy-pins.js';
+import { budgetBytes } from '../evict/evict-budget.js';
+import { EVICT_DEFAULTS } from '../evict/evict-options.js';
+import { planEviction, type EvictionPlan } from '../evict/plan-eviction.js';
+import { storeUsageOf, type StoreUsage } from '../evict/store-usage.js';
+import { planPrewarm, type PrewarmPlan } from '../prewarm/plan-prewarm.js';
+import type { UnresolvedImage } from '../prewarm/select-images.js';
+import type { StoreCatalogue } from '../prewarm/store-catalogue.js';
+import type { PoolListing } from '../rbd/store-copy-listing.js';
+import { policyWants, type PolicyWants } from './policy-wants.js';
+import type { SyncPolicy } from './sync-policy.js';
+import { usageRuleWants } from './usage-rule-wants.js';
+
+export interface FleetInput {
+  readonly policy: SyncPolicy;
+  /** Every image, from one listing (GET /v2/images?visibility=all, page by page). */
+  readonly images: readonly GlanceImage[];
+  readonly catalogue: StoreCatalogue;
+  /** The pools read, by store: the stores of `stores:` that name their cluster. */
+  readonly pools: ReadonlyMap<string, PoolListing>;
+  readonly wallNowMs: number;
+  readonly run: string;
+  readonly anyFormat?: boolean;
+}
+
+export interface StoreEvictionPlan {
+  readonly store: string;
+  readonly usage: StoreUsage;
+  /** undefined when the budget could not be turned into bytes (`budgetError`). */
+  readonly plan: EvictionPlan | undefined;
+  readonly budgetError: FerryError | undefined;
+}
+
+export interface FleetPlan {
+  /** Store → image → the placements and usage rules that want it there. */
+  readonly wants: PolicyWants;
+  /** What to copy: every wanted (image, store) not in place. */
+  readonly copy: PrewarmPlan;
+  /** Per store with a budget and a pool read: what to evict to meet it (never what is wanted there). */
+  readonly evictions: readonly StoreEvictionPlan[];
+  /** The stores whose pool was read, with their copies' facts. */
+  readonly usage: ReadonlyMap<string, StoreUsage>;
+}
+
+/**
+ * Pure: the whole fleet's sync plan from one image listing and one listing per pool. What the placements and usage
+ * rules want, where, is copied (planPrewarm); in each store over its budget, what is not wanted goes least recently
+ * used first (planEviction, the wanted copies pinned). The cost grows with the images plus the pools' entries:
+ * every join is by id, never a scan of one list per element of another.
+ */
+export function planFleet(input: FleetInput): FleetPlan {
+  const { policy, images } = input;
+  const placementWants = policyWants(policy, images);
+  const usage = new Map<string, StoreUsage>();
+  for (const [store, listing] of input.pools) {
+    usage.set(store, storeUsageOf(store, images, listing, { refs: NO_PINS.refs, wanted: placementWants.get(store) ?? new Map() }));
+  }
+  const ruleWants = usageRuleWants(policy.usage, [...usage.values()].map((entry) => entry.copies), input.wallNowMs);
+  const wants = mergeWants(placementWants, ruleWants);
+
+  const byId = new Map(images.map((image) => [image.id, image]));
+  const targets = new Map<string, { image: GlanceImage; stores: string[] }>();
+  for (const [store, inStore] of wants) {
+    for (const id of inStore.keys()) {
+      const image = byId.get(id);
+      if (image === undefined) continue;
+      const target = targets.get(id) ?? { image, stores: [] };
+      target.stores.push(store);
+      targets.set(id, target);
+    }
+  }
+  const copy = planPrewarm({ targets: [...targets.values()], unresolved: unresolvedRefs(policy, images), catalogue: input.catalogue },
+    { anyFormat: input.anyFormat === true });
+
+  const removedElsewhere = new Map<string, number>();
+  const evictions: StoreEvictionPlan[] = [];
+  for (const [store, storeUsage] of usage) {
+    const settings = policy.stores.get(store);
+    if (settings?.budget === undefined) continue;
+    const wanted = ruleWants.get(store);
+    const copies = wanted === undefined ? storeUsage.copies : storeUsage.copies.map((copy) => (copy.pin === undefined && wanted.has(copy.imageId)
+      ? { ...copy, pin: `kept by the usage rule ${wanted.get(copy.imageId)?.join(', ') ?? ''}` } : copy));
+    let bytes: number;
+    try {
+      bytes = budgetBytes(settings.budget, storeUsage.capacity, store);
+    } catch (error) {
+      if (!isFerryError(error)) throw error;
+      evictions.push(Object.freeze({ store, usage: storeUsage, plan: undefined, budgetError: error }));
+      continue;
+    }
+    const plan = planEviction({ store, copies, poolBytes: storeUsage.poolBytes, budgetBytes: bytes, idleMs: settings.idleMs ?? EVICT_DEFAULTS.idleMs,
+      wallNowMs: input.wallNowMs, run: input.run, removedElsewhere });
+    for (const entry of plan.copies) {
+      if (entry.action === 'evict') removedElsewhere.set(entry.copy.imageId, (removedElsewhere.get(entry.copy.imageId) ?? 0) + 1);
+    }
+    evictions.push(Object.freeze({ store, usage: Object.freeze({ ...storeUsage, copies }), plan, budgetError: undefined }));
+  }
+  return Object.freeze({ wants, copy, evictions: Object.freeze(evictions), usage });
+}
+
+function mergeWants(...sources: readonly PolicyWants[]): PolicyWants {
+  const merged = new Map<string, Map<string, readonly string[]>>();
+  for (const source of sources) {
+    for (const [store, inStore] of source) {
+      const target = merged.get(store) ?? new Map<string, readonly string[]>();
+      merged.set(store, target);
+      for (const [id, reasons] of inStore) target.set(id, [...(target.get(id) ?? []), ...reasons]);
+    }
+  }
+  return merged;
+}
+
+/** Named images (ids/names) of the placements that the listing does not hold, with their stores. */
+function unresolvedRefs(policy: SyncPolicy, images: readonly GlanceImage[]): { image: UnresolvedImage; stores: string[] }[] {
+  const known = new Set<string>();
+  for (const image of images) {
+    known.add(image.id);
+    if (image.name !== null) known.add(image.name);
+  }
+  const missing = new Map<string, { image: UnresolvedImage; stores: string[] }>();
+  for (const placement of policy.placements) {
+    for (const ref of placement.selection.images ?? []) {
+      if (known.has(ref.trim())) continue;
+      const entry = missing.get(ref) ?? { image: { ref, code: 'FERRY_IMAGE_NOT_FOUND' as const,
+        reason: `Glance lists no image with ID or name '${ref}' visible to this account` }, stores: [] };
+      entry.stores.push(...placement.stores.filter((store) => !entry.stores.includes(store)));
+      missing.set(ref, entry);
+    }
+  }
+  return [...missing.values()];
+}

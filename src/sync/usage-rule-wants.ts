@@ -1,0 +1,30 @@
+import type { CopyFacts } from '../evict/copy-facts.js';
+import type { UsageRule } from './sync-policy.js';
+
+/**
+ * Pure: the images each usage rule keeps, by store. An image's use is counted over every store whose pool was read:
+ * `clones`, the instances cloned from its copies now (trash included); `boots`, those made in the last `days` (a boot
+ * whose instance was deleted since is gone with its clone). The `keepMostUsed` images with the most use (ties: by
+ * id) are wanted in each of the rule's stores; an image nobody uses is never "most used".
+ */
+export function usageRuleWants(rules: readonly UsageRule[], copies: readonly (readonly CopyFacts[])[], wallNowMs: number):
+  ReadonlyMap<string, ReadonlyMap<string, readonly string[]>> {
+  const wants = new Map<string, Map<string, string[]>>();
+  for (const rule of rules) {
+    const since = wallNowMs - rule.days * 86_400_000;
+    const use = new Map<string, number>();
+    for (const store of copies) {
+      for (const copy of store) {
+        const count = rule.by === 'clones' ? copy.clones : copy.cloneTimesMs.filter((time) => time >= since).length;
+        if (count > 0) use.set(copy.imageId, (use.get(copy.imageId) ?? 0) + count);
+      }
+    }
+    const kept = [...use].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, rule.keepMostUsed).map(([id]) => id);
+    for (const store of rule.stores) {
+      const inStore = wants.get(store) ?? new Map<string, string[]>();
+      wants.set(store, inStore);
+      for (const id of kept) inStore.set(id, [...(inStore.get(id) ?? []), rule.name]);
+    }
+  }
+  return wants;
+}
