@@ -63,8 +63,34 @@ describe('parseSyncPolicy', () => {
       message: /placements\[0\]\.images\.all: all takes only true/ },
     { title: 'a property without a value', text: 'version: 1\nplacements:\n  - images:\n      properties: {os_distro: ""}\n    stores: [a]\n',
       message: /^edge\.yaml:4:31: placements\[0\]\.images\.properties\.os_distro: must not be empty/ },
+    { title: 'a bad budget', text: 'version: 1\nstores:\n  site-b: {budget: 5 gigs, ceph_conf: /etc/ceph/b.conf}\nusage: [{keep_most_used: "3"}]\n',
+      message: /^edge\.yaml:3:20: stores\.site-b\.budget: must be bytes or a percentage/ },
+    { title: 'a budget without its cluster', text: 'version: 1\nstores:\n  site-b: {budget: 80%}\nusage: [{keep_most_used: "3"}]\n',
+      message: /stores\.site-b\.ceph_conf: a budget needs the store's cluster: name its ceph\.conf/ },
+    { title: 'a bad usage measure', text: 'version: 1\nusage:\n  - {keep_most_used: "3", by: reads, stores: [site-b]}\n',
+      message: /usage\[0\]\.by: must be one of clones, boots/ },
+    { title: 'keep_most_used 0', text: 'version: 1\nusage:\n  - {keep_most_used: "0", stores: [site-b]}\n',
+      message: /usage\[0\]\.keep_most_used: must be a whole number from 1/ },
+    { title: 'a usage rule without stores anywhere', text: 'version: 1\nusage:\n  - {keep_most_used: "3"}\n',
+      message: /usage\[0\]\.stores: name the stores, here or in stores:/ },
+    { title: 'neither placements nor usage', text: 'version: 1\nstores:\n  site-b: {budget: 80%, ceph_conf: /etc/ceph/b.conf}\n',
+      message: /placements: list at least one placement \(or a usage rule\)/ },
   ])('parseSyncPolicy: $title → FERRY_INVALID_CONFIG naming line, column and field', ({ text, message }) => {
     expect(() => parseSyncPolicy(text, 'edge.yaml')).toThrow(message);
     expect(() => parseSyncPolicy(text, 'edge.yaml')).toThrow(expect.objectContaining({ code: 'FERRY_INVALID_CONFIG' }));
+  });
+
+  it('parseSyncPolicy: stores: and usage: become budgets, durations in ms, clusters, and rules defaulting to stores:\' stores', () => {
+    const policy = parseSyncPolicy(`version: 1
+stores:
+  site-b: {budget: 80%, budget_of: cluster, idle: 2d, grace: 45s, ceph_conf: /etc/ceph/site-b.conf, rbd_user: ferry}
+usage:
+  - {keep_most_used: '5', by: boots, days: '14'}
+`, 'edge.yaml');
+    expect(policy.placements).toEqual([]);
+    expect(policy.stores.get('site-b')).toEqual({ store: 'site-b', position: { line: 3, column: 3 },
+      budget: { kind: 'percent', percent: 80, of: 'cluster', text: '80%' }, idleMs: 2 * 86_400_000, graceMs: 45_000,
+      cluster: { confFile: '/etc/ceph/site-b.conf', user: 'ferry', pool: undefined } });
+    expect(policy.usage).toEqual([{ name: 'usage rule 1', keepMostUsed: 5, by: 'boots', days: 14, stores: ['site-b'], position: { line: 5, column: 5 } }]);
   });
 });
