@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
+import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+
+// ferry evict against the dev cloud (Glance 25, glance_store 4.1, Ceph 16), in store site-c (pool images-c of site-b's
+// cluster), which no other test fills. ferry runs as ferry-transfer: the role ferry in the images' project, with
+// packaging/glance/ferry-policy.yaml's delete_image_location. Every request ferry sends to Glance goes through a
+// recording proxy: "never removed" is asserted on the DELETEs ferry sent, not only on what Glance did with them.
+
+const STORE = 'site-c';
+const POOL = 'images-c';
+const MIB = 2 ** 20;
+const created = imagesDeletedAfterAll();
+const clones: string[] = [];
+let proxy: Server;
+let proxyUrl: string;
+const deletes: string[] = [];
+/** Runs once when the proxy sees the next request for this path prefix: what happens in the cloud meanwhile. */
+let onRequest: { match: string; run: () => void } | undefined;
+
+async function copyImage(size: number, stores: readonly string[], name: string): Promise<string> {
+  const id = await uploadImage({ name: `it-evict-${name}`, store: stores[0] ?? 'central', sizeBytes: size });
+  created.push(id);
+  if (stores.length > 1) {
+    const admin = await tokenFor('admin');
+    const answer = await glanceRequest(admin, 'POST', `/v2/images/${id}/import`, { method: { name: 'copy-image' }, stores: stores.slice(1) });
+    expect(answer.status).toBe(202);
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const image = await waitUnlocked(id, 120_000);
+      if (stores.every((store) => String(image.stores).split(',').includes(store))) break;
+      if (Date.now() > deadline) throw new Error(`copy of ${id} to ${stores.join(',')} not done: ${String(image.stores)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  return id;
+}
+
+function cloneOf(id: string, name: string): string {
+  const clone = `vms/it-evict-${name}-${id.slice(0, 8)}`;
+  const made = ceph('site-b', 'rbd', ['clone', `${POOL}/${id}@snap`, clone], 'admin');
+  expect(made.code, made.stderr).toBe(0);
+  clones.push(clone);
+  return clone;
+}
+
+/** `ferry evict --store site-c … --json` as ferry-transfer, through the recording proxy; async so the proxy serves. */
+function evict(args: readonly string[]): Promise<{ code: number; json: EvictJson; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, 'evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf,
+      '--rbd-user', 'admin', ...args, '--json'], { env: { ...process.env, ...cloudEnv('devcloud-ferry-transfer'), FERRY_GLANCE_ENDPOINT: proxyUrl },
+      stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      try {
+        resolve({ code: code ?? -1, json: evictJsonSchema.parse(JSON.parse(stdout)), stderr });
+      } catch (error) {
+        reject(new Error(`ferry evict exited ${code}: ${stdout}\n${stderr}`, { cause: error }));
+      }
+    });
+  });
+}
+
+const poolHas = (id: string): boolean => ceph('site-b', 'rbd', ['info', `${POOL}/${id}`], 'admin').code === 0;
+// Sorted: Glance reorders an image's stores when a removal is refused (seen: site-c moved first after the 409).
+const storesOf = async (id: string): Promise<string[]> => String((await readImage(id)).stores).split(',').sort();
+const row = (json: EvictJson, id: string) => json.copies.find((copy) => copy.image === id);
+
+beforeAll(async () => {
+  const target = new URL(devcloud().glance.url);
+  proxy = createServer((incoming, answer) => {
+    const path = incoming.url ?? '';
+    if (incoming.method === 'DELETE') deletes.push(path);
+    if (onRequest !== undefined && path.startsWith(onRequest.match)) {
+      const { run } = onRequest;
+      onRequest = undefined;
+      run();
+    }
+    const forward = request({ host: target.hostname, port: target.port, path, method: incoming.method, headers: incoming.headers }, (reply) => {
+      answer.writeHead(reply.statusCode ?? 502, reply.headers);
+      reply.pipe(answer);
+    });
+    forward.on('error', () => answer.destroy());
+    incoming.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  for (const clone of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', clone], 'admin');
+  await new Promise((resolve) => proxy.close(resolve));
+}, 60_000);
+
+describe('ferry evict against the dev cloud (site-c)', () => {
+  it('a budget met from a filled store: the idle copies go least recently used first through Glance; the last copy and the cloned copy stay, never asked for', async () => {
+    const only = await copyImage(4 * MIB, [STORE], 'only'); // its only location
+    const cloned = await copyImage(4 * MIB, ['central', STORE], 'cloned');
+    const idle = [await copyImage(6 * MIB, ['central', STORE], 'idle1'), await copyImage(6 * MIB, ['central', STORE], 'idle2')];
+    cloneOf(cloned, 'cloned');
+    const plan = await evict(['--idle', '0', '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const filled = plan.json.budget.used_bytes;
+    // Room for all but one of the idle copies (and whatever else the pool holds): one must go, the cheapest that suffices.
+    const budget = filled - 6 * MIB + MIB;
+    deletes.length = 0;
+    const run = await evict(['--idle', '0', '--grace', '1s', '--budget', String(budget)]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.budget).toMatchObject({ used_bytes: filled, verdict: 'met', budget_bytes: budget });
+    expect(run.json.budget.after_bytes).toBeLessThanOrEqual(budget);
+    expect(run.json.counts.evicted).toBe(1);
+    const gone = idle.filter((id) => row(run.json, id)?.outcome === 'evicted');
+    expect(gone).toHaveLength(1);
+    expect(deletes).toEqual([`/v2/stores/${STORE}/${gone[0] ?? ''}`]);
+    expect(await storesOf(gone[0] ?? '')).toEqual(['central']);
+    expect(poolHas(gone[0] ?? '')).toBe(false);
+    expect(row(run.json, only)).toMatchObject({ action: 'keep', reason: 'last-copy' });
+    expect(row(run.json, cloned)).toMatchObject({ action: 'keep', reason: 'in-use', clones: 1 });
+    expect(poolHas(only) && poolHas(cloned)).toBe(true);
+
+    // No budget, idle 0: everything that may go goes; the last copy and the cloned copy still are never asked for.
+    deletes.length = 0;
+    const all = await evict(['--idle', '0', '--grace', '1s']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(deletes.filter((path) => path.endsWith(only) || path.endsWith(cloned))).toEqual([]);
+    expect(await storesOf(only)).toEqual([STORE]);
+    expect(await storesOf(cloned)).toEqual(['central', STORE]);
+    expect(poolHas(only) && poolHas(cloned)).toBe(true);
+  }, 600_000);
+
+  it('a clone made during the grace (a boot handed the copy before the fence): kept at the last look, no DELETE sent — what protects it on a Glance that would trash it instead of refusing (glance_store ≥ 4.6)', async () => {
+    const id = await copyImage(4 * MIB, ['central', STORE], 'grace');
+    deletes.length = 0;
+    // The run's first Glance read after the fence is the last look's GET of this image: clone it just before.
+    let cloned = '';
+    const fenced = (): boolean => ceph('site-b', 'rbd', ['image-meta', 'get', `${POOL}/${id}`, 'ferry.evicting'], 'admin').code === 0;
+    onRequest = { match: `/v2/images/${id}`, run: () => { if (fenced()) cloned = cloneOf(id, 'grace'); } };
+    const run = await evict(['--idle', '0', '--grace', '3s']);
+    expect(cloned, 'the clone was made while the copy was fenced').not.toBe('');
+    expect(run.code, run.stderr).toBe(0);
+    expect(row(run.json, id)).toMatchObject({ action: 'evict', outcome: 'kept', outcome_reason: 'in-use' });
+    expect(deletes.filter((path) => path.endsWith(id))).toEqual([]);
+    expect(await storesOf(id)).toEqual(['central', STORE]);
+    expect(ceph('site-b', 'rbd', ['image-meta', 'list', `${POOL}/${id}`], 'admin').stdout).not.toContain('ferry.evicting');
+  }, 600_000);
+
+  it('Glance 25 itself refuses a copy with a clone (409 in use) and removes nothing: the backstop a newer Glance no longer gives', async () => {
+    const id = await copyImage(4 * MIB, ['central', STORE], 'backstop');
+    cloneOf(id, 'backstop');
+    const answer = await glanceRequest(await tokenFor('ferry-transfer'), 'DELETE', `/v2/stores/${STORE}/${id}`);
+    expect(answer.status).toBe(409);
+    expect(await storesOf(id)).toEqual(['central', STORE]);
+    expect(poolHas(id)).toBe(true);
+  }, 300_000);
+
+  it('the policy: the role ferry in the images\' project removes a copy (204); a plain member of an image\'s own project may not (403 delete_image_location)', async () => {
+    const ours = await copyImage(4 * MIB, ['central', STORE], 'policy');
+    expect((await glanceRequest(await tokenFor('ferry-transfer'), 'DELETE', `/v2/stores/${STORE}/${ours}`)).status).toBe(204);
+    expect(await storesOf(ours)).toEqual(['central']);
+    const demo = await uploadImage({ name: 'it-evict-member', store: 'central', as: 'demo', sizeBytes: MIB });
+    created.push(demo);
+    const admin = await tokenFor('admin');
+    expect((await glanceRequest(admin, 'POST', `/v2/images/${demo}/import`, { method: { name: 'copy-image' }, stores: [STORE] })).status).toBe(202);
+    for (let i = 0; i < 240 && !(await storesOf(demo)).includes(STORE); i += 1) await new Promise((resolve) => setTimeout(resolve, 250));
+    await waitUnlocked(demo);
+    const refused = await glanceRequest(await tokenFor('demo'), 'DELETE', `/v2/stores/${STORE}/${demo}`);
+    expect(refused).toMatchObject({ status: 403, body: { message: expect.stringContaining('delete_image_location') as unknown } });
+    expect(await storesOf(demo)).toEqual(['central', STORE]);
+  }, 300_000);
+});
