@@ -7,6 +7,8 @@ import { isFerryError } from '../errors/ferry-error.js';
 import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
 import type { HealthCheck } from './health-check.js';
+import { lookAtCopies } from '../rbd/copy-look.js';
+import { ensureToHandOut } from './hand-out-copy.js';
 import { ensureWithConfig } from './host-ensure.js';
 import { readNovaIntegration, type NovaIntegrationCheck } from './nova-integration-state.js';
 import { servedTransfer } from './served-transfer.js';
@@ -75,9 +77,24 @@ export function createHostService(clouds: CloudSource): HostService {
       return held.config.copy.store;
     },
     ensure: (call) => withHeldCloud(clouds, async ({ cloud, config }: HeldCloud) => {
-      const outcome = await ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal: call.signal,
+      const once = () => ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal: call.signal,
         transfer: servedTransfer(config).transfer, onProgress: call.onProgress,
         ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
+      const { confFile, user } = config.ceph;
+      // The copy handed to nova is looked at first (an eviction may be removing it): docs/evict.md, "Boot safety".
+      const outcome = confFile === undefined ? await once() : await ensureToHandOut({
+        ensure: once, clock: cloud.clock, signal: call.signal,
+        look: async (target) => {
+          try {
+            return (await lookAtCopies({ confFile, user, pool: target.pool, snapshot: target.snapshot }, [target.image], { signal: call.signal }))[0];
+          } catch (error) {
+            if (!isFerryError(error, 'FERRY_CEPH')) throw error;
+            cloud.logger.warn({ image: target.image, code: error.code }, `cannot look at the copy before handing it out: ${error.message}`);
+            return undefined;
+          }
+        },
+        onWait: (why, target) => cloud.logger.info({ image: target.image, pool: target.pool }, `not handing out the copy yet: ${why}`),
+      });
       return { document: ensureDocument(outcome), importRequests: outcome.needed ? outcome.importRequests : 0,
         joined: outcome.needed && outcome.joined, ...(outcome.needed ? { available: availability(outcome) } : {}) };
     }),

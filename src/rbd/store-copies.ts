@@ -29,7 +29,7 @@ export interface StoreCopiesOptions extends Omit<CephCliOptions, 'confFile' | 'u
 /** A listing opens every image (and every clone, for its creation time): longer than one rbd command may take. */
 export const STORE_LISTING_TIMEOUT_MS = 300_000;
 
-export type StoreCommand = 'list' | 'check' | 'fence' | 'unfence';
+export type StoreCommand = 'list' | 'check' | 'look' | 'fence' | 'unfence';
 
 /** Runs one command of the program for a pool; its stdout, or FERRY_CEPH naming the cluster, the pool and why. */
 export async function runStoreCommand(store: StorePool, command: StoreCommand, args: readonly string[],

@@ -16,6 +16,9 @@ Commands, each printing one JSON object on stdout:
   "pool_max_avail_bytes"} from `ceph df`, null when the cluster does not report it (0 without a ceph-mgr).
 - `check NAME...`: {"images": [IMAGE]} for these images only; one that is not there is {"name", "absent": true}, with
   "trashed": {"id", "deleted"} when the pool's trash holds an image of that name.
+- `look NAME...`: {"images": [{"name", "protected", "meta"}]} (or "absent"/"error" as above): what whoever hands a
+  copy out needs (the agent): the snapshot and the fence, read with the image opened read-only and no children
+  listed, so a user with read-only caps on the images pool alone can ask.
 - `fence KEY VALUE NAME...`: image-meta KEY=VALUE on each: {"results": [{"name", "ok" | "absent" | "error"}]}.
 - `unfence KEY VALUE NAME...`: removes KEY where it still holds VALUE (another run's fence is left alone):
   {"results": [{"name", "removed" | "other" | "none" | "absent" | "error"}]}.
@@ -149,6 +152,23 @@ def listing(cluster):
             "capacity": capacity(cluster), "images": images, "trash": trash}
 
 
+def look(cluster, names):
+    images = []
+    for name in names:
+        try:
+            with rbd.Image(cluster.ioctx, name, read_only=True) as image:
+                facts = {"name": name, "protected": None,
+                         "meta": dict((key, value) for key, value in image.metadata_list() if key.startswith(META_PREFIX))}
+                if any(snap["name"] == snapshot for snap in image.list_snaps()):
+                    facts["protected"] = bool(image.is_protected_snap(snapshot))
+                images.append(facts)
+        except rbd.ImageNotFound:
+            images.append({"name": name, "absent": True})
+        except Exception as error:
+            images.append({"name": name, "error": str(error), "errno": errno_of(error)})
+    return {"images": images}
+
+
 def on_each(cluster, names, work):
     """work(image) -> the result's key for each named image, opened for writing; absent and errors said per image."""
     results = []
@@ -205,6 +225,8 @@ elif command == "check":
                 facts["trashed"] = {"id": trashed[name]["id"], "deleted": seconds(trashed[name].get("deletion_time"))}
         images.append(facts)
     answer = {"images": images}
+elif command == "look":
+    answer = look(cluster, args)
 elif command == "fence":
     answer = fence(cluster, args[0], args[1], args[2:])
 elif command == "unfence":

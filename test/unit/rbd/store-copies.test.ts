@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CommandOutcome } from '../../../src/rbd/command-runner.js';
 import { clearCopyMarks, setCopyMarks } from '../../../src/rbd/copy-fence-marks.js';
 import { pythonProgramText } from '../../../src/rbd/python-program.js';
+import { lookAtCopies } from '../../../src/rbd/copy-look.js';
 import { checkStoreCopies, readStoreCopies, type StorePool } from '../../../src/rbd/store-copies.js';
 import { scriptedRunner } from '../../helpers/scripted-runner.js';
 
@@ -81,5 +82,30 @@ describe('checkStoreCopies and the marks', () => {
     expect([...cleared]).toEqual([['a', 'removed'], ['b', 'held-by-other'], ['c', 'not-set']]);
     expect(runner.calls.map((call) => call.args.slice(8))).toEqual([['fence', 'ferry.evicting', 'v', 'a', 'b', 'c'],
       ['unfence', 'ferry.evicting', 'v', 'a', 'b', 'c']]);
+  });
+});
+
+describe('lookAtCopies', () => {
+  // Printed by `look` on the dev cloud as client.ferry (read-only caps on the images pool alone), then one image fenced.
+  const LOOKED = '{"images": [{"name": "03f3fd4e-375a-4ed8-984c-c0027ca3b435", "protected": true, "meta": {}}, {"name": "nonexist", "absent": true}, '
+    + '{"name": "b701dc8a", "protected": false, "meta": {"ferry.evicting": "{\\"run\\": \\"r\\"}"}}, {"name": "x", "protected": null, "meta": {}}, '
+    + '{"name": "y", "error": "[errno 1] RBD permission error", "errno": 1}]}';
+
+  it('one process for the names given (`look`), each copy as the snapshot and the ferry marks, gone, or unreadable', async () => {
+    const runner = scriptedRunner(exited(0, LOOKED));
+    const looks = await lookAtCopies(STORE, ['03f3fd4e-375a-4ed8-984c-c0027ca3b435', 'nonexist', 'b701dc8a', 'x', 'y'], { runner, python: '/usr/bin/python3' });
+    expect(runner.calls.map((call) => call.args.slice(-7))).toEqual([['images', 'snap', 'look', '03f3fd4e-375a-4ed8-984c-c0027ca3b435', 'nonexist', 'b701dc8a', 'x', 'y'].slice(-7)]);
+    expect(looks).toEqual([
+      { kind: 'copy', name: '03f3fd4e-375a-4ed8-984c-c0027ca3b435', snapshot: 'protected', meta: {} },
+      { kind: 'absent', name: 'nonexist' },
+      { kind: 'copy', name: 'b701dc8a', snapshot: 'unprotected', meta: { 'ferry.evicting': '{"run": "r"}' } },
+      { kind: 'copy', name: 'x', snapshot: 'missing', meta: {} },
+      { kind: 'unreadable', name: 'y', message: '[errno 1] RBD permission error', errno: 1 },
+    ]);
+  });
+
+  it('an answer that does not fit is FERRY_CEPH naming the command', async () => {
+    await expect(lookAtCopies(STORE, ['a'], { runner: scriptedRunner(exited(0, '{"images": [{"name": 3}]}')) }))
+      .rejects.toMatchObject({ code: 'FERRY_CEPH', message: expect.stringContaining('rbd_store_copies look images') as unknown });
   });
 });

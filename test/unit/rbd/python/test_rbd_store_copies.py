@@ -132,6 +132,16 @@ class RbdStoreCopies(World):
         images = self.answer(self.run_program(conf, "check", COPY))["images"]
         self.assertEqual(images, [{"name": COPY, "id": None, "absent": True, "trashed": {"id": "102b1d145e1c", "deleted": T2}}])
 
+    def test_look_gives_the_snapshot_and_the_fence_without_listing_children(self):
+        # fail_children: a user with read-only caps on the images pool alone (the agent's) cannot list children.
+        conf = self.world({COPY: glance_copy(snaps={"snap": {"protected": True, "fail_children": 1}},
+                                             meta={"ferry.evicting": "{}", "other": "x"}),
+                           "nosnap": glance_copy(id="2", snaps={})})
+        images = self.answer(self.run_program(conf, "look", COPY, "nosnap", "nosuch"))["images"]
+        self.assertEqual(images, [{"name": COPY, "protected": True, "meta": {"ferry.evicting": "{}"}},
+                                  {"name": "nosnap", "protected": None, "meta": {"ferry.verified": "sha512:ab"}}, {"name": "nosuch", "absent": True}])
+        self.assertNotIn("open images/%s rw" % COPY, self.journal())
+
     def test_fence_then_unfence_removes_only_a_mark_that_still_holds_the_value(self):
         conf = self.world({COPY: glance_copy(), "other": glance_copy(id="2")})
         self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", COPY, "other", "nosuch")),

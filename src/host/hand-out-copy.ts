@@ -1,0 +1,41 @@
+import type { Clock } from '../clock/clock.js';
+import type { EnsureOutcome } from '../copy/ensure-result.js';
+import { FENCE_HOLD_MS } from '../evict/evict-fence.js';
+import { EVICT_DEFAULTS } from '../evict/evict-options.js';
+import { judgeHandOut } from '../evict/judge-hand-out.js';
+import type { CopyLook } from '../rbd/copy-look.js';
+import type { CloneTarget } from '../rbd/location-verdict.js';
+
+/**
+ * How the agent waits on a copy it must not hand out yet: a look every `pollMs`, a fence honoured while its last look
+ * is closer than `marginMs`, and after `maxWaitMs` the copy is handed out as it is (what nova would have cloned
+ * without ferry; a live eviction never holds a fence that long: docs/evict.md, "Boot safety").
+ */
+export const HAND_OUT_DEFAULTS = { pollMs: 500, marginMs: EVICT_DEFAULTS.answerMarginMs, maxWaitMs: FENCE_HOLD_MS + 30_000 } as const;
+
+export interface HandOutSteps {
+  /** One ensure of the image into the store (copies it when Glance has no clonable location there). */
+  readonly ensure: () => Promise<EnsureOutcome>;
+  /** The copy as the pool has it now; undefined when it cannot be read. */
+  readonly look: (target: CloneTarget) => Promise<CopyLook | undefined>;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly onWait?: (why: string, target: CloneTarget) => void;
+}
+
+/**
+ * ensure, then a look at the copy before it is handed out (the agent's answer to nova): a copy an eviction removed
+ * while Glance still lists it, or is about to remove, is waited out and ensured again, so nova never gets a clone
+ * source that goes before it clones.
+ */
+export async function ensureToHandOut(steps: HandOutSteps): Promise<EnsureOutcome> {
+  const started = steps.clock.now();
+  for (;;) {
+    const outcome = await steps.ensure();
+    if (!outcome.needed) return outcome;
+    const verdict = judgeHandOut(await steps.look(outcome.target), steps.clock.wallNow(), HAND_OUT_DEFAULTS.marginMs);
+    if (verdict.kind === 'hand-out' || steps.clock.now() - started >= HAND_OUT_DEFAULTS.maxWaitMs) return outcome;
+    steps.onWait?.(verdict.why, outcome.target);
+    await steps.clock.sleep(HAND_OUT_DEFAULTS.pollMs, steps.signal);
+  }
+}
