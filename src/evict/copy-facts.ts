@@ -60,24 +60,33 @@ export function rbdImageOf(image: Pick<GlanceImage, 'id' | 'locations'>, store: 
 
 export type CopyImageView = Pick<GlanceImage, 'id' | 'name' | 'status' | 'stores' | 'importTask' | 'importingTo' | 'locations'>;
 
-/** Pure: the facts of `image`'s copy in `store`, from the pool's entry for it (undefined: the listing has none). */
+/**
+ * Pure: the facts of `image`'s copy in `store`, from the pool's entry for it (undefined: the listing has none). One
+ * object literal of one shape either way: a fleet's plan makes one per (image, store) pair (bench/fleet-plan.ts).
+ */
 export function copyFactsOf(image: CopyImageView, store: string, entry: PoolEntry | undefined, pin: string | undefined): CopyFacts {
-  const base = {
+  const copy = entry?.kind === 'image' ? entry : undefined;
+  let cloneTimesMs = NO_TIMES;
+  let newestCloneMs: number | undefined;
+  let trashedClones = 0;
+  if (copy !== undefined && copy.clones.length > 0) {
+    const times: number[] = [];
+    for (const clone of copy.clones) {
+      if (clone.trash) trashedClones += 1;
+      if (clone.createdMs === undefined) continue;
+      times.push(clone.createdMs);
+      if (newestCloneMs === undefined || clone.createdMs > newestCloneMs) newestCloneMs = clone.createdMs;
+    }
+    cloneTimesMs = Object.freeze(times);
+  }
+  return Object.freeze({
     imageId: image.id, imageName: image.name, store, status: image.status, rbdImage: rbdImageOf(image, store),
     locations: image.stores.length, importing: image.importTask !== undefined || image.importingTo.length > 0, pin,
-  };
-  if (entry === undefined || entry.kind !== 'image') {
-    const inPool = entry?.kind === 'unreadable' ? { unreadable: entry.message } : 'absent' as const;
-    return Object.freeze({ ...base, inPool, bytes: 0, clones: 0, trashedClones: 0, newestCloneMs: undefined, cloneTimesMs: NO_TIMES, copiedMs: undefined,
-      accessedMs: undefined, lastUsedMs: undefined, fence: undefined });
-  }
-  const cloneTimesMs = entry.clones.length === 0 ? NO_TIMES
-    : Object.freeze(entry.clones.flatMap((clone) => (clone.createdMs === undefined ? [] : [clone.createdMs])));
-  const newestCloneMs = lastUsedOf(cloneTimesMs);
-  return Object.freeze({
-    ...base, inPool: 'yes' as const, bytes: entry.usedBytes ?? entry.sizeBytes,
-    clones: entry.clones.length, trashedClones: entry.clones.filter((clone) => clone.trash).length, newestCloneMs, cloneTimesMs,
-    copiedMs: entry.createdMs, accessedMs: entry.accessedMs, lastUsedMs: lastUsedOf([newestCloneMs, entry.createdMs, entry.accessedMs]),
-    fence: fenceOf(entry.meta),
+    inPool: copy !== undefined ? 'yes' as const : entry?.kind === 'unreadable' ? { unreadable: entry.message } : 'absent' as const,
+    bytes: copy === undefined ? 0 : copy.usedBytes ?? copy.sizeBytes,
+    clones: copy?.clones.length ?? 0, trashedClones, newestCloneMs, cloneTimesMs,
+    copiedMs: copy?.createdMs, accessedMs: copy?.accessedMs,
+    lastUsedMs: copy === undefined ? undefined : lastUsedOf([newestCloneMs, copy.createdMs, copy.accessedMs]),
+    fence: copy === undefined ? undefined : fenceOf(copy.meta),
   });
 }

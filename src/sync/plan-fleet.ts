@@ -53,9 +53,14 @@ export interface FleetPlan {
 export function planFleet(input: FleetInput): FleetPlan {
   const { policy, images } = input;
   const placementWants = policyWants(policy, images);
+  // Each image is looked at once for all the stores read (not once per store): the cost follows the (image, store) pairs.
+  const inStore = new Map<string, GlanceImage[]>([...input.pools.keys()].map((store) => [store, []]));
+  for (const image of images) {
+    for (const store of image.stores) inStore.get(store)?.push(image);
+  }
   const usage = new Map<string, StoreUsage>();
   for (const [store, listing] of input.pools) {
-    usage.set(store, storeUsageOf(store, images, listing, { refs: NO_PINS.refs, wanted: placementWants.get(store) ?? new Map() }));
+    usage.set(store, storeUsageOf(store, inStore.get(store) ?? [], listing, { refs: NO_PINS.refs, wanted: placementWants.get(store) ?? new Map() }));
   }
   const ruleWants = usageRuleWants(policy.usage, [...usage.values()].map((entry) => entry.copies), input.wallNowMs);
   const wants = mergeWants(placementWants, ruleWants);
