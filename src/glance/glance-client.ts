@@ -198,7 +198,8 @@ export function createGlanceClient(http: ServiceClient): GlanceClient {
         case 'forbidden':
           throw new FerryError('FERRY_FORBIDDEN', `Glance refused to remove image ${id} from store ${store}: ${answer.message || 'forbidden'}`,
             'Removing a store\'s copy takes an account of the image\'s owning project (or admin) that passes the Glance policy '
-            + '"delete_image_location" (admin-only by default): see docs/evict.md, "Credentials".',
+            + '"delete_image_location" (admin-only by default; packaging/glance/ferry-policy.yaml grants it to the role ferry-evict): '
+            + 'see docs/evict.md, "Credentials".',
             { ...httpErrorDetails(response, context), policy: 'delete_image_location' });
         case 'other':
           throw httpStatusError(response, context);

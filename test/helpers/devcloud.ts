@@ -14,7 +14,10 @@ export interface DevcloudFacts {
     readonly rbdStores: Readonly<Record<string, { readonly cluster: 'site-a' | 'site-b'; readonly pool: string }>> };
   readonly placement: { readonly url: string };
   readonly ceph: Readonly<Record<'site-a' | 'site-b', { readonly conf: string; readonly fsid: string }>>;
-  /** `ferry`: role ferry on project ferry (owns no image); `ferry-transfer`: role ferry on project admin (owns the images). */
+  /**
+   * `ferry`: role ferry on project ferry (owns no image); `ferry-transfer`: role ferry on project admin (owns the
+   * images); `ferry-evict`: role ferry-evict (implies ferry) on project admin.
+   */
   readonly users: Readonly<Record<DevcloudUser, { readonly name: string; readonly password: string; readonly project: string }>>;
   readonly appcreds: Readonly<Record<DevcloudUser, { readonly id: string; readonly secret: string }>>;
   readonly cloudsYaml: string;
@@ -24,7 +27,7 @@ export interface DevcloudFacts {
     readonly glancePolicy: { readonly file: string; readonly dir: string; readonly enforceNewDefaults: boolean } };
 }
 
-export type DevcloudUser = 'admin' | 'demo' | 'ferry' | 'ferry-transfer';
+export type DevcloudUser = 'admin' | 'demo' | 'ferry' | 'ferry-transfer' | 'ferry-evict';
 
 /**
  * ferry's own identities (docs/security.md, "Credentials and what each can do"): every ferry run of the integration
@@ -47,6 +50,13 @@ export const FERRY = {
   transferCloud: 'devcloud-ferry-transfer-appcred',
   /** client.ferry-transfer: writes site-b's images and images-c pools, reads site-a's images pool. */
   transferRbdUser: 'ferry-transfer',
+  /**
+   * ferry evict and sync's budgets: role ferry-evict (implies ferry, adds delete_image_location) on project admin,
+   * through an application credential that allows reads and DELETE /v2/stores/{store}/{id} only.
+   */
+  evictCloud: 'devcloud-ferry-evict-appcred',
+  /** client.ferry-evict: writes the images pools (the fence), reads every pool (a copy's clones, in vms). */
+  evictRbdUser: 'ferry-evict',
 } as const;
 
 /** The dev cloud's admin: test set-up and inspection, and the ferry commands that need Placement's admin rules. */

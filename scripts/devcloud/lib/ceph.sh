@@ -90,11 +90,18 @@ ceph_osd_caps() {
 #                          leftover look after a failed copy, ferry stores' pool probe); the fsid needs only the mon.
 #   client.ferry-transfer  the direct RBD transfer: writes the pools of the stores it copies into (site-b: images for
 #                          store site-b, images-c for site-c), reads the source's (site-a: images).
+#   client.ferry-evict     ferry evict and sync's budgets: writes the stores' pools (the fence is image metadata),
+#                          reads every pool, because a copy's clones (nova's disks in vms) are listed from every pool.
 ceph_image_pools() { local pool; for pool in $(ceph_pools "$1"); do [[ $pool == vms ]] || echo "$pool"; done; }
 ceph_transfer_target_pools() { if [[ $1 == site-b ]]; then echo images images-c; fi; }
 
 ceph_ferry_osd_caps() {
   local site=$1 user=$2 pool caps='' profile
+  if [[ $user == ferry-evict ]]; then
+    for pool in $(ceph_image_pools "$site"); do caps+="profile rbd pool=$pool, "; done
+    echo "${caps}profile rbd-read-only"
+    return
+  fi
   for pool in $(ceph_image_pools "$site"); do
     profile=rbd-read-only
     [[ $user == ferry-transfer && " $(ceph_transfer_target_pools "$site") " == *" $pool "* ]] && profile=rbd
@@ -103,13 +110,13 @@ ceph_ferry_osd_caps() {
   echo "$caps"
 }
 
-# Creates (or gives the current caps to) client.ferry and client.ferry-transfer and writes their keyrings, readable
+# Creates (or gives the current caps to) client.ferry, client.ferry-transfer and client.ferry-evict and writes their keyrings, readable
 # by their owner only. Idempotent; needs the mon.
 ceph_ensure_ferry_users() {
   local site=$1 conf dir user
   conf=$(ceph_conf "$site")
   dir=$(ceph_dir "$site")
-  for user in ferry ferry-transfer; do
+  for user in ferry ferry-transfer ferry-evict; do
     timeout 30 ceph -c "$conf" auth get-or-create "client.$user" >/dev/null
     timeout 30 ceph -c "$conf" auth caps "client.$user" mon 'profile rbd' osd "$(ceph_ferry_osd_caps "$site" "$user")"
     (
@@ -124,7 +131,7 @@ ceph_ensure_ferry_users() {
 ceph_layout_current() {
   local dir user
   dir=$(ceph_dir "$1")
-  for user in ferry ferry-transfer; do [[ -s $dir/ceph.client.$user.keyring ]] || return 1; done
+  for user in ferry ferry-transfer ferry-evict; do [[ -s $dir/ceph.client.$user.keyring ]] || return 1; done
 }
 
 # Upgrade in place, for a cluster made before a pool was added to ceph_pools or before ferry's users: create the
@@ -147,7 +154,7 @@ ceph_ensure_layout() {
   done
   ceph_ensure_ferry_users "$site"
   for pool in $(ceph_image_pools "$site"); do timeout 30 rbd -c "$conf" --id ferry ls "$pool" >/dev/null; done
-  echo "== pools of $site: $(ceph_pools "$site"); ferry's users: client.ferry, client.ferry-transfer"
+  echo "== pools of $site: $(ceph_pools "$site"); ferry's users: client.ferry, client.ferry-transfer, client.ferry-evict"
 }
 
 ceph_bootstrap() {

@@ -21,7 +21,7 @@ RBD_STORES = {
 }
 RBD_POOLS = {"site-a": ["images", "vms"], "site-b": ["images", "vms", "images-c"]}
 # ceph.sh creates these users on both clusters (ferry and ferry-transfer: docs/security.md).
-CEPH_USERS = ["glance", "nova", "ferry", "ferry-transfer"]
+CEPH_USERS = ["glance", "nova", "ferry", "ferry-transfer", "ferry-evict"]
 
 
 def previous_started_at(path):
@@ -65,11 +65,14 @@ def clouds_yaml(auth_url, users, appcreds):
         "devcloud-member-appcred": appcred_cloud(auth_url, appcreds["demo"]),
         # ferry's own identities: user ferry, role ferry on project ferry (a compute node's agent), and user
         # ferry-transfer, role ferry on project admin, which owns the images (the direct transfer); the application
-        # credentials carry the access rules of packaging/glance/access-rules-*.json.
+        # credentials carry the access rules of packaging/glance/access-rules-*.json. User ferry-evict, role ferry-evict
+        # (implies ferry) on project admin: ferry evict and sync's budgets.
         "devcloud-ferry": password_cloud(auth_url, users["ferry"]),
         "devcloud-ferry-appcred": appcred_cloud(auth_url, appcreds["ferry"]),
         "devcloud-ferry-transfer": password_cloud(auth_url, users["ferry-transfer"]),
         "devcloud-ferry-transfer-appcred": appcred_cloud(auth_url, appcreds["ferry-transfer"]),
+        "devcloud-ferry-evict": password_cloud(auth_url, users["ferry-evict"]),
+        "devcloud-ferry-evict-appcred": appcred_cloud(auth_url, appcreds["ferry-evict"]),
     }
     lines = ["# Written by scripts/devcloud/up; re-written on every start (application-credential secrets change).",
              "clouds:"]
@@ -95,6 +98,7 @@ def main():
         "demo": {"name": "demo", "password": env["DEMO_PASSWORD"], "project": "demo"},
         "ferry": {"name": "ferry", "password": env["FERRY_PASSWORD"], "project": "ferry"},
         "ferry-transfer": {"name": "ferry-transfer", "password": env["FERRY_PASSWORD"], "project": "admin"},
+        "ferry-evict": {"name": "ferry-evict", "password": env["FERRY_PASSWORD"], "project": "admin"},
     }
     appcreds = {k: {"id": v["id"], "secret": v["secret"]} for k, v in reg["appcreds"].items()}
     clouds_path = os.path.join(state, "clouds.yaml")
@@ -116,8 +120,9 @@ def main():
         "users": users,
         "ferry": {
             "role": "ferry",
-            "clouds": {"agent": "devcloud-ferry-appcred", "transfer": "devcloud-ferry-transfer-appcred"},
-            "rbdUsers": {"glancePath": "ferry", "transfer": "ferry-transfer"},
+            "clouds": {"agent": "devcloud-ferry-appcred", "transfer": "devcloud-ferry-transfer-appcred",
+                       "evict": "devcloud-ferry-evict-appcred"},
+            "rbdUsers": {"glancePath": "ferry", "transfer": "ferry-transfer", "evict": "ferry-evict"},
             "glancePolicy": {"file": env["GLANCE_POLICY_FILE"], "dir": env["GLANCE_POLICY_DIR"],
                              "enforceNewDefaults": env["GLANCE_NEW_DEFAULTS"] == "true"},
         },

@@ -3,13 +3,16 @@
 
 Find-or-create everything, so it can run again on a live Keystone (up runs it again on a state dir made before a
 user or role was added): projects service, demo and ferry, users glance, placement (admin on service), demo (member
-on demo), ferry and ferry-transfer, services image and placement with one public endpoint each in RegionOne, and
+on demo), ferry, ferry-transfer and ferry-evict, services image and placement with one public endpoint each in RegionOne, and
 application credentials, re-created on every run because a secret cannot be read back.
 
 ferry's own identities (docs/security.md): the role ferry, which implies reader; user ferry holds it on project ferry
 (owns no image: a compute node's agent), user ferry-transfer on project admin (owns the test images: the direct RBD
-transfer, since Glance lets only the owning project add a location). Two users, not one user with two projects: a
-password lets its holder pick any project the user has a role in. Each has an application credential whose access
+transfer, since Glance lets only the owning project add a location). The role ferry-evict implies ferry and adds
+removing a store's copy (delete_image_location, which Glance 25 also checks for PATCH remove /locations): user
+ferry-evict holds it on project admin (ferry evict, sync's budgets), so the direct transfer's identity, which compute
+nodes may hold, removes nothing. Separate users, not one user with several projects or roles: a password lets its
+holder pick any project the user has a role in. Each has an application credential whose access
 rules (packaging/glance/access-rules-*.json, the files an operator uses) allow exactly the Glance calls ferry makes.
 
 Writes {"projects", "users", "appcreds"} as JSON to the file named by argv[1] (mode 600).
@@ -133,6 +136,7 @@ def main():
 
     admin_project = first("/projects?name=admin&domain_id=default", "projects", admin)["id"]
     ensure_role(admin, roles, "ferry", implies="reader")
+    ensure_role(admin, roles, "ferry-evict", implies="ferry")
 
     service = ensure_project(admin, "service", "ferry devcloud service users")
     demo = ensure_project(admin, "demo", "ferry devcloud non-admin project")
@@ -142,18 +146,21 @@ def main():
     demo_user, r3 = ensure_user(admin, "demo", env["DEMO_PASSWORD"], demo)
     ferry, r4 = ensure_user(admin, "ferry", env["FERRY_PASSWORD"], ferry_project)
     ferry_transfer, r5 = ensure_user(admin, "ferry-transfer", env["FERRY_PASSWORD"], admin_project)
+    ferry_evict, r6 = ensure_user(admin, "ferry-evict", env["FERRY_PASSWORD"], admin_project)
     for project, user, role in ((service, glance, "admin"), (service, placement, "admin"), (demo, demo_user, "member"),
-                                (ferry_project, ferry, "ferry"), (admin_project, ferry_transfer, "ferry")):
+                                (ferry_project, ferry, "ferry"), (admin_project, ferry_transfer, "ferry"),
+                                (admin_project, ferry_evict, "ferry-evict")):
         call("PUT", f"/projects/{project}/users/{user}/roles/{roles[role]}", admin)
     ensure_service(admin, "glance", "image", "ferry devcloud Glance", env["GLANCE_URL"])
     ensure_service(admin, "placement", "placement", "ferry devcloud Placement", env["PLACEMENT_URL"])
-    if r1 or r2 or r3 or r4 or r5:
+    if r1 or r2 or r3 or r4 or r5 or r6:
         time.sleep(1.1)
 
     # Users create application credentials only for themselves, with their own token.
     demo_token = password_token("demo", env["DEMO_PASSWORD"], "demo")
     ferry_token = password_token("ferry", env["FERRY_PASSWORD"], "ferry")
     ferry_transfer_token = password_token("ferry-transfer", env["FERRY_PASSWORD"], "admin")
+    ferry_evict_token = password_token("ferry-evict", env["FERRY_PASSWORD"], "admin")
     appcreds = {
         "admin": recreate_appcred(admin, admin_id, "ferry-devcloud-admin", "ferry devcloud admin (project admin)"),
         "demo": recreate_appcred(demo_token, demo_user, "ferry-devcloud-demo", "ferry devcloud demo (member)"),
@@ -162,11 +169,14 @@ def main():
         "ferry-transfer": recreate_appcred(ferry_transfer_token, ferry_transfer, "ferry-devcloud-ferry-transfer",
                                            "ferry devcloud: role ferry on project admin (owns the images), the direct transfer",
                                            access_rules("transfer")),
+        "ferry-evict": recreate_appcred(ferry_evict_token, ferry_evict, "ferry-devcloud-ferry-evict",
+                                        "ferry devcloud: role ferry-evict on project admin (owns the images), ferry evict",
+                                        access_rules("evict")),
     }
     result = {
         "projects": {"service": service, "demo": demo, "ferry": ferry_project, "admin": admin_project},
         "users": {"admin": admin_id, "demo": demo_user, "glance": glance, "placement": placement, "ferry": ferry,
-                  "ferry-transfer": ferry_transfer},
+                  "ferry-transfer": ferry_transfer, "ferry-evict": ferry_evict},
         "appcreds": appcreds,
     }
     fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
-import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, tokenFor, uploadImage } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from '../agent/agent-process.js';
 import { DEBIAN_NOVA, novaClone, novaConf, patchedNova, type CloneResult } from '../agent/nova-tree.js';
@@ -28,8 +28,8 @@ let work: string;
 function evict(): Promise<EvictJson | undefined> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, 'evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf,
-      '--rbd-user', 'admin', '--idle', '0', '--grace', '1s', '--json'],
-    { env: { ...process.env, ...cloudEnv('devcloud-ferry-transfer') }, stdio: ['ignore', 'pipe', 'pipe'] });
+      '--rbd-user', FERRY.evictRbdUser, '--idle', '0', '--grace', '1s', '--json'],
+    { env: { ...process.env, ...cloudEnv(FERRY.evictCloud) }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });

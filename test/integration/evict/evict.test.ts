@@ -3,12 +3,13 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
-import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
 // ferry evict against the dev cloud (Glance 25, glance_store 4.1, Ceph 16), in store site-c (pool images-c of site-b's
-// cluster), which no other test fills. ferry runs as ferry-transfer: the role ferry in the images' project, with
-// packaging/glance/ferry-policy.yaml's delete_image_location. Every request ferry sends to Glance goes through a
+// cluster), which no other test fills. ferry runs as ferry-evict (role ferry-evict in the images' project, which
+// packaging/glance/ferry-policy.yaml's delete_image_location grants; its application credential's access rules, and
+// cephx client.ferry-evict). Every request ferry sends to Glance goes through a
 // recording proxy: "never removed" is asserted on the DELETEs ferry sent, not only on what Glance did with them.
 
 const STORE = 'site-c';
@@ -48,11 +49,11 @@ function cloneOf(id: string, name: string): string {
   return clone;
 }
 
-/** `ferry evict --store site-c … --json` as ferry-transfer, through the recording proxy; async so the proxy serves. */
+/** `ferry evict --store site-c … --json` as ferry-evict, through the recording proxy; async so the proxy serves. */
 function evict(args: readonly string[]): Promise<{ code: number; json: EvictJson; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, 'evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf,
-      '--rbd-user', 'admin', ...args, '--json'], { env: { ...process.env, ...cloudEnv('devcloud-ferry-transfer'), FERRY_GLANCE_ENDPOINT: proxyUrl },
+      '--rbd-user', FERRY.evictRbdUser, ...args, '--json'], { env: { ...process.env, ...cloudEnv(FERRY.evictCloud), FERRY_GLANCE_ENDPOINT: proxyUrl },
       stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -155,15 +156,20 @@ describe('ferry evict against the dev cloud (site-c)', () => {
   it('Glance 25 itself refuses a copy with a clone (409 in use) and removes nothing: the backstop a newer Glance no longer gives', async () => {
     const id = await copyImage(4 * MIB, ['central', STORE], 'backstop');
     cloneOf(id, 'backstop');
-    const answer = await glanceRequest(await tokenFor('ferry-transfer'), 'DELETE', `/v2/stores/${STORE}/${id}`);
+    const answer = await glanceRequest(await tokenFor('ferry-evict'), 'DELETE', `/v2/stores/${STORE}/${id}`);
     expect(answer.status).toBe(409);
     expect(await storesOf(id)).toEqual(['central', STORE]);
     expect(poolHas(id)).toBe(true);
   }, 300_000);
 
-  it('the policy: the role ferry in the images\' project removes a copy (204); a plain member of an image\'s own project may not (403 delete_image_location)', async () => {
+  it('the policy: the role ferry-evict in the images\' project removes a copy (204); the direct transfer\'s role ferry in the same project and a plain member of an image\'s own project may not (403 delete_image_location)', async () => {
     const ours = await copyImage(4 * MIB, ['central', STORE], 'policy');
-    expect((await glanceRequest(await tokenFor('ferry-transfer'), 'DELETE', `/v2/stores/${STORE}/${ours}`)).status).toBe(204);
+    for (const request of [['DELETE', `/v2/stores/${STORE}/${ours}`, undefined], ['PATCH', `/v2/images/${ours}`, [{ op: 'remove', path: '/locations/1' }]]] as const) {
+      const transfer = await glanceRequest(await tokenFor('ferry-transfer'), request[0], request[1], request[2]);
+      expect(transfer).toMatchObject({ status: 403, body: { message: expect.stringContaining('delete_image_location') as unknown } });
+    }
+    expect(await storesOf(ours)).toEqual(['central', STORE]);
+    expect((await glanceRequest(await tokenFor('ferry-evict'), 'DELETE', `/v2/stores/${STORE}/${ours}`)).status).toBe(204);
     expect(await storesOf(ours)).toEqual(['central']);
     const demo = await uploadImage({ name: 'it-evict-member', store: 'central', as: 'demo', sizeBytes: MIB });
     created.push(demo);

@@ -156,7 +156,7 @@ describe('ferry\'s paths as its own identity', () => {
 describe('Glance refuses ferry\'s role what ferry must never do (ferry-policy.yaml installed)', () => {
   // Password tokens: what the policy refuses (the application credentials' access rules would stop most of these
   // before Glance reads its policy; see below).
-  it('in the project that owns the image (the direct transfer\'s scope): delete, upload, publish, share with all → 403 each; drop its last location, delete it from its only store → 403 (the last location), nothing changed', async () => {
+  it('in the project that owns the image (the direct transfer\'s scope): delete, upload, publish, share with all, drop a location, delete it from a store → 403 each, nothing changed', async () => {
     const id = await image('owned', { visibility: 'shared' });
     const before = await unchanged(id);
     const token = await tokenFor('ferry-transfer');
@@ -164,8 +164,22 @@ describe('Glance refuses ferry\'s role what ferry must never do (ferry-policy.ya
     expect(await glanceRequest(token, 'PUT', `/v2/images/${id}/file`, 'not the image')).toEqual(notAuthorized('upload_image'));
     expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'replace', path: '/visibility', value: 'public' }])).toEqual(notAuthorized('publicize_image'));
     expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'replace', path: '/visibility', value: 'community' }])).toEqual(notAuthorized('communitize_image'));
-    // delete_image_location is granted to the role ferry of the owning project (ferry evict, docs/evict.md): Glance 25
-    // governs both removals by that one rule, and still refuses the last location whatever the policy.
+    // delete_image_location is the role ferry-evict's (ferry evict, docs/evict.md), not the transfer's role ferry:
+    // Glance 25 governs both removals by that one rule.
+    expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'remove', path: '/locations/0' }])).toEqual(notAuthorized('delete_image_location'));
+    expect(await glanceRequest(token, 'DELETE', `/v2/stores/site-a/${id}`)).toEqual(notAuthorized('delete_image_location'));
+    expect(await glanceRequest(token, 'GET', `/v2/images/${id}/file`)).toMatchObject(notAuthorized('download_image'));
+    expect(await unchanged(id)).toEqual(before);
+  });
+
+  it('as ferry evict (role ferry-evict in the owning project): delete, upload, publish → 403 each; drop its last location, delete it from its only store → 403 (the last location), nothing changed', async () => {
+    const id = await image('owned-evict', { visibility: 'shared' });
+    const before = await unchanged(id);
+    const token = await tokenFor('ferry-evict');
+    expect(await glanceRequest(token, 'DELETE', `/v2/images/${id}`)).toEqual(notAuthorized('delete_image'));
+    expect(await glanceRequest(token, 'PUT', `/v2/images/${id}/file`, 'not the image')).toEqual(notAuthorized('upload_image'));
+    expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'replace', path: '/visibility', value: 'public' }])).toEqual(notAuthorized('publicize_image'));
+    // Granted delete_image_location, and still Glance refuses the last location whatever the policy.
     expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'remove', path: '/locations/0' }])).toEqual(LAST_LOCATION_PATCH);
     expect(await glanceRequest(token, 'DELETE', `/v2/stores/site-a/${id}`)).toEqual(LAST_LOCATION_DELETE);
     expect(await glanceRequest(token, 'GET', `/v2/images/${id}/file`)).toMatchObject(notAuthorized('download_image'));
@@ -198,22 +212,29 @@ describe('Glance refuses ferry\'s role what ferry must never do (ferry-policy.ya
     expect(ferry(['ensure', id, '--store', 'site-b'])).toMatchObject({ code: 20, json: { error: { code: 'FERRY_IMAGE_NOT_FOUND' } } });
   });
 
-  it('application credentials: the access rules refuse any other call (401 before Glance\'s policy); the compute node\'s may not PATCH at all', async () => {
+  it('application credentials: the access rules refuse any other call (401 before Glance\'s policy); the compute node\'s and the evicting host\'s may not PATCH at all', async () => {
     const id = await image('appcred');
     const before = await unchanged(id);
     const agent = await appcredToken('ferry');
     const transfer = await appcredToken('ferry-transfer');
+    const evict = await appcredToken('ferry-evict');
     const denied = { status: 401, body: expect.objectContaining({ code: '401 Unauthorized' }) as unknown };
     expect(await glanceRequest(agent, 'GET', `/v2/images/${id}`)).toMatchObject({ status: 200 });
-    for (const token of [agent, transfer]) {
+    expect(await glanceRequest(evict, 'GET', `/v2/images/${id}`)).toMatchObject({ status: 200 });
+    for (const token of [agent, transfer, evict]) {
       expect(await glanceRequest(token, 'DELETE', `/v2/images/${id}`)).toEqual(denied);
       expect(await glanceRequest(token, 'PUT', `/v2/images/${id}/file`, 'not the image')).toEqual(denied);
       expect(await glanceRequest(token, 'GET', `/v2/images/${id}/file`)).toEqual(denied);
-      expect(await glanceRequest(token, 'DELETE', `/v2/stores/site-a/${id}`)).toEqual(denied);
     }
-    expect(await glanceRequest(agent, 'PATCH', `/v2/images/${id}`, [{ op: 'replace', path: '/visibility', value: 'private' }])).toEqual(denied);
-    // The transfer's credential may PATCH (the registration): Glance's policy still refuses all but adding a location.
-    expect(await glanceRequest(transfer, 'PATCH', `/v2/images/${id}`, [{ op: 'remove', path: '/locations/0' }])).toEqual(LAST_LOCATION_PATCH);
+    for (const token of [agent, transfer]) expect(await glanceRequest(token, 'DELETE', `/v2/stores/site-a/${id}`)).toEqual(denied);
+    // The evict credential may ask (its one write): Glance still refuses the image's last location.
+    expect(await glanceRequest(evict, 'DELETE', `/v2/stores/site-a/${id}`)).toEqual(LAST_LOCATION_DELETE);
+    for (const token of [agent, evict]) {
+      expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'replace', path: '/visibility', value: 'private' }])).toEqual(denied);
+    }
+    expect(await glanceRequest(evict, 'PATCH', `/v2/images/${id}`, [{ op: 'remove', path: '/locations/0' }])).toEqual(denied);
+    // The transfer's credential may PATCH (the registration): Glance's policy refuses all but adding a location.
+    expect(await glanceRequest(transfer, 'PATCH', `/v2/images/${id}`, [{ op: 'remove', path: '/locations/0' }])).toEqual(notAuthorized('delete_image_location'));
     expect(await unchanged(id)).toEqual(before);
   });
 
@@ -324,5 +345,19 @@ describe('Ceph refuses ferry\'s cephx users what their role does not need', () =
       expect(denied(vms.stderr), vms.stderr).toBe(true);
     }
     expect(ceph('site-a', 'rbd', ['ls', 'images'], 'admin').stdout.split('\n')).not.toContain('it-least-privilege-probe');
+  });
+
+  it('client.ferry-evict: writes the images pools (the fence is image metadata), reads every pool (a copy\'s clones are nova\'s disks in vms), writes no VM disk', () => {
+    const name = 'images-c/it-least-privilege-evict-probe';
+    expect(ceph('site-b', 'rbd', ['create', '--size', '1M', name], 'admin').code).toBe(0);
+    try {
+      expect(ceph('site-b', 'rbd', ['image-meta', 'set', name, 'ferry.probe', '1'], FERRY.evictRbdUser).code).toBe(0);
+      expect(ceph('site-b', 'rbd', ['ls', 'vms'], FERRY.evictRbdUser).code).toBe(0);
+      const vmDisk = ceph('site-b', 'rbd', ['create', '--size', '1M', 'vms/it-least-privilege-evict-probe'], FERRY.evictRbdUser);
+      expect(denied(vmDisk.stderr), vmDisk.stderr).toBe(true);
+    } finally {
+      ceph('site-b', 'rbd', ['rm', '--no-progress', name], 'admin');
+    }
+    expect(ceph('site-b', 'rbd', ['ls', 'vms'], 'admin').stdout.split('\n')).not.toContain('it-least-privilege-evict-probe');
   });
 });
