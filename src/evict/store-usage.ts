@@ -33,7 +33,7 @@ export function storeUsageOf(store: string, images: readonly GlanceImage[], list
     if (!hasStore(image.stores, store)) continue;
     const name = rbdImageOf(image, store);
     claimed.add(name);
-    copies.push(copyFactsOf(image, store, byName.get(name), pinOf(image, store, pins)));
+    copies.push(copyFactsOf(image, store, byName.get(name), pinOf(image, store, pins), name));
   }
   let poolBytes = 0;
   let otherBytes = 0;

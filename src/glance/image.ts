@@ -1,6 +1,7 @@
 import { asUtcTimestamp, BASE_IMAGE_KEYS, imageWire } from './image-schema.js';
 import type { ImageWire } from './image-schema.js';
 import { validateResponse } from '../openstack/validate-response.js';
+import { fitImageWire } from './fit-image-wire.js';
 
 /** One entry of an image's `locations` (shown only with `show_multiple_locations` and the location policy). */
 export interface ImageLocation {
@@ -46,12 +47,12 @@ export const GET_IMAGE_ENDPOINT = 'GET /v2/images/{id}';
 
 /** Parses one image body. A body that does not fit throws FERRY_BAD_RESPONSE naming `endpoint` and the field. */
 export function parseImage(raw: unknown, endpoint: string = GET_IMAGE_ENDPOINT): GlanceImage {
-  return imageFromWire(validateResponse(imageWire, raw, endpoint));
+  return imageFromWire(fitImageWire(raw) ?? validateResponse(imageWire, raw, endpoint));
 }
 
 /** Same as parseImage for an image inside a larger body; `path` makes messages read `images[3].status`. */
 export function parseImageAt(raw: unknown, endpoint: string, path: readonly (string | number)[]): GlanceImage {
-  return imageFromWire(validateResponse(imageWire, raw, endpoint, path));
+  return imageFromWire(fitImageWire(raw) ?? validateResponse(imageWire, raw, endpoint, path));
 }
 
 /** Whole-token membership: `ceph` is not in `['ceph-edge1']` (the substring trap nova and Glance's tests fall into). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FerryError } from '../errors/ferry-error.js';
+import { fitPoolEntry } from './fit-pool-entry.js';
 
 // What python/rbd_store_copies.py prints about one pool, parsed once here: seconds become milliseconds, absent fields
 // become undefined, and an answer that does not fit is FERRY_CEPH naming the field (a program of ours that answers
@@ -81,6 +82,8 @@ const listingWire = z.object({
   images: z.array(entry), trash: z.array(entry),
 });
 const checkWire = z.object({ images: z.array(entry) });
+/** The answer with its entries unchecked: fitPoolEntry checks them, and the whole schema runs when one does not fit. */
+const listingOuterWire = listingWire.extend({ images: z.array(z.unknown()), trash: z.array(z.unknown()) });
 
 type EntryWire = z.infer<typeof entry>;
 
@@ -100,13 +103,15 @@ function entryOf(wire: EntryWire): PoolEntry {
   });
 }
 
-function parsed<T>(schema: z.ZodType<T>, text: string, shown: string): T {
-  let json: unknown;
+function jsonOf(text: string, shown: string): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw badAnswer(shown, `not JSON: ${text.slice(0, 120)}`);
   }
+}
+
+function parsed<T>(schema: z.ZodType<T>, json: unknown, shown: string): T {
   const result = schema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -121,20 +126,40 @@ function badAnswer(shown: string, why: string): FerryError {
     { command: shown });
 }
 
+/** Every entry by fitPoolEntry, or undefined when one does not fit. */
+function fitEntries(raw: readonly unknown[]): readonly PoolEntry[] | undefined {
+  const entries: PoolEntry[] = [];
+  for (const item of raw) {
+    const fitted = fitPoolEntry(item);
+    if (fitted === undefined) return undefined;
+    entries.push(fitted);
+  }
+  return Object.freeze(entries);
+}
+
 /** The `list` answer. */
 export function parsePoolListing(text: string, shown: string): PoolListing {
-  const wire = parsed(listingWire, text, shown);
+  const json = jsonOf(text, shown);
+  const outer = listingOuterWire.safeParse(json);
+  const images = outer.success ? fitEntries(outer.data.images) : undefined;
+  const trash = outer.success ? fitEntries(outer.data.trash) : undefined;
+  if (outer.success && images !== undefined && trash !== undefined) return listingOf({ ...outer.data, images, trash });
+  const wire = parsed(listingWire, json, shown);
+  return listingOf({ ...wire, images: Object.freeze(wire.images.map(entryOf)), trash: Object.freeze(wire.trash.map(entryOf)) });
+}
+
+function listingOf(wire: Omit<z.infer<typeof listingWire>, 'images' | 'trash'> & { images: readonly PoolEntry[]; trash: readonly PoolEntry[] }): PoolListing {
   return Object.freeze({
     pool: wire.pool, snapshot: wire.snapshot,
     quotaBytes: wire.quota_bytes === null || wire.quota_bytes === 0 ? undefined : wire.quota_bytes, replicas: wire.replicas ?? undefined,
     capacity: wire.capacity === null ? undefined : Object.freeze({ clusterBytes: wire.capacity.cluster_bytes,
       poolStoredBytes: wire.capacity.pool_stored_bytes ?? undefined, poolMaxAvailBytes: wire.capacity.pool_max_avail_bytes ?? undefined }),
-    images: Object.freeze(wire.images.map(entryOf)),
-    trash: Object.freeze(wire.trash.map(entryOf)),
+    images: wire.images,
+    trash: wire.trash,
   });
 }
 
 /** The `check` answer: the named images, in the order asked. */
 export function parsePoolCheck(text: string, shown: string): readonly PoolEntry[] {
-  return Object.freeze(parsed(checkWire, text, shown).images.map(entryOf));
+  return Object.freeze(parsed(checkWire, jsonOf(text, shown), shown).images.map(entryOf));
 }
