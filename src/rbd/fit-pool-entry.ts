@@ -1,4 +1,4 @@
-import type { CopyClone, PoolEntry } from './store-copy-listing.js';
+import type { CopyClone, PoolEntry } from './pool-entry.js';
 
 // A fleet's pools list 100 000 copies (issue 28: 200 stores × 500), and zod's union costs more per entry than the
 // plan that reads it (bench/fleet-plan.ts). fitPoolEntry checks an entry of rbd_store_copies.py's answer by hand and

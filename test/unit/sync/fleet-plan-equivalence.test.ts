@@ -24,9 +24,19 @@ import { FLEET_NOW, generateFleet } from '../../helpers/generated-fleet.js';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'fleet-plan-1000.json');
 
-/** Canonical text of a plan: Maps as entry lists, errors as their code and message. */
-const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v instanceof Map ? [...(v as Map<unknown, unknown>)]
-  : v instanceof Set ? [...(v as Set<unknown>)] : v instanceof Error ? { code: (v as { code?: string }).code, message: v.message } : v));
+/**
+ * Canonical text of a plan: Maps as entry lists, errors as their code and message, an object's keys sorted (an image's
+ * `raw` keeps the order Glance sent, where zod's parse put its schema's keys first: the same body).
+ */
+const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => {
+  if (v instanceof Map) return [...(v as Map<unknown, unknown>)];
+  if (v instanceof Set) return [...(v as Set<unknown>)];
+  if (v instanceof Error) return { code: (v as { code?: string }).code, message: v.message };
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    return Object.fromEntries(Object.keys(v).sort().map((key) => [key, (v as Record<string, unknown>)[key]]));
+  }
+  return v;
+});
 const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 function plansOf(images: readonly GlanceImage[], pools: ReadonlyMap<string, PoolListing>, policyText: string, stores: readonly string[]) {
