@@ -47,9 +47,14 @@ const NO_TIMES: readonly number[] = Object.freeze([]);
 
 /** The newest of the usage timestamps; undefined when none is known. */
 export function lastUsedOf(times: readonly (number | undefined)[]): number | undefined {
-  const known = times.filter((time): time is number => time !== undefined);
-  return known.length === 0 ? undefined : Math.max(...known);
+  let newest: number | undefined;
+  for (const time of times) if (time !== undefined && (newest === undefined || time > newest || Number.isNaN(time))) newest = time;
+  return newest;
 }
+
+/** lastUsedOf of two, with no array: a fleet's plan asks it for every copy. */
+const newestOf = (a: number | undefined, b: number | undefined): number | undefined =>
+  (a === undefined ? b : b === undefined ? a : Number.isNaN(a) || Number.isNaN(b) ? Number.NaN : Math.max(a, b));
 
 /** The RBD image name of the image's location in `store` (glance_store writes the image id; a location may say more). */
 export function rbdImageOf(image: Pick<GlanceImage, 'id' | 'locations'>, store: string): string {
@@ -110,7 +115,7 @@ export function copyFactsOf(image: CopyImageView, store: string, entry: PoolEntr
     bytes: copy === undefined ? 0 : copy.usedBytes ?? copy.sizeBytes,
     clones: copy?.clones.length ?? 0, trashedClones, newestCloneMs, cloneTimesMs,
     copiedMs: copy?.createdMs, accessedMs: copy?.accessedMs,
-    lastUsedMs: copy === undefined ? undefined : lastUsedOf([newestCloneMs, copy.createdMs, copy.accessedMs]),
+    lastUsedMs: copy === undefined ? undefined : newestOf(newestOf(newestCloneMs, copy.createdMs), copy.accessedMs),
     fence: copy === undefined ? undefined : fenceOf(copy.meta),
   });
 }

@@ -88,7 +88,7 @@ export function planEviction(input: EvictionInput): EvictionPlan {
     kept.push(Object.freeze({ copy, action: 'keep' as const, reason,
       detail: keep?.detail ?? `the store is under its budget (${formatBytes(input.budgetBytes ?? 0)}) without removing it` }));
   }
-  kept.sort((a, b) => KEEP_REASONS.indexOf(a.reason as KeepReason) - KEEP_REASONS.indexOf(b.reason as KeepReason) || leastRecentlyUsedFirst(a.copy, b.copy));
+  kept.sort((a, b) => (KEEP_RANK.get(a.reason) ?? 0) - (KEEP_RANK.get(b.reason) ?? 0) || leastRecentlyUsedFirst(a.copy, b.copy));
   const tally = Object.fromEntries(KEEP_REASONS.map((reason) => [reason, { copies: 0, bytes: 0 }])) as Record<KeepReason, { copies: number; bytes: number }>;
   for (const entry of kept) {
     const slot = tally[entry.reason as KeepReason];
@@ -109,8 +109,12 @@ export function planEviction(input: EvictionInput): EvictionPlan {
 export function leastRecentlyUsedFirst(a: CopyFacts, b: CopyFacts): number {
   const used = (a.lastUsedMs ?? Number.NEGATIVE_INFINITY) - (b.lastUsedMs ?? Number.NEGATIVE_INFINITY);
   if (used !== 0 && !Number.isNaN(used)) return used;
-  return b.bytes - a.bytes || a.imageId.localeCompare(b.imageId);
+  return b.bytes - a.bytes || compareIds(a.imageId, b.imageId);
 }
+
+/** String.prototype.localeCompare's order (the default locale's collator), made once: sorting a store's copies calls it often. */
+const compareIds = new Intl.Collator().compare;
+const KEEP_RANK: ReadonlyMap<string, number> = new Map(KEEP_REASONS.map((reason, rank) => [reason, rank]));
 
 /** Why a copy cannot go (the first rule that applies), or undefined for a candidate. Pure. */
 export function keepReason(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNowMs' | 'run' | 'removedElsewhere'>):
