@@ -63,10 +63,12 @@ for (const store of fleet.stores) {
 const cephCpu = cpuMs() - start;
 const rssRead = rssMb();
 start = cpuMs();
+const policy = mode === 'sync' ? parseSyncPolicy(fleet.policy, 'fleet.yaml') : undefined;
+const policyCpu = cpuMs() - start;
+start = cpuMs();
 let evictions = 0;
 let wanted = 0;
-if (mode === 'sync') {
-  const policy = parseSyncPolicy(fleet.policy, 'fleet.yaml');
+if (policy !== undefined) {
   const catalogue: StoreCatalogue = { typesKnown: true, stores: [{ id: 'central', type: 'file', readOnly: false, isDefault: true },
     ...fleet.stores.map((id) => ({ id, type: 'rbd', readOnly: false, isDefault: false }))] };
   const plan = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'bench' });
@@ -83,5 +85,5 @@ if (mode === 'sync') {
   }
 }
 const planCpu = cpuMs() - start;
-console.log(JSON.stringify({ mode, requests, processes, glanceCpu, cephCpu, planCpu, totalCpu: cpuMs() - cpuStart, wanted, evictions,
+console.log(JSON.stringify({ mode, requests, processes, glanceCpu, cephCpu, policyCpu, planCpu, totalCpu: cpuMs() - cpuStart, wanted, evictions,
   rssStartMb: rssStart, rssReadMb: rssRead, rssEndMb: rssMb(), maxRssMb: process.resourceUsage().maxRSS / 1024, images: images.length }));
