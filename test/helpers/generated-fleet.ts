@@ -4,20 +4,10 @@
  * (clones trashed or not, unreadable and absent entries, other runs' fences, imports, pins by tag and property,
  * percent-encoded and renamed locations, leftovers and trash in the pools, sizes with and without fast-diff).
  */
+import { seededRandom } from '../../bench/lib/simulate-ensure-wait.js';
+
 export const FLEET_NOW = Date.UTC(2026, 10, 27, 4, 0, 0);
 const DAY = 86_400_000;
-
-/** mulberry32: a small seeded PRNG, so that the fleet is the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 export interface GeneratedFleet {
   readonly stores: readonly string[];
@@ -29,7 +19,7 @@ export interface GeneratedFleet {
 }
 
 export function generateFleet(images: number, storeCount: number, seed: number): GeneratedFleet {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(rnd() * values.length)] as T;
   const stores = Array.from({ length: storeCount }, (_, s) => `edge-${String(s).padStart(3, '0')}`);
   const id = (i: number): string => `${(i * 2_654_435_761 % 4_294_967_296).toString(16).padStart(8, '0')}-0000-4000-8000-${String(i).padStart(12, '0')}`;
