@@ -1,38 +1,20 @@
-import { parseDuration } from '../../clock/parse-duration.js';
 import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
-import { parseBudget, type BudgetBase } from '../../evict/evict-budget.js';
+import { parseBudget } from '../../evict/evict-budget.js';
 import { evictStore } from '../../evict/evict-store.js';
 import type { EvictEvent, EvictReport } from '../../evict/evict-report.js';
 import type { GlanceImage } from '../../glance/image.js';
 import { policyWants } from '../../sync/policy-wants.js';
-import type { CommandContext, CommandSpec } from '../command-spec.js';
+import type { CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
+import { BUDGET_FLAGS, budgetOfFlag, durationFlag, flagList, flagText } from '../inputs/evict-flags.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
 import { renderEvict } from '../render/evict.js';
 import { EVICT_COLUMNS, evictJsonSchema, evictToJson, evictToRows } from '../reports/evict-json.js';
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const list = (value: unknown): readonly string[] => (Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : []);
-
-function durationFlag(ctx: CommandContext, name: string, fallbackMs: number): number {
-  const value = text(ctx.flags[name]);
-  return value === undefined ? fallbackMs : parseDuration(value, `--${name}`);
-}
-
-function budgetOf(ctx: CommandContext): BudgetBase {
-  const value = text(ctx.flags['budget-of']) ?? EVICT_DEFAULTS.budgetOf;
-  if (value !== 'pool' && value !== 'cluster') {
-    throw new FerryError('FERRY_INVALID_OPTION', `--budget-of must be pool or cluster, got '${value}'`,
-      'pool: a percentage of the pool (its quota, else what ceph df says it can hold); cluster: of the cluster\'s capacity.', { option: 'budget-of' });
-  }
-  if (text(ctx.flags.budget)?.trim().endsWith('%') !== true && ctx.flags['budget-of'] !== undefined) {
-    throw new FerryError('FERRY_INVALID_OPTION', '--budget-of goes with a percentage --budget (e.g. --budget 80%)',
-      'Drop --budget-of, or give --budget as a percentage.', { option: 'budget-of' });
-  }
-  return value;
-}
+const text = flagText;
+const list = flagList;
 
 export const evictCommand: CommandSpec<EvictReport> = {
   name: 'evict',
@@ -51,8 +33,8 @@ export const evictCommand: CommandSpec<EvictReport> = {
   arguments: [],
   options: [
     configFlag('store'), configFlag('ceph-conf'), configFlag('rbd-user'),
-    { name: 'budget', value: 'BYTES|PERCENT', description: 'evict until the pool holds at most this: 500G, 1.5TiB, 750GB, or 80% (default: every idle copy goes)' },
-    { name: 'budget-of', value: 'pool|cluster', description: 'what a percentage --budget is of: the pool (its quota, else ceph df) or the cluster (default pool)' },
+    { ...BUDGET_FLAGS[0]!, description: 'evict until the pool holds at most this: 500G, 1.5TiB, 750GB, or 80% (default: every idle copy goes)' },
+    BUDGET_FLAGS[1]!,
     { name: 'idle', value: 'DURATION', description: `how long a copy must have gone unused: 24h, 7d, 0 (default ${EVICT_DEFAULTS.idleMs / 3_600_000}h)` },
     { name: 'grace', value: 'DURATION', description: `between the fence and the last look, for boots already handed the copy (default ${EVICT_DEFAULTS.graceMs / 1000}s)` },
     { name: 'pin', value: 'IMAGE', repeatable: true, description: 'never evict this image (ID or name) here' },
@@ -71,7 +53,7 @@ export const evictCommand: CommandSpec<EvictReport> = {
       throw new FerryError('FERRY_INVALID_OPTION', `--ceph-conf FILE is required: the ceph.conf of store ${store}'s cluster`,
         'Pass e.g. --ceph-conf /etc/ceph/site-b.conf (and --rbd-user: a user with profile rbd on the store\'s pool).', { option: 'ceph-conf' });
     }
-    const of = budgetOf(ctx);
+    const of = budgetOfFlag(ctx);
     const budget = text(ctx.flags.budget);
     const policyFile = text(ctx.flags.policy);
     const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);

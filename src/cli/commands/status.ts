@@ -7,26 +7,72 @@ import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js
 import type { CommandSpec } from '../command-spec.js';
 import { matrixJsonSchema, matrixToJson, matrixToRows, renderMatrix } from '../render/matrix.js';
 import { renderStatus } from '../render/status.js';
+import { renderUsage } from '../render/usage.js';
+import { usageJsonSchema, usageToJson, usageToRows } from '../reports/usage-json.js';
+import { BUDGET_FLAGS, flagText } from '../inputs/evict-flags.js';
+import { readPolicyFile } from '../inputs/policy-file.js';
+import { usageStoresFromFlags } from '../inputs/usage-stores.js';
+import { configFlag } from '../global-options.js';
+import { ERROR_TABLE } from '../../errors/error-table.js';
+import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
+import { isStoreUsageError, readUsage, type UsageReport } from '../../evict/read-usage.js';
+import type { GlanceImage } from '../../glance/image.js';
+import { policyWants } from '../../sync/policy-wants.js';
 import { SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 
 
 /** `ferry status IMAGE` reads one image; `ferry status --matrix …` reads a table of images × stores. */
-export type StatusReport = { readonly kind: 'image'; readonly status: CopyStatus } | { readonly kind: 'matrix'; readonly matrix: StoreMatrix };
+export type StatusReport = { readonly kind: 'image'; readonly status: CopyStatus } | { readonly kind: 'matrix'; readonly matrix: StoreMatrix }
+  | { readonly kind: 'usage'; readonly usage: UsageReport };
+
+/** Flags that belong to --usage only. */
+const USAGE_ONLY = ['policy', 'budget', 'budget-of', 'idle', 'pool', 'ceph-conf', 'rbd-user'] as const;
 
 export const statusCommand: CommandSpec<StatusReport> = {
   name: 'status',
   description: 'With --matrix: a table of images × stores (present / copying / failed / missing) for the named images, '
-    + '--tag/--property, or --all; --store limits the columns (default: every writable store).',
+    + '--tag/--property, or --all; --store limits the columns (default: every writable store). With --usage: each store\'s '
+    + 'pool against its budget (--budget for one --store, or the --policy\'s stores:), and every copy in it with its size, '
+    + 'clones and last use; exit 50 when a store could not be read. docs/evict.md, "See it".',
   examples: ['ferry status 3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10', 'ferry status cirros-raw --json',
-    'ferry status --matrix --tag golden', 'ferry status --matrix --all --store site-a --store site-b --json'],
+    'ferry status --matrix --tag golden', 'ferry status --matrix --all --store site-a --store site-b --json',
+    'ferry status --usage --policy /etc/ferry/edge-images.yaml',
+    'ferry status --usage --store site-b --ceph-conf /etc/ceph/site-b.conf --budget 500G --json'],
   arguments: [{ name: 'IMAGE', description: 'image ID or unique name (with --matrix: any number of them)', required: false, variadic: true }],
   options: [
     { name: 'matrix', description: 'images × stores table instead of one image' },
-    { name: 'store', value: 'STORE', repeatable: true, description: 'with --matrix: the store columns (default: every writable store)' },
+    { name: 'usage', description: 'each store\'s use against its budget, and its copies\' size, clones and last use' },
+    { name: 'store', value: 'STORE', repeatable: true, description: 'with --matrix: the store columns (default: every writable store); with --usage: the stores (default: the --policy\'s stores:)' },
     ...SELECTION_OPTIONS,
+    { name: 'policy', value: 'FILE', description: 'with --usage: a sync policy; its stores: give each store\'s budget, idle and cluster, its placements pin' },
+    { ...BUDGET_FLAGS[0]!, description: 'with --usage and one --store: its budget, 500G, 1.5TiB, 750GB or 80% (wins over the policy\'s)' }, BUDGET_FLAGS[1]!,
+    { name: 'idle', value: 'DURATION', description: `with --usage: how long a copy must go unused to count as one ferry evict could free (default: the policy's, else ${EVICT_DEFAULTS.idleMs / 3_600_000}h)` },
+    { name: 'pool', value: 'POOL', description: 'with --usage and one --store: its pool (default: Glance\'s stores/detail, else the pool its locations name)' },
+    configFlag('ceph-conf'), configFlag('rbd-user'),
   ],
-  jsonSchema: z.union([statusJsonSchema, matrixJsonSchema]),
+  jsonSchema: z.union([statusJsonSchema, matrixJsonSchema, usageJsonSchema]),
   async run(ctx) {
+    const usageOnly = USAGE_ONLY.filter((name) => ctx.flags[name] !== undefined);
+    if (ctx.flags.usage === true) {
+      const selection = SELECTION_OPTIONS.map((option) => option.name).filter((name) => ctx.flags[name] !== undefined);
+      if (ctx.flags.matrix === true || ctx.args.length > 0 || selection.length > 0) {
+        throw new FerryError('FERRY_INVALID_OPTION', ctx.flags.matrix === true ? '--usage and --matrix are two different tables: one at a time'
+          : ctx.args.length > 0 ? `--usage takes no IMAGE, got ${ctx.args.join(' ')}` : `--${selection[0]} goes with --matrix, not --usage`,
+        '--usage shows every copy in the stores asked for (--store, or the --policy\'s stores:); for some images only, use ferry status --matrix.');
+      }
+      const policyFile = flagText(ctx.flags.policy);
+      const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
+      const stores = usageStoresFromFlags(ctx, policy);
+      const cloud = await ctx.connect();
+      return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal,
+        ...(policy === undefined ? {} : { pins: (images: readonly GlanceImage[]) => {
+          const wants = policyWants(policy, images);
+          return (store: string) => ({ refs: new Set<string>(), wanted: wants.get(store) ?? new Map<string, readonly string[]>() });
+        } }) }) };
+    }
+    if (usageOnly.length > 0) {
+      throw new FerryError('FERRY_INVALID_OPTION', `--${usageOnly[0]} goes with --usage`, 'Add --usage (ferry status --usage --store S …), or drop the flag.');
+    }
     if (ctx.flags.matrix === true) {
       const selection = selectionFromFlags(ctx);
       assertSelection(selection);
@@ -43,7 +89,10 @@ export const statusCommand: CommandSpec<StatusReport> = {
     const cloud = await ctx.connect();
     return { kind: 'image', status: await copyStatus(cloud, ctx.args[0] ?? '', { signal: ctx.signal }) };
   },
-  toJson: (report) => (report.kind === 'image' ? statusDocument(report.status) : matrixToJson(report.matrix)),
-  rows: (report) => (report.kind === 'matrix' ? matrixToRows(report.matrix) : undefined),
-  render: (report, style) => (report.kind === 'image' ? renderStatus(report.status, style) : renderMatrix(report.matrix, style)),
+  toJson: (report) => (report.kind === 'image' ? statusDocument(report.status) : report.kind === 'usage' ? usageToJson(report.usage) : matrixToJson(report.matrix)),
+  rows: (report) => (report.kind === 'matrix' ? matrixToRows(report.matrix) : report.kind === 'usage' ? usageToRows(report.usage) : undefined),
+  render: (report, style) => (report.kind === 'image' ? renderStatus(report.status, style)
+    : report.kind === 'usage' ? renderUsage(report.usage, style) : renderMatrix(report.matrix, style)),
+  // A look: over budget is no failure of it (FerryStoreOverBudget and ferry evict act on that); a store not read is.
+  exitCode: (report) => (report.kind === 'usage' && report.usage.stores.some(isStoreUsageError) ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0),
 };

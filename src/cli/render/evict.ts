@@ -4,7 +4,8 @@ import { formatAge, KEEP_REASONS, type KeepReason } from '../../evict/plan-evict
 import type { TextStyle } from '../output/text-style.js';
 import { table } from './prewarm.js';
 
-const REASON_WORDS: Readonly<Record<KeepReason, string>> = {
+/** Why a copy stays, in words (evict's plan, status --usage). */
+export const KEEP_WORDS: Readonly<Record<KeepReason, string>> = {
   'not-active': 'not active', importing: 'being imported', 'in-use': 'in use (clones)', 'clones-unknown': 'clones not listable',
   'not-in-pool': 'not in the pool', 'last-copy': 'the last copy', pinned: 'pinned', fenced: 'another eviction\'s', 'not-idle': 'not idle',
   'under-budget': 'not needed for the budget',
@@ -27,7 +28,7 @@ export function renderEvict(report: EvictReport, style: TextStyle): string {
   const lines = [head, '', report.items.length === 0 ? style.dim('  no copy of any image in this store')
     : table(['IMAGE', 'SIZE', 'LAST USED', 'CLONES', 'DECISION', 'WHY'], rows), '', budgetLine(report, style)];
   const kept = KEEP_REASONS.filter((reason) => reason !== 'under-budget' && report.budget.kept[reason].copies > 0)
-    .map((reason) => `${report.budget.kept[reason].copies} ${REASON_WORDS[reason]} (${formatBytes(report.budget.kept[reason].bytes)})`);
+    .map((reason) => `${report.budget.kept[reason].copies} ${KEEP_WORDS[reason]} (${formatBytes(report.budget.kept[reason].bytes)})`);
   if (kept.length > 0) lines.push(`kept: ${kept.join(', ')}`);
   if (report.otherBytes > 0) lines.push(style.dim(`the pool also holds ${formatBytes(report.otherBytes)} that is no copy Glance lists in ${report.store}`
     + (report.trashBytes > 0 ? ` (${formatBytes(report.trashBytes)} of it in its trash)` : '')));
@@ -35,14 +36,14 @@ export function renderEvict(report: EvictReport, style: TextStyle): string {
 }
 
 function decision(item: EvictItem, style: TextStyle): string {
-  if (item.action === 'keep') return style.dim(`keep: ${REASON_WORDS[item.reason as KeepReason]}`);
+  if (item.action === 'keep') return style.dim(`keep: ${KEEP_WORDS[item.reason as KeepReason]}`);
   switch (item.outcome) {
     case undefined:
       return style.warn('evict');
     case 'evicted':
       return style.good('evicted');
     case 'kept':
-      return style.warn(`kept: ${REASON_WORDS[item.outcomeReason ?? 'fenced']}`);
+      return style.warn(`kept: ${KEEP_WORDS[item.outcomeReason ?? 'fenced']}`);
     case 'trashed':
       return style.bad('trashed (no space freed)');
     case 'gone':

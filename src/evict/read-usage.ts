@@ -1,0 +1,81 @@
+import pLimit from 'p-limit';
+import { FerryError, isFerryError } from '../errors/ferry-error.js';
+import type { FerryErrorCode } from '../errors/error-table.js';
+import type { GlanceImage } from '../glance/image.js';
+import type { StoreCopiesOptions } from '../rbd/store-copies.js';
+import { NO_PINS, type PinSet } from './copy-pins.js';
+import { budgetBytes, type Budget } from './evict-budget.js';
+import { EVICT_DEFAULTS, type StoreCluster } from './evict-options.js';
+import { readImageListing, readStoreUsage } from './read-store-usage.js';
+import type { EvictContext } from './run-eviction.js';
+import { summarizeStoreUsage, type StoreUsageSummary } from './usage-report.js';
+
+/** One store to look at: where its pool is read, and its budget if it has one. */
+export interface UsageStore {
+  readonly store: string;
+  readonly cluster: StoreCluster;
+  readonly budget?: Budget | undefined;
+  /** How idle a copy must be to count as one an eviction could free (default EVICT_DEFAULTS.idleMs). */
+  readonly idleMs?: number | undefined;
+}
+
+export interface UsageOptions {
+  readonly stores: readonly UsageStore[];
+  /** What stays whatever its use, by store; it gets every image Glance listed (to resolve a sync policy's selections). */
+  readonly pins?: (images: readonly GlanceImage[]) => (store: string) => PinSet;
+  readonly signal?: AbortSignal;
+  readonly ceph?: StoreCopiesOptions;
+}
+
+/** A store whose usage could not be read: the rest of the report stands. */
+export interface StoreUsageError {
+  readonly store: string;
+  readonly error: { readonly code: FerryErrorCode; readonly message: string };
+}
+
+export interface UsageReport {
+  /** When the pools were judged (Unix ms): ages count from it. */
+  readonly readAtMs: number;
+  /** In the order asked. */
+  readonly stores: readonly (StoreUsageSummary | StoreUsageError)[];
+}
+
+/** Pools read at once (one process each). */
+export const USAGE_POOL_READS = 8;
+
+/**
+ * Images × stores with their bytes, clones and last use, and each store against its budget (docs/evict.md, "See it"):
+ * one Glance listing (O(pages)) for every store, one pool listing (one process) per store, never a read per image.
+ * A store Glance does not have is refused before any Ceph read (FERRY_STORE_NOT_FOUND); a store whose pool cannot be
+ * read or whose percentage budget has no capacity to be taken of is reported with its error, and the others stand.
+ */
+export async function readUsage(ctx: EvictContext, options: UsageOptions): Promise<UsageReport> {
+  const { signal } = options;
+  const known = await ctx.glance.getStoresInfo({ signal });
+  const unknown = options.stores.filter((entry) => !known.stores.some((store) => store.id === entry.store));
+  if (unknown.length > 0) {
+    throw new FerryError('FERRY_STORE_NOT_FOUND', `Glance has no store ${unknown.map((entry) => `'${entry.store}'`).join(', ')}`,
+      `Glance's stores are: ${known.stores.map((store) => store.id).join(', ')} (GET /v2/info/stores). Check --store and the policy's stores:.`,
+      { stores: unknown.map((entry) => entry.store) });
+  }
+  const images = await readImageListing(ctx.glance, signal);
+  const pinsOf = options.pins?.(images) ?? ((): PinSet => NO_PINS);
+  const limit = pLimit(USAGE_POOL_READS);
+  const stores = await Promise.all(options.stores.map((entry) => limit(async (): Promise<StoreUsageSummary | StoreUsageError> => {
+    try {
+      const usage = await readStoreUsage(ctx.glance, entry.store, entry.cluster, images, pinsOf(entry.store),
+        { signal, ...(options.ceph === undefined ? {} : { ceph: options.ceph }) });
+      return summarizeStoreUsage({ usage, budget: entry.budget, idleMs: entry.idleMs ?? EVICT_DEFAULTS.idleMs, wallNowMs: ctx.clock.wallNow(),
+        budgetBytes: entry.budget === undefined ? undefined : budgetBytes(entry.budget, usage.capacity, entry.store) });
+    } catch (error) {
+      if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
+      ctx.logger.warn({ store: entry.store, code: error.code }, `usage: store ${entry.store} could not be read: ${error.message}`);
+      return { store: entry.store, error: { code: error.code, message: error.message } };
+    }
+  })));
+  return Object.freeze({ readAtMs: ctx.clock.wallNow(), stores: Object.freeze(stores) });
+}
+
+export function isStoreUsageError(entry: StoreUsageSummary | StoreUsageError): entry is StoreUsageError {
+  return 'error' in entry;
+}

@@ -1,0 +1,61 @@
+import type { CopyFacts } from './copy-facts.js';
+import type { Budget } from './evict-budget.js';
+import { planEviction, KEEP_REASONS, type KeepReason, type KeptTally } from './plan-eviction.js';
+import type { StoreUsage } from './store-usage.js';
+
+// `ferry status --usage`: each store's use against its budget, from the same facts `ferry evict` plans on. Pure.
+
+/**
+ * Where a store stands against its budget:
+ * - `none`: no budget;
+ * - `under`: the pool holds no more than its budget;
+ * - `over`: over it, and `ferry evict` (with the store's idle) would bring it under now;
+ * - `unmet`: over it, and evicting every copy that may go would not: what is left is in use, pinned, the last copy,
+ *   being imported or not idle yet (`kept` says which), the case FerryStoreOverBudget pages on.
+ */
+export type UsageVerdict = 'none' | 'under' | 'over' | 'unmet';
+
+export interface StoreUsageSummary {
+  readonly store: string;
+  readonly pool: string;
+  /** Every byte of the pool: copies, other images, its trash. */
+  readonly usedBytes: number;
+  readonly copyBytes: number;
+  readonly otherBytes: number;
+  readonly trashBytes: number;
+  readonly budget: Budget | undefined;
+  readonly budgetBytes: number | undefined;
+  readonly verdict: UsageVerdict;
+  /** Bytes over the budget now (0 when under or without one). */
+  readonly overBytes: number;
+  /** What an eviction now could free: copies idle for `idleMs` that nothing keeps (all of them, not only what the budget needs). */
+  readonly evictableBytes: number;
+  readonly idleMs: number;
+  /** What may not go, by why (everything but under-budget). */
+  readonly kept: Readonly<Record<KeepReason, KeptTally>>;
+  readonly copies: readonly CopyFacts[];
+}
+
+export interface UsageSummaryInput {
+  readonly usage: StoreUsage;
+  readonly budget: Budget | undefined;
+  /** The budget in bytes (budgetBytes of the store's capacity); undefined with no budget. */
+  readonly budgetBytes: number | undefined;
+  readonly idleMs: number;
+  readonly wallNowMs: number;
+}
+
+/** Pure: one store's usage against its budget, judged with planEviction (no budget: every candidate counted). */
+export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNowMs }: UsageSummaryInput): StoreUsageSummary {
+  // A look, not a run: no run's own fence to ignore, so any fence keeps its copy.
+  const all = planEviction({ store: usage.store, copies: usage.copies, poolBytes: usage.poolBytes, budgetBytes: undefined, idleMs, wallNowMs, run: '' });
+  const afterBytes = usage.poolBytes - all.evictBytes;
+  const verdict: UsageVerdict = budgetBytes === undefined ? 'none' : usage.poolBytes <= budgetBytes ? 'under' : afterBytes <= budgetBytes ? 'over' : 'unmet';
+  const kept = Object.fromEntries(KEEP_REASONS.map((reason) => [reason, reason === 'under-budget' ? { copies: 0, bytes: 0 } : all.kept[reason]]));
+  return Object.freeze({
+    store: usage.store, pool: usage.pool, usedBytes: usage.poolBytes, copyBytes: usage.poolBytes - usage.otherBytes,
+    otherBytes: usage.otherBytes, trashBytes: usage.trashBytes, budget, budgetBytes, verdict,
+    overBytes: budgetBytes === undefined ? 0 : Math.max(0, usage.poolBytes - budgetBytes), evictableBytes: all.evictBytes, idleMs,
+    kept: Object.freeze(kept) as Record<KeepReason, KeptTally>, copies: usage.copies,
+  });
+}
