@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
 import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { cloneOf as cloneCopy, copyImage as copyImageTo } from '../../helpers/site-c-copies.js';
 
 // ferry evict against the dev cloud (Glance 25, glance_store 4.1, Ceph 16), in store site-c (pool images-c of site-b's
 // cluster), which no other test fills. ferry runs as ferry-evict (role ferry-evict in the images' project, which
@@ -23,31 +24,8 @@ const deletes: string[] = [];
 /** Runs once when the proxy sees the next request for this path prefix: what happens in the cloud meanwhile. */
 let onRequest: { match: string; run: () => void } | undefined;
 
-async function copyImage(size: number, stores: readonly string[], name: string): Promise<string> {
-  const id = await uploadImage({ name: `it-evict-${name}`, store: stores[0] ?? 'central', sizeBytes: size });
-  created.push(id);
-  if (stores.length > 1) {
-    const admin = await tokenFor('admin');
-    const answer = await glanceRequest(admin, 'POST', `/v2/images/${id}/import`, { method: { name: 'copy-image' }, stores: stores.slice(1) });
-    expect(answer.status).toBe(202);
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const image = await waitUnlocked(id, 120_000);
-      if (stores.every((store) => String(image.stores).split(',').includes(store))) break;
-      if (Date.now() > deadline) throw new Error(`copy of ${id} to ${stores.join(',')} not done: ${String(image.stores)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-  return id;
-}
-
-function cloneOf(id: string, name: string): string {
-  const clone = `vms/it-evict-${name}-${id.slice(0, 8)}`;
-  const made = ceph('site-b', 'rbd', ['clone', `${POOL}/${id}@snap`, clone], 'admin');
-  expect(made.code, made.stderr).toBe(0);
-  clones.push(clone);
-  return clone;
-}
+const copyImage = (size: number, stores: readonly string[], name: string): Promise<string> => copyImageTo(created, size, stores, `it-evict-${name}`);
+const cloneOf = (id: string, name: string): string => cloneCopy(clones, id, `it-evict-${name}`);
 
 /** `ferry evict --store site-c … --json` as ferry-evict, through the recording proxy; async so the proxy serves. */
 function evict(args: readonly string[]): Promise<{ code: number; json: EvictJson; stderr: string }> {
