@@ -2,6 +2,7 @@ import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
 import { parseBudget } from '../../evict/evict-budget.js';
+import { createEvictMetrics } from '../../evict/evict-metrics.js';
 import { evictStore } from '../../evict/evict-store.js';
 import type { EvictEvent, EvictReport } from '../../evict/evict-report.js';
 import type { GlanceImage } from '../../glance/image.js';
@@ -10,6 +11,7 @@ import type { CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
 import { BUDGET_FLAGS, budgetOfFlag, durationFlag, flagList, flagText } from '../inputs/evict-flags.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
+import { checkMetricsFileName, writeMetricsFile } from '../output/write-metrics-file.js';
 import { renderEvict } from '../render/evict.js';
 import { EVICT_COLUMNS, evictJsonSchema, evictToJson, evictToRows } from '../reports/evict-json.js';
 
@@ -41,6 +43,7 @@ export const evictCommand: CommandSpec<EvictReport> = {
     { name: 'policy', value: 'FILE', description: 'a sync policy: the images it wants in this store are pinned' },
     { name: 'pool', value: 'POOL', description: 'the store\'s pool (default: Glance\'s stores/detail, else the pool its locations name)' },
     { name: 'dry-run', description: 'show the plan; fence and remove nothing' },
+    { name: 'metrics-file', value: 'FILE.prom', description: 'after the run, write its metrics there for node_exporter\'s textfile collector (not with --dry-run)' },
   ],
   jsonSchema: evictJsonSchema,
   async run(ctx) {
@@ -52,6 +55,14 @@ export const evictCommand: CommandSpec<EvictReport> = {
     if (confFile === undefined) {
       throw new FerryError('FERRY_INVALID_OPTION', `--ceph-conf FILE is required: the ceph.conf of store ${store}'s cluster`,
         'Pass e.g. --ceph-conf /etc/ceph/site-b.conf (and --rbd-user: a user with profile rbd on the store\'s pool).', { option: 'ceph-conf' });
+    }
+    const metricsFile = text(ctx.flags['metrics-file']);
+    if (metricsFile !== undefined) {
+      checkMetricsFileName(metricsFile);
+      if (ctx.flags['dry-run'] === true) {
+        throw new FerryError('FERRY_INVALID_OPTION', '--metrics-file records what a run did, and --dry-run does nothing',
+          'Drop one of them: ferry status --usage shows a store against its budget without a run.', { option: 'metrics-file' });
+      }
     }
     const of = budgetOfFlag(ctx);
     const budget = text(ctx.flags.budget);
@@ -71,7 +82,13 @@ export const evictCommand: CommandSpec<EvictReport> = {
       },
     };
     const cloud = await ctx.connect();
-    return evictStore(cloud, options);
+    const report = await evictStore(cloud, options);
+    if (metricsFile !== undefined) {
+      const metrics = createEvictMetrics();
+      metrics.record(report, cloud.clock.wallNow());
+      writeMetricsFile(metricsFile, await metrics.registry.metrics());
+    }
+    return report;
   },
   toJson: evictToJson,
   rows: evictToRows,

@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { usageJsonSchema, type UsageJson } from '../../../src/cli/reports/usage-json.js';
 import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
@@ -7,7 +10,7 @@ import { cloneOf, copyImage, SITE_C } from '../../helpers/site-c-copies.js';
 
 // ferry status --usage against the dev cloud (Glance 25, Ceph 16), in store site-c: what it says of each copy (bytes,
 // clones, locations) checked against what rbd and Glance say, and the store against a budget before and after
-// ferry evict brings it under.
+// ferry evict brings it under; that run's --metrics-file says the same.
 
 const MIB = 2 ** 20;
 const created = imagesDeletedAfterAll();
@@ -62,11 +65,17 @@ describe('ferry status --usage against the dev cloud (site-c)', () => {
     expect(over).toMatchObject({ verdict: 'over', budget_bytes: budget, used_bytes: site.used_bytes, kept: { 'in-use': { copies: 1 }, 'last-copy': { copies: 1 } } });
     expect(over.evictable_bytes).toBeGreaterThanOrEqual(6 * MIB);
 
-    const evicted = ferry(['evict', '--idle', '0', '--grace', '1s', '--budget', String(budget)]);
+    const metricsFile = join(mkdtempSync(join(tmpdir(), 'ferry-usage-')), 'ferry-evict-site-c.prom');
+    const evicted = ferry(['evict', '--idle', '0', '--grace', '1s', '--budget', String(budget), '--metrics-file', metricsFile]);
     expect(evicted.code, evicted.stderr).toBe(0);
+    const metrics = readFileSync(metricsFile, 'utf8');
+    expect(metrics).toContain('ferry_evict_store_over_budget{store="site-c"} 0');
+    expect(metrics).toContain(`ferry_evict_store_budget_bytes{store="site-c"} ${budget}`);
+    expect(metrics).toContain('ferry_evict_evictions{store="site-c",outcome="evicted",reason="idle"} 1');
     const after = usage(['--idle', '0', '--budget', String(budget)]);
     expect(after.stores[0]).toMatchObject({ verdict: 'under', over_bytes: 0 });
     expect(after.stores[0]!.used_bytes).toBeLessThanOrEqual(budget);
+    expect(metrics).toContain(`ferry_evict_store_bytes{store="site-c"} ${after.stores[0]!.used_bytes}`);
     expect(after.copies.map((copy) => copy.image)).not.toContain(idle);
     expect(String((await readImage(idle)).stores)).toBe('central');
   }, 300_000);

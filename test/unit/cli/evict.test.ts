@@ -1,7 +1,8 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeMetricsFile } from '../../../src/cli/output/write-metrics-file.js';
 import { evictJsonSchema } from '../../../src/cli/reports/evict-json.js';
 import { runWith } from '../prewarm/cli-harness.js';
 import { createWorld } from '../evict/evict-world.js';
@@ -45,6 +46,8 @@ describe('ferry evict: flags', () => {
     { argv: [...base, '--budget', '80%', '--budget-of', 'rack'], code: 2, message: '--budget-of must be pool or cluster, got \'rack\'' },
     { argv: [...base, '--idle', 'soon'], code: 2, message: '--idle must be a duration' },
     { argv: [...base, '--policy', '/nonexistent/policy.yaml'], code: 3, message: 'cannot read the policy file /nonexistent/policy.yaml' },
+    { argv: [...base, '--metrics-file', '/tmp/evict.txt'], code: 2, message: '--metrics-file must end in .prom (node_exporter\'s textfile collector reads only *.prom), got \'/tmp/evict.txt\'' },
+    { argv: [...base, '--metrics-file', '/tmp/evict.prom', '--dry-run'], code: 2, message: '--metrics-file records what a run did, and --dry-run does nothing' },
   ])('$argv → exit $code: $message', async ({ argv, code, message }) => {
     const w = world();
     const run = await runWith(argv, w.glance);
@@ -77,5 +80,19 @@ describe('ferry evict --dry-run', () => {
   it('-f csv -c image -c action -c reason: the plan as rows', async () => {
     const run = await runWith([...base, '--dry-run', '-f', 'csv', '-c', 'image', '-c', 'action', '-c', 'reason'], world().glance);
     expect(run.stdout).toBe('Image,Action,Reason\na-idle,evict,idle\nc-busy,keep,in-use\n');
+  });
+});
+
+describe('writeMetricsFile', () => {
+  it('writes the file by a rename (no temporary file left), over an older one', () => {
+    const file = join(dir, 'ferry-evict-site-b.prom');
+    writeMetricsFile(file, 'old 1\n');
+    writeMetricsFile(file, 'ferry_evict_store_bytes{store="site-b"} 1\n');
+    expect(readFileSync(file, 'utf8')).toBe('ferry_evict_store_bytes{store="site-b"} 1\n');
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a directory that cannot be written: FERRY_INVALID_OPTION naming the file', () => {
+    expect(() => writeMetricsFile('/nonexistent/dir/x.prom', '')).toThrow(/cannot write the metrics file \/nonexistent\/dir\/x.prom/);
   });
 });
