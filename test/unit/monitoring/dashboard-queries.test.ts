@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { createAgentMetrics } from '../../../src/agent/agent-metrics.js';
+import { createEvictMetrics } from '../../../src/evict/evict-metrics.js';
 import { createSyncMetrics } from '../../../src/sync/sync-metrics.js';
 import { grafanaVariableMetricNames, promqlMetricNames } from '../../helpers/promql-metric-names.js';
 
@@ -11,9 +12,10 @@ interface Dashboard {
   readonly templating: { readonly list: readonly { readonly name: string; readonly type: string; readonly query?: string | { readonly query: string } }[] };
 }
 
-/** Every series name the real registries of the agent and the sync watch expose (a histogram as its _bucket/_sum/_count). */
+/** Every series name the real registries of the agent, the sync watch and ferry evict's --metrics-file expose (a histogram as its _bucket/_sum/_count). */
 async function exportedSeriesNames(): Promise<Set<string>> {
-  const metrics = [...await createAgentMetrics().registry.getMetricsAsJSON(), ...await createSyncMetrics().registry.getMetricsAsJSON()];
+  const metrics = [...await createAgentMetrics().registry.getMetricsAsJSON(), ...await createSyncMetrics().registry.getMetricsAsJSON(),
+    ...await createEvictMetrics().registry.getMetricsAsJSON()];
   return new Set(metrics.flatMap((metric) => (String(metric.type) === 'histogram' || String(metric.type) === 'summary'
     ? [`${metric.name}_bucket`, `${metric.name}_sum`, `${metric.name}_count`, metric.name] : [metric.name])));
 }
@@ -52,12 +54,12 @@ describe('promqlMetricNames', () => {
 describe('packaging/monitoring/ferry-dashboard.json', () => {
   it('dashboard: every panel but rows has a query, and every query names at least one metric', () => {
     const panels = allPanels(dashboard.panels).filter((panel) => panel.type !== 'row');
-    expect(panels.length).toBeGreaterThanOrEqual(15);
+    expect(panels.length).toBeGreaterThanOrEqual(23);
     expect(panels.filter((panel) => (panel.targets ?? []).length === 0).map((panel) => panel.title)).toEqual([]);
     expect(queries.filter(({ expr }) => promqlMetricNames(expr).length === 0)).toEqual([]);
   });
 
-  it('dashboard: every metric a query names is one the agent or the sync watch exports (from the real registries)', async () => {
+  it('dashboard: every metric a query names is one the agent, the sync watch or ferry evict exports (from the real registries)', async () => {
     const exported = await exportedSeriesNames();
     const unknown = queries.flatMap(({ panel, expr }) => promqlMetricNames(expr).filter((name) => !exported.has(name)).map((name) => `${panel}: ${name}`));
     const variables = dashboard.templating.list.filter((variable) => variable.type === 'query')
@@ -72,6 +74,14 @@ describe('packaging/monitoring/ferry-dashboard.json', () => {
       'ferry_agent_waits_in_flight', 'ferry_agent_max_waits', 'process_resident_memory_bytes', 'ferry_sync_passes_total', 'ferry_sync_copies_total',
       'ferry_sync_drift_pairs', 'ferry_agent_health_check', 'ferry_agent_nova_integration', 'ferry_agent_fsid_source']) expect(named).toContain(name);
   });
+
+  it('dashboard: the store budgets have panels, from sync\'s passes and from ferry evict\'s runs alike', () => {
+    const named = new Set(queries.flatMap(({ expr }) => promqlMetricNames(expr)));
+    const budgets = ['store_bytes', 'store_budget_bytes', 'store_kept_bytes'];
+    for (const name of [...budgets.flatMap((suffix) => [`ferry_sync_${suffix}`, `ferry_evict_${suffix}`]), 'ferry_sync_evictions_total', 'ferry_evict_evictions']) {
+      expect(named).toContain(name);
+    }
+  });
 });
 
 describe('packaging/monitoring/ferry-alerts.yml', () => {
@@ -80,11 +90,11 @@ describe('packaging/monitoring/ferry-alerts.yml', () => {
   /** Series the rules read that ferry does not export: Prometheus's `up`, node_exporter's systemd collector, the package's nova check. */
   const OTHERS = ['up', 'node_systemd_unit_state', 'ferry_nova_integration_stale'];
 
-  it('alert rules: the fleet, the agent, nova and sync', () => {
+  it('alert rules: the fleet, the agent, nova, sync and the store budgets', () => {
     expect(rules.map((rule) => rule.alert ?? rule.record)).toEqual(['ferry:fleet_check_failing', 'FerryFleetCheckFailing', 'FerryAgentDown',
       'FerryAgentUnhealthy', 'FerryAgentNotScraped', 'FerryAgentUnitStateMissing', 'FerryAgentFsidUnconfirmed', 'FerryCopiesFailing',
       'FerryTimeToAvailableHigh', 'FerryAgentWaitsSaturated', 'FerryNovaIntegrationBroken', 'FerryNovaComputeStale', 'FerrySyncFailing',
-      'FerrySyncDriftStuck']);
+      'FerrySyncDriftStuck', 'FerryStoreOverBudget']);
   });
 
   it('alert rules: every metric an expression names is exported, recorded by the rules, or one of the others named', async () => {
