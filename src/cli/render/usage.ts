@@ -22,7 +22,7 @@ export function renderUsage(report: UsageReport, style: TextStyle): string {
       .map((reason) => `${entry.kept[reason].copies} ${KEEP_WORDS[reason]} (${formatBytes(entry.kept[reason].bytes)})`);
     const other = entry.otherBytes > 0 ? `; ${formatBytes(entry.otherBytes)} is no copy Glance lists here`
       + (entry.trashBytes > 0 ? ` (${formatBytes(entry.trashBytes)} in the trash)` : '') : '';
-    lines.push(style.dim(`${entry.store}: ${formatBytes(entry.evictableBytes)} idle ${formatAge(entry.idleMs)} could go`
+    lines.push(style.dim(`${entry.store}: ${formatBytes(entry.evictableBytes)} could go now (copies idle ≥ ${formatAge(entry.idleMs)})`
       + `${kept.length > 0 ? `; kept: ${kept.join(', ')}` : ''}${other}`));
   }
   const copies = report.stores.flatMap((entry) => (isStoreUsageError(entry) ? [] : entry.copies));

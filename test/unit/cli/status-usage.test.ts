@@ -93,7 +93,7 @@ describe('ferry status --usage', () => {
     const run = await runWith([...base, '--budget', '450M'], world().glance);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/STORE +POOL +USED +BUDGET +STATE\n +site-b +images +600 MiB +450 MiB \(450M\) 133% +over by 150 MiB: cannot be met/);
-    expect(run.stdout).toContain('site-b: 100 MiB idle 24 h could go; kept: 1 in use (clones) (300 MiB), 1 the last copy (200 MiB)');
+    expect(run.stdout).toContain('site-b: 100 MiB could go now (copies idle ≥ 24 h); kept: 1 in use (clones) (300 MiB), 1 the last copy (200 MiB)');
     expect(run.stdout).toMatch(/IMAGE +STORE +SIZE +CLONES +LAST USED\n +img-a-idle a-idle +site-b +100 MiB +0 +3 d ago/);
     expect(run.stdout).toMatch(/img-c-busy c-busy +site-b +300 MiB +2 \(1 in trash\) +60 s ago/);
   });
