@@ -121,6 +121,12 @@ export type { EvictionPlan, EvictionInput, PlannedCopy, KeepReason, BudgetVerdic
 export { copyFactsOf } from './evict/copy-facts.js';
 export type { CopyFacts } from './evict/copy-facts.js';
 export { parseBudget, budgetBytes } from './evict/evict-budget.js';
+export { readUsage, isStoreUsageError } from './evict/read-usage.js';
+export type { UsageOptions, UsageReport, UsageStore, StoreUsageError } from './evict/read-usage.js';
+export { summarizeStoreUsage } from './evict/usage-report.js';
+export type { StoreUsageSummary, UsageVerdict } from './evict/usage-report.js';
+export { createEvictMetrics } from './evict/evict-metrics.js';
+export type { EvictMetrics } from './evict/evict-metrics.js';
 export type { Budget, BudgetBase, CapacityFacts } from './evict/evict-budget.js';
 export { judgeFencedCopy, fenceOf, FENCE_KEY } from './evict/evict-fence.js';
 export type { EvictFence } from './evict/evict-fence.js';
