@@ -1,7 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import { registerBuildInfo } from '../metrics/standard-metrics.js';
 import type { EvictReport } from './evict-report.js';
-import { KEEP_REASONS } from './plan-eviction.js';
+import { createStoreBudgetGauges } from './store-budget-gauges.js';
 
 /**
  * What one `ferry evict` run leaves for node_exporter's textfile collector (`--metrics-file`): the store's bytes after
@@ -19,13 +19,7 @@ export function createEvictMetrics(): EvictMetrics {
   const registry = new Registry();
   registerBuildInfo(registry, 'ferry_evict');
   const registers = [registry];
-  const storeBytes = new Gauge({ name: 'ferry_evict_store_bytes', help: 'Bytes the store\'s pool holds after the last ferry evict run (its copies, other images and its trash)',
-    labelNames: ['store'], registers });
-  const storeBudget = new Gauge({ name: 'ferry_evict_store_budget_bytes', help: 'The store\'s budget in bytes at the last run (absent without one)', labelNames: ['store'], registers });
-  const overBudget = new Gauge({ name: 'ferry_evict_store_over_budget',
-    help: '1 when the last run left the store over its budget because nothing more could go (see ferry_evict_store_kept_bytes), else 0', labelNames: ['store'], registers });
-  const keptBytes = new Gauge({ name: 'ferry_evict_store_kept_bytes',
-    help: 'Bytes of the store\'s copies that could not go at the last run, by why (in-use, pinned, last-copy, importing, not-idle, …)', labelNames: ['store', 'reason'], registers });
+  const budgets = createStoreBudgetGauges(registry, 'ferry_evict');
   const evictions = new Gauge({ name: 'ferry_evict_evictions',
     help: 'Copies the last run took on, by outcome (evicted, trashed, kept, gone, failed) and why (idle, or why kept)', labelNames: ['store', 'outcome', 'reason'], registers });
   const lastRun = new Gauge({ name: 'ferry_evict_last_run_timestamp_seconds', help: 'When the last ferry evict run of the store finished (Unix time)',
@@ -34,10 +28,7 @@ export function createEvictMetrics(): EvictMetrics {
     registry,
     record(report, wallNowMs) {
       const { store } = report;
-      storeBytes.set({ store }, report.budget.afterBytes);
-      if (report.budget.budgetBytes !== undefined) storeBudget.set({ store }, report.budget.budgetBytes);
-      overBudget.set({ store }, report.budget.verdict === 'unmet' ? 1 : 0);
-      for (const reason of KEEP_REASONS) keptBytes.set({ store, reason }, report.budget.kept[reason].bytes);
+      budgets.record(store, report.budget, report.budget.afterBytes);
       // Only what the run did: the file is written anew each run, so a series of an earlier run does not linger.
       const tally = new Map<string, { outcome: string; reason: string; copies: number }>();
       for (const item of report.items) {

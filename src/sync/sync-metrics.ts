@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HealthAnswer } from '../metrics/metrics-listener.js';
 import { collectStandardMetrics, registerBuildInfo } from '../metrics/standard-metrics.js';
-import { KEEP_REASONS } from '../evict/plan-eviction.js';
+import { createStoreBudgetGauges } from '../evict/store-budget-gauges.js';
 import type { StoreBudget } from './sync-report.js';
 import type { WatchPass } from './watch-sync.js';
 
@@ -37,13 +37,7 @@ export function createSyncMetrics(options: { readonly processMetrics?: boolean }
   const healthy = new Gauge({ name: 'ferry_sync_healthy', help: 'Whether the last pass ended without an error: 1 or 0', registers });
   // Budgets (the policy's stores:): what each store's pool holds after the pass, its budget, whether the pass could not
   // bring it under (everything left in use, pinned, the last copy, importing or not idle), and what the evictions did.
-  const storeBytes = new Gauge({ name: 'ferry_sync_store_bytes', help: 'Bytes the store\'s pool holds after the last pass (its copies, other images and its trash)',
-    labelNames: ['store'], registers });
-  const storeBudget = new Gauge({ name: 'ferry_sync_store_budget_bytes', help: 'The store\'s budget in bytes', labelNames: ['store'], registers });
-  const overBudget = new Gauge({ name: 'ferry_sync_store_over_budget',
-    help: '1 when the last pass left the store over its budget because nothing more could go (see ferry_sync_store_kept_bytes), else 0', labelNames: ['store'], registers });
-  const keptBytes = new Gauge({ name: 'ferry_sync_store_kept_bytes',
-    help: 'Bytes of the store\'s copies that could not go at the last pass, by why (in-use, pinned, last-copy, importing, not-idle, …)', labelNames: ['store', 'reason'], registers });
+  const storeBudgets = createStoreBudgetGauges(registry, 'ferry_sync');
   const evictions = new Counter({ name: 'ferry_sync_evictions_total',
     help: 'Copies the passes took on to evict, by store, outcome (evicted, trashed, kept, gone, failed) and why (idle, or why kept)',
     labelNames: ['store', 'outcome', 'reason'], registers });
@@ -57,10 +51,7 @@ export function createSyncMetrics(options: { readonly processMetrics?: boolean }
         budgetErrors.inc({ store, code: error.code });
         continue;
       }
-      storeBytes.set({ store }, report.budget.afterBytes);
-      if (report.budget.budgetBytes !== undefined) storeBudget.set({ store }, report.budget.budgetBytes);
-      overBudget.set({ store }, report.budget.verdict === 'unmet' ? 1 : 0);
-      for (const reason of KEEP_REASONS) keptBytes.set({ store, reason }, report.budget.kept[reason].bytes);
+      storeBudgets.record(store, report.budget, report.budget.afterBytes);
       for (const item of report.items) {
         if (item.outcome !== undefined) evictions.inc({ store, outcome: item.outcome, reason: item.outcomeReason ?? item.reason });
       }

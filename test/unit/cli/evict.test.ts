@@ -1,11 +1,11 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeMetricsFile } from '../../../src/cli/output/write-metrics-file.js';
 import { evictJsonSchema } from '../../../src/cli/reports/evict-json.js';
 import { runWith } from '../prewarm/cli-harness.js';
 import { createWorld } from '../evict/evict-world.js';
+import { usePoolListingStandIn } from '../evict/pool-listing-stand-in.js';
 import { MIB } from '../evict/copy-facts-fixture.js';
 
 /** The scripted cloud's wall clock (test/helpers/fake-clock.ts): ages count from it. */
@@ -14,26 +14,12 @@ const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 // `ferry evict` in-process: its flags checked before any request, and a dry run's text, JSON and rows against a small
 // cloud (Glance scripted, the pool's listing printed by a stand-in for the python program: FERRY_RBD_PYTHON).
 
-const dir = mkdtempSync(join(tmpdir(), 'ferry-evict-cli-'));
-const python = join(dir, 'python3');
-const savedPython = process.env.FERRY_RBD_PYTHON;
 const world = () => createWorld([
   { id: 'a-idle', stores: ['site-a', 'site-b'], bytes: 100 * MIB },
   { id: 'c-busy', stores: ['site-a', 'site-b'], bytes: 300 * MIB, clones: [{ trash: true, created: NOW - 60_000 }] },
 ], NOW);
 
-beforeAll(async () => {
-  const listing = await world().runner.run('python3', ['-I', '-c', 'x', 'conf', 'user', '10', 'images', 'snap', 'list'], { timeoutMs: 1000 });
-  writeFileSync(join(dir, 'listing.json'), listing.outcome === 'exited' ? listing.stdout : '');
-  writeFileSync(python, `#!/bin/sh\ncat '${join(dir, 'listing.json')}'\n`);
-  chmodSync(python, 0o755);
-  process.env.FERRY_RBD_PYTHON = python;
-});
-afterAll(() => {
-  if (savedPython === undefined) delete process.env.FERRY_RBD_PYTHON;
-  else process.env.FERRY_RBD_PYTHON = savedPython;
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = usePoolListingStandIn(world, 'ferry-evict-cli-');
 
 const base = ['evict', '--store', 'site-b', '--ceph-conf', '/etc/ceph/site-b.conf', '--idle', '1h'];
 

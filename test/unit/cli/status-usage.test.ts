@@ -1,10 +1,8 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { usageJsonSchema } from '../../../src/cli/reports/usage-json.js';
 import { runWith } from '../prewarm/cli-harness.js';
 import { createWorld } from '../evict/evict-world.js';
+import { usePoolListingStandIn } from '../evict/pool-listing-stand-in.js';
 import { MIB } from '../evict/copy-facts-fixture.js';
 
 /** The scripted cloud's wall clock (test/helpers/fake-clock.ts): ages count from it. */
@@ -13,27 +11,13 @@ const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 // `ferry status --usage` in-process: its flags checked before any request, and its text, JSON and rows on a small
 // cloud (Glance scripted, the pool's listing printed by a stand-in for rbd_store_copies.py: FERRY_RBD_PYTHON).
 
-const dir = mkdtempSync(join(tmpdir(), 'ferry-usage-cli-'));
-const python = join(dir, 'python3');
-const savedPython = process.env.FERRY_RBD_PYTHON;
 const world = () => createWorld([
   { id: 'a-idle', stores: ['site-a', 'site-b'], bytes: 100 * MIB },
   { id: 'b-last', stores: ['site-b'], bytes: 200 * MIB },
   { id: 'c-busy', stores: ['site-a', 'site-b'], bytes: 300 * MIB, clones: [{ trash: true, created: NOW - 60_000 }, { trash: false, created: NOW - 7_200_000 }] },
 ], NOW);
 
-beforeAll(async () => {
-  const listing = await world().runner.run('python3', ['-I', '-c', 'x', 'conf', 'user', '10', 'images', 'snap', 'list'], { timeoutMs: 1000 });
-  writeFileSync(join(dir, 'listing.json'), listing.outcome === 'exited' ? listing.stdout : '');
-  writeFileSync(python, `#!/bin/sh\ncat '${join(dir, 'listing.json')}'\n`);
-  chmodSync(python, 0o755);
-  process.env.FERRY_RBD_PYTHON = python;
-});
-afterAll(() => {
-  if (savedPython === undefined) delete process.env.FERRY_RBD_PYTHON;
-  else process.env.FERRY_RBD_PYTHON = savedPython;
-  rmSync(dir, { recursive: true, force: true });
-});
+usePoolListingStandIn(world, 'ferry-usage-cli-');
 
 const base = ['status', '--usage', '--store', 'site-b', '--ceph-conf', '/etc/ceph/site-b.conf'];
 const policy = (stores: string) => `version: 1\nplacements:\n  - {name: golden, images: {ids: [a-idle]}, stores: [site-b]}\nstores:\n${stores}`;
