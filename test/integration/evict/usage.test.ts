@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { usageJsonSchema, type UsageJson } from '../../../src/cli/reports/usage-json.js';
-import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import { cloneOf, copyImage, SITE_C } from '../../helpers/site-c-copies.js';
 
-// ferry status --usage against the dev cloud (Glance 25, Ceph 16), in store site-c: what it says of each copy (bytes,
+// ferry status --usage against the dev cloud (Glance 25, Ceph 16), in store site-c, as ferry-evict (its application
+// credential and cephx client.ferry-evict: what looks may use what removes): what it says of each copy (bytes,
 // clones, locations) checked against what rbd and Glance say, and the store against a budget before and after
 // ferry evict brings it under; that run's --metrics-file says the same.
 
@@ -22,7 +23,7 @@ afterAll(() => {
 
 function ferry(command: readonly string[]): { code: number; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [`${process.cwd()}/bin/ferry`, ...command, '--store', SITE_C.store, '--ceph-conf', devcloud().ceph['site-b'].conf,
-    '--rbd-user', 'admin', '--json'], { env: { ...process.env, ...cloudEnv('devcloud-ferry-transfer') }, encoding: 'utf8', timeout: 120_000 });
+    '--rbd-user', FERRY.evictRbdUser, '--json'], { env: { ...process.env, ...cloudEnv(FERRY.evictCloud) }, encoding: 'utf8', timeout: 120_000 });
   return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 }
 
