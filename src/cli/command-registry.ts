@@ -18,7 +18,7 @@ export const COMMANDS: CommandCatalog = {
     load: async () => (await import('./commands/backend.js')).backendCommand,
   },
   status: {
-    summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age (--matrix: images × stores)',
+    summary: 'Where an image lives: stores, import in progress, failed stores, lock and task age (--matrix: images × stores; --usage: stores against their budgets)',
     load: async () => (await import('./commands/status.js')).statusCommand,
   },
   stores: {
