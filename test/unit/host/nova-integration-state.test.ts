@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { judgeNovaCompute, judgeNovaIntegration, readNovaIntegration } from '../../../src/host/nova-integration-state.js';
 
-// The Debian package's dpkg trigger records whether nova still carries ferry's patch (packaging/debian/ferry-nova-integration);
+// The Debian package's dpkg trigger records whether nova still carries ferry's patch (debian/ferry-nova-integration);
 // the agent's /healthz reports it. These are the texts that script writes.
 const PATH = '/var/lib/ferry/nova-integration.json';
 

@@ -29,12 +29,12 @@ describe('integrations/ansible: the ferry_agent role', () => {
   }, 720_000);
 
   it('its /etc/default/ferry-agent sets every setting of the package\'s, root 0600 as the package installs it', () => {
-    const packaged = settingsOf(read(join(root, 'packaging', 'debian', 'ferry-agent.default')));
+    const packaged = settingsOf(read(join(root, 'debian', 'ferry-agent.default')));
     expect(packaged).toEqual(expect.arrayContaining(['FERRY_NOVA_CONF', 'FERRY_AGENT_ARGS', 'FERRY_NOVA_PATCH']));
     const template = read(join(role, 'templates', 'ferry-agent.default.j2'));
     expect(settingsOf(template).sort()).toEqual([...packaged, 'OS_CLOUD'].sort());
     expect(template).toContain("FERRY_NOVA_CONF={{ ferry_nova_conf_files | join(':') }}");
-    expect(read(join(root, 'packaging', 'debian', 'rules'))).toMatch(/install -D -m 0600 \S+ \$\(PKG\)\/etc\/default\/ferry-agent/);
+    expect(read(join(root, 'debian', 'rules'))).toMatch(/install -D -m 0600 \S+ \$\(PKG\)\/etc\/default\/ferry-agent/);
     const tasks = read(join(role, 'tasks', 'main.yml'));
     expect(tasks).toMatch(/dest: \/etc\/default\/ferry-agent\n\s+owner: root\n\s+group: root\n\s+mode: "0600"/);
   });

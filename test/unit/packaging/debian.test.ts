@@ -1,5 +1,5 @@
-// The Debian package's sources agree with each other and with the rest of the repository (the package itself is
-// built, linted and installed by test/integration/deb).
+// The Debian source package (debian/) agrees with itself and with the rest of the repository (the packages themselves
+// are built from a clean clone by dpkg-buildpackage, linted and installed by test/integration/deb).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,28 +7,34 @@ import { describe, expect, it } from 'vitest';
 const root = process.cwd();
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 
-describe('packaging/debian', () => {
-  it('every lintian override has a comment giving its reason right above it', () => {
-    const lines = read('packaging/debian/ferry.lintian-overrides').split('\n');
-    const overrides = lines.map((line, at) => ({ line, at })).filter(({ line }) => /^ferry: /.test(line));
+/** One binary package's stanza of debian/control, continuation lines joined. */
+function stanzaOf(control: string, name: string): Record<string, string> {
+  const stanza = control.split(/\n\n+/).find((block) => block.startsWith(`Package: ${name}\n`)) ?? '';
+  return Object.fromEntries([...stanza.replace(/\n /g, ' ').matchAll(/^([\w-]+): (.*)$/gm)].map((match) => [match[1] ?? '', match[2] ?? '']));
+}
+
+describe('debian/ (the source package)', () => {
+  it.each([['debian/ferry.lintian-overrides', /^ferry: /], ['debian/source/lintian-overrides', /^ferry source: /]])('every lintian override in %s has a comment giving its reason right above it', (file, override) => {
+    const lines = read(file).split('\n');
+    const overrides = lines.map((line, at) => ({ line, at })).filter(({ line }) => override.test(line));
     expect(overrides.length).toBeGreaterThan(0);
     for (const { line, at } of overrides) {
       // Walk up over consecutive overrides of the same reason to the comment that covers them.
       let above = at - 1;
-      while (above >= 0 && /^ferry: /.test(lines[above] ?? '')) above--;
+      while (above >= 0 && override.test(lines[above] ?? '')) above--;
       expect(lines[above] ?? '', `no reason comment above: ${line}`).toMatch(/^# \S/);
     }
   });
 
   it("the changelog's top entry is package.json's version, in Debian's format", () => {
     const version = (JSON.parse(read('package.json')) as { version: string }).version;
-    const changelog = read('packaging/debian/changelog');
+    const changelog = read('debian/changelog');
     expect(changelog.split('\n')[0]).toBe(`ferry (${version}) unstable; urgency=medium`);
     expect(changelog).toMatch(/^ -- .+ <[^@\s]+@[^>\s]+> {2}\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}$/m);
   });
 
   it('copyright is DEP-5 and names the license of every part the package carries', () => {
-    const copyright = read('packaging/debian/copyright');
+    const copyright = read('debian/copyright');
     expect(copyright.split('\n')[0]).toBe('Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/');
     for (const files of ['*', 'usr/lib/ferry/node/*', 'usr/lib/ferry/node_modules/*']) expect(copyright).toContain(`\nFiles: ${files}\n`);
   });
@@ -41,20 +47,45 @@ describe('packaging/debian', () => {
       expect(execs.length, unit).toBeGreaterThan(0);
       for (const exec of execs) expect(exec, unit).toMatch(/^ExecStart=(\/usr\/bin\/python3 -IS \/usr\/lib\/ferry\/bin\/ferry-notify-exec )?\/usr\/bin\/ferry /);
     }
-    expect(read('packaging/debian/rules')).toContain('$(PKG)/usr/bin/ferry');
-    expect(read('scripts/build-deb.sh')).toContain('exec /usr/lib/ferry/node/bin/node /usr/lib/ferry/bin/ferry "$@"');
+    expect(read('debian/rules')).toContain('$(PKG)/usr/bin/ferry');
+    expect(read('debian/rules')).toContain('install -m 0755 debian/ferry-launcher $(PKG)/usr/bin/ferry');
+    expect(read('debian/ferry-launcher')).toContain('exec /usr/lib/ferry/node/bin/node /usr/lib/ferry/bin/ferry "$@"');
   });
 
   it('the dpkg trigger watches the nova files the patch changes, awaited (test/integration/deb shows the ordering)', () => {
-    const triggers = read('packaging/debian/ferry.triggers');
+    const triggers = read('debian/ferry.triggers');
     expect(triggers).toContain('\ninterest-await /usr/lib/python3/dist-packages/nova/virt/libvirt/imagebackend.py\n');
     expect(triggers).toContain('\ninterest-await /usr/lib/python3/dist-packages/nova/conf/libvirt.py\n');
     expect(triggers).not.toMatch(/^interest-noawait /m);
   });
 
   it('the socket is never stopped or restarted on upgrade; the user ferry outlives purge', () => {
-    expect(read('packaging/debian/rules')).toMatch(/dh_installsystemd --no-stop-on-upgrade ferry-agent\.socket/);
-    const postrm = read('packaging/debian/ferry.postrm').split('\n').filter((line) => !line.trim().startsWith('#')).join('\n');
+    expect(read('debian/rules')).toMatch(/dh_installsystemd --no-stop-on-upgrade ferry-agent\.socket/);
+    const postrm = read('debian/ferry.postrm').split('\n').filter((line) => !line.trim().startsWith('#')).join('\n');
     expect(postrm).not.toMatch(/deluser|userdel|delgroup|groupdel/);
+  });
+
+  it('is a native source package whose build is debian/rules\' own (the artifact\'s steps), not a copy of a staged tree', () => {
+    expect(read('debian/source/format').trim()).toBe('3.0 (native)');
+    const rules = read('debian/rules');
+    expect(rules).toMatch(/^override_dh_auto_build-arch:\n\tnpm ci .*\n(\t.*\n)*\tscripts\/build-artifact\.sh --tree \$\(TREE\)$/m);
+    expect(rules).toMatch(/^override_dh_auto_clean:\n\trm -rf \$\(BUILT\)$/m);
+    expect(rules).not.toMatch(/\bstage\//);
+    const control = read('debian/control');
+    expect(control).toMatch(/^Build-Depends: debhelper-compat \(= 13\), dh-sequence-python3, python3:any$/m);
+    expect(control).toMatch(/^Build-Depends-Arch: nodejs \(>= 20\.19\), npm, help2man$/m);
+  });
+
+  it('nova\'s client is its own arch:all package python3-ferry-agent, installed by dh_python3, and ferry depends on that very build', () => {
+    const control = read('debian/control');
+    const client = stanzaOf(control, 'python3-ferry-agent');
+    expect(client).toMatchObject({ Architecture: 'all', Section: 'python', Depends: '${python3:Depends}, ${misc:Depends}' });
+    // = ${source:Version}: an arch:any package depending on an arch:all one by ${binary:Version} cannot be binNMUed
+    // (lintian: not-binnmuable-any-depends-all).
+    expect(stanzaOf(control, 'ferry').Depends?.split(/,\s*/)).toContain('python3-ferry-agent (= ${source:Version})');
+    const rules = read('debian/rules');
+    expect(rules).toContain('install -D -m 0644 integrations/nova/ferry_agent.py $(PYPKG)/usr/lib/python3/dist-packages/ferry_agent.py');
+    expect(rules).toMatch(/^override_dh_python3:\n\tdh_python3 -p python3-ferry-agent$/m);
+    expect(rules.match(/dist-packages\/ferry_agent\.py/g)).toHaveLength(1); // not in the package ferry any more
   });
 });

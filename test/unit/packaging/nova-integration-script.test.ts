@@ -1,4 +1,4 @@
-// packaging/debian/ferry-nova-integration, the package's keeper of the nova patch, run as postinst and the dpkg trigger
+// debian/ferry-nova-integration, the package's keeper of the nova patch, run as postinst and the dpkg trigger
 // run it, on a nova made of fixtures/nova's 26.2.2 files: what FERRY_NOVA_PATCH values it reads as yes and no (as
 // /etc/default/ferry-agent documents them), and `revert`, which the package's prerm runs at remove.
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const root = process.cwd();
-const script = join(root, 'packaging/debian/ferry-nova-integration');
+const script = join(root, 'debian/ferry-nova-integration');
 let dir = '';
 
 /** A nova 26.2.2 package directory the patcher recognises (its egg-info names the version). */
@@ -37,7 +37,7 @@ function run(action: string, defaults: string): { code: number; stderr: string; 
 
 const patched = (): boolean => readFileSync(join(dir, 'site/nova/virt/libvirt/imagebackend.py'), 'utf8').includes('import ferry_agent');
 
-describe('packaging/debian/ferry-nova-integration', () => {
+describe('debian/ferry-nova-integration', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ferry-nova-integration-'));
     makeNova();

@@ -60,7 +60,7 @@ describe('the shipped systemd units', () => {
     expect(settings(unit, 'Environment')).toContain('FERRY_NOVA_CONF=/etc/nova/nova.conf');
     const unitText = read(unit);
     expect(unitText.indexOf('Environment=FERRY_NOVA_CONF=')).toBeLessThan(unitText.indexOf('EnvironmentFile=-/etc/default/ferry-agent'));
-    expect(readFileSync(join(root, 'packaging/debian/ferry-agent.default'), 'utf8')).toMatch(/^FERRY_NOVA_CONF=\/etc\/nova\/nova\.conf$/m);
+    expect(readFileSync(join(root, 'debian/ferry-agent.default'), 'utf8')).toMatch(/^FERRY_NOVA_CONF=\/etc\/nova\/nova\.conf$/m);
     expect(settings(unit, 'ExecReload')).toEqual([subset, '/bin/kill -HUP $MAINPID']);
     expect(settings(unit, 'ExecStart')).toEqual(['/usr/bin/python3 -IS /usr/lib/ferry/bin/ferry-notify-exec '
       + '/usr/bin/ferry agent --nova-conf /run/ferry-agent/nova.conf --socket /run/ferry/agent.sock $FERRY_AGENT_ARGS']);
@@ -81,10 +81,10 @@ describe('the shipped systemd units', () => {
     expect(links).toContain('man:ferry(1)');
     const files = links.filter((link) => link.startsWith('file:'));
     expect(files.length).toBeGreaterThan(0);
-    const shipped = /^UNIT_DOCS := (.+)$/m.exec(readFileSync(join(root, 'packaging/debian/rules'), 'utf8'))?.[1]?.split(' ');
+    const shipped = /^UNIT_DOCS := (.+)$/m.exec(readFileSync(join(root, 'debian/rules'), 'utf8'))?.[1]?.split(' ');
     for (const link of files) {
       const name = /^file:\/usr\/share\/doc\/ferry\/([a-z-]+\.md)$/.exec(link)?.[1] ?? link;
-      expect(shipped, `packaging/debian/rules' UNIT_DOCS has ${name}`).toContain(name);
+      expect(shipped, `debian/rules' UNIT_DOCS has ${name}`).toContain(name);
       // docs/security.md comes with issue 25's identity work (another branch); rules installs it once it is there.
       if (name !== 'security.md') expect(existsSync(join(root, 'docs', name)), `docs/${name}`).toBe(true);
     }
