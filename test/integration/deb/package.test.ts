@@ -7,11 +7,14 @@
 // python3-nova's reinstall re-applies the nova patch through the awaited dpkg trigger before anything that depends on
 // python3-nova is configured (nova-compute's postinst restarts it), and a patch that no longer applies is reported
 // loudly; remove gives nova its own files back and keeps the configuration, purge takes it and keeps the user ferry;
-// without patch(1) the package does not configure (Depends: patch).
-// The packages: FERRY_DEB and FERRY_DEB_NEWER (built earlier), else built here from one artifact (about 10 min).
+// without patch(1) the package does not configure (Depends: patch). nova's client is its own package,
+// python3-ferry-agent (arch:all, dh_python3), which ferry depends on.
+// The packages: built here as Debian builds a source package, `dpkg-buildpackage -us -uc` in a clean clone of this
+// checkout's HEAD (lintian clean on its .changes: source and both binary packages), then the newer build by
+// scripts/build-deb.sh --in that clone --version-suffix +b2 (binary-only, reusing the build); or FERRY_DEB and
+// FERRY_DEB_NEWER (ferry's .debs built earlier, python3-ferry-agent's beside each).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
@@ -21,7 +24,10 @@ import { cleanDown, cleanUp, inside } from './clean-system.js';
 
 const root = process.cwd();
 const reason = cannotRunSystemd();
-const work = mkdtempSync(join(tmpdir(), 'ferry-deb-'));
+// Outside /tmp (the dev cloud's state directory): the clone and what dpkg-buildpackage writes beside it.
+const stateDir = process.env.FERRY_DEVCLOUD_DIR ?? join(root, '.devcloud');
+mkdirSync(stateDir, { recursive: true });
+const work = mkdtempSync(join(stateDir, 'deb-'));
 const created: string[] = [];
 let deb = process.env.FERRY_DEB ?? '';
 let newer = process.env.FERRY_DEB_NEWER ?? '';
@@ -32,11 +38,36 @@ const CLIENTS = 10;
 const REQUESTS = 20;
 const PAUSE_MS = 4000;
 
-function build(args: readonly string[]): string {
-  const built = spawnSync('bash', [join(root, 'scripts/build-deb.sh'), '--out', join(work, 'out'), ...args], { encoding: 'utf8', timeout: 1_200_000 });
-  expect(built.status, built.stderr.slice(-3000)).toBe(0);
-  expect(built.stderr).toContain('lintian: no errors, no warnings');
-  return built.stdout.trim().split('\n').at(-1) ?? '';
+const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+/** python3-ferry-agent's .deb built with ferry's. */
+const clientOf = (ferryDeb: string): string => ferryDeb.replace(/\/ferry_([^/]+)_amd64\.deb$/, '/python3-ferry-agent_$1_all.deb');
+
+/** lintian as scripts/build-deb.sh runs it, on a .changes: the source package and every binary package it names. */
+function lintianClean(changes: string): void {
+  const run = spawnSync('lintian', ['--fail-on', 'error,warning', '--display-info', '--suppress-tags-from-file', '/dev/null', changes], { encoding: 'utf8', timeout: 900_000 });
+  const said = `${run.stdout}${run.stderr}`;
+  console.log(`lintian ${changes.split('/').at(-1)}:\n${said}`);
+  expect(said.split('\n').filter((line) => /^[EW]:/.test(line))).toEqual([]);
+  expect(run.status, said).toBe(0);
+}
+
+/** The source package as Debian builds it: `dpkg-buildpackage -us -uc` in a clean clone of this checkout's HEAD. */
+function buildFromCleanClone(): { deb: string; newer: string } {
+  const clone = join(work, 'ferry');
+  const cloned = spawnSync('git', ['clone', '--quiet', root, clone], { encoding: 'utf8' });
+  expect(cloned.status, cloned.stderr).toBe(0);
+  const started = Date.now();
+  const built = spawnSync('dpkg-buildpackage', ['-us', '-uc'], { cwd: clone, encoding: 'utf8', timeout: 2_400_000, maxBuffer: 256 * 1024 * 1024 });
+  expect(built.status, `${built.stdout}${built.stderr}`.slice(-4000)).toBe(0);
+  console.log(`dpkg-buildpackage -us -uc from a clean clone: ${Math.round((Date.now() - started) / 1000)} s`);
+  const made = readdirSync(work);
+  for (const file of [`ferry_${version}.dsc`, `ferry_${version}.tar.xz`, `ferry_${version}_amd64.deb`, `python3-ferry-agent_${version}_all.deb`]) expect(made).toContain(file);
+  lintianClean(join(work, `ferry_${version}_amd64.changes`));
+  // The upgrade's newer build: its own changelog entry, the same npm build (scripts/build-deb.sh: -b -nc in a built tree).
+  const rebuilt = spawnSync('bash', [join(root, 'scripts/build-deb.sh'), '--in', clone, '--out', join(work, 'newer'), '--version-suffix', '+b2'], { encoding: 'utf8', timeout: 1_200_000 });
+  expect(rebuilt.status, rebuilt.stderr.slice(-3000)).toBe(0);
+  expect(rebuilt.stderr).toContain('lintian: no errors, no warnings');
+  return { deb: join(work, `ferry_${version}_amd64.deb`), newer: rebuilt.stdout.trim().split('\n')[0] ?? '' };
 }
 
 /** Must succeed inside; returns stdout. */
@@ -80,14 +111,8 @@ function ensureThroughSocket(id: string): Record<string, unknown> {
 
 describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/systemd/up-clean)', () => {
   beforeAll(() => {
-    if (deb === '' || newer === '') {
-      const artifact = spawnSync('bash', [join(root, 'scripts/build-artifact.sh'), '--out', join(work, 'artifact')], { encoding: 'utf8', timeout: 600_000 });
-      expect(artifact.status, artifact.stderr).toBe(0);
-      const tarball = artifact.stdout.trim().split('\n').at(-1) ?? '';
-      deb = build(['--artifact', tarball]);
-      newer = build(['--artifact', tarball, '--version-suffix', '+b2']);
-    }
-    expect(existsSync(deb) && existsSync(newer), `${deb} ${newer}`).toBe(true);
+    if (deb === '' || newer === '') ({ deb, newer } = buildFromCleanClone());
+    for (const file of [deb, newer, clientOf(deb), clientOf(newer)]) expect(existsSync(file), file).toBe(true);
     const up = cleanUp();
     expect(up.code, up.stdout + up.stderr).toBe(0);
     markReached('systemd');
@@ -105,7 +130,7 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
 
   it('deb: installs on a clean system: the socket is active, the files are where Debian keeps them', () => {
     expect(inside('getent passwd ferry').code).not.toBe(0); // clean: no user ferry before
-    ok(`dpkg -i '${deb}' </dev/null`);
+    ok(`dpkg -i '${clientOf(deb)}' '${deb}' </dev/null`);
     expect(ok('systemctl is-active ferry-agent.socket').trim()).toBe('active');
     expect(ok('systemctl is-enabled ferry-agent.socket').trim()).toBe('enabled');
     expect(ok(`stat -c '%a %U %G' ${SOCKET}`).trim()).toBe('660 ferry nova');
@@ -130,7 +155,14 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     }
     expect(ok('systemctl show ferry-agent.service -p ExecStart')).toContain('argv[]=/usr/bin/python3 -IS /usr/lib/ferry/bin/ferry-notify-exec /usr/bin/ferry agent ');
     expect(ok('systemctl show ferry-sync.service -p ExecStart')).toContain('path=/usr/bin/ferry ;');
-    expect(ok('/usr/bin/python3 -c "import ferry_agent; print(ferry_agent.__file__)"').trim()).toBe('/usr/lib/python3/dist-packages/ferry_agent.py');
+    // nova's client: python3-ferry-agent's, where nova's python3 imports it (isolated, from /), byte-compiled by
+    // dh_python3's py3compile; ferry depends on that very build and carries no copy in dist-packages.
+    expect(ok('cd / && /usr/bin/python3 -I -c "import ferry_agent; print(ferry_agent.__file__)"').trim()).toBe('/usr/lib/python3/dist-packages/ferry_agent.py');
+    expect(ok('dpkg -S /usr/lib/python3/dist-packages/ferry_agent.py').trim()).toBe('python3-ferry-agent: /usr/lib/python3/dist-packages/ferry_agent.py');
+    ok('ls /usr/lib/python3/dist-packages/__pycache__/ferry_agent.cpython-3*.pyc');
+    expect(ok("dpkg-query -W -f '${Architecture} ${Section}' python3-ferry-agent")).toBe('all python');
+    expect(ok("dpkg-query -W -f '${Depends}' ferry").split(/,\s*/)).toContain(`python3-ferry-agent (= ${version})`);
+    expect(ok('dpkg -L ferry | grep dist-packages || true')).toBe('');
     ok('test -s /usr/share/man/man1/ferry.1.gz && zcat /usr/share/man/man1/ferry.1.gz | grep -q "^.SS \\"ferry ensure\\""');
     ok('grep -q "complete -F _ferry ferry" /usr/share/bash-completion/completions/ferry && head -n 1 /usr/share/zsh/vendor-completions/_ferry | grep -q "^#compdef ferry"');
     ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch --help >/dev/null && ls /usr/lib/ferry/integrations/nova/nova-26-imagebackend.patch');
@@ -173,7 +205,7 @@ done
 # The upgrade starts once every client has had an answer (bounded: 120 s).
 for _ in $(seq 1 600); do [ "$(cat client-*.jsonl 2>/dev/null | wc -l)" -ge ${CLIENTS} ] && break; sleep 0.2; done
 date +%s%3N >upgrade-start
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q '${newer}' </dev/null >apt.log 2>&1 || { cat apt.log; exit 1; }
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q '${clientOf(newer)}' '${newer}' </dev/null >apt.log 2>&1 || { cat apt.log; exit 1; }
 date +%s%3N >upgrade-end
 wait
 cat apt.log`, 900_000);
@@ -193,7 +225,7 @@ cat apt.log`, 900_000);
     expect(ok('systemctl show -p MainPID --value ferry-agent.service').trim()).not.toBe(agentBefore);
     expect(upgrade).toContain('ferry: /etc/default/ferry-agent was root:root 644; now root:root 600');
     expect(ok("stat -c '%a %U %G' /etc/default/ferry-agent").trim()).toBe('600 root root');
-    expect(ok("dpkg-query -W -f '${Version}' ferry")).toBe('0.1.0+b2');
+    expect(ok("dpkg-query -W -f '${Version}' ferry python3-ferry-agent")).toBe('0.1.0+b20.1.0+b2');
     expect(ok('cat /etc/default/ferry-agent')).toBe(before);
     expect(before).toContain('OS_CLOUD=devcloud-admin-appcred');
     ok('test ! -e /etc/default/ferry-agent.dpkg-new && test ! -e /etc/default/ferry-agent.dpkg-dist');
@@ -203,7 +235,7 @@ cat apt.log`, 900_000);
 
   it('deb: a rollback installs the previous build over the newer one: the edited conffile stays, the agent answers again', () => {
     const before = ok('cat /etc/default/ferry-agent');
-    ok(`dpkg -i '${deb}' </dev/null`);
+    ok(`dpkg -i '${clientOf(deb)}' '${deb}' </dev/null`);
     expect(ok("dpkg-query -W -f '${Version}' ferry")).toBe('0.1.0');
     expect(ok('cat /etc/default/ferry-agent')).toBe(before);
     expect(ok('systemctl is-active ferry-agent.socket').trim()).toBe('active');
@@ -302,13 +334,18 @@ systemctl daemon-reload && systemctl start nova-compute.service`);
     expect(ok('getent passwd ferry')).toMatch(/^ferry:x:\d+:\d+:.*:\/nonexistent:\/usr\/sbin\/nologin$/m);
     ok('getent group ferry');
     expect(inside('dpkg-query -W ferry').code).not.toBe(0);
+    // nova's client outlives ferry (nothing else of ferry needs it), until it is purged itself.
+    ok('cd / && /usr/bin/python3 -I -c "import ferry_agent"');
+    ok('dpkg -P python3-ferry-agent </dev/null');
+    expect(inside('cd / && /usr/bin/python3 -I -c "import ferry_agent"').code).not.toBe(0);
   }, 300_000);
 
-  it('deb: without patch(1) the package does not configure (Depends: patch), rather than record the nova patch as failed later', () => {
+  it('deb: without patch(1) or nova\'s client the package does not configure (Depends: patch, python3-ferry-agent), rather than record the nova patch as failed later', () => {
     ok('dpkg --remove --force-depends patch </dev/null'); // the clean system's overlay only: gone at its next boot
     const install = inside(`dpkg -i '${deb}' </dev/null 2>&1`, 300_000);
     expect(install.code, install.stdout).not.toBe(0);
     expect(install.stdout).toMatch(/ferry depends on patch; however:\n\s+Package patch is not installed/);
+    expect(install.stdout).toMatch(new RegExp(`ferry depends on python3-ferry-agent \\(= ${version.replace(/\./g, '\\.')}\\); however:\\n\\s+Package python3-ferry-agent is not installed`));
     expect(ok("dpkg-query -W -f '${db:Status-Status}' ferry")).not.toBe('installed');
   }, 300_000);
 });
