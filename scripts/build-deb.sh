@@ -6,8 +6,10 @@
 #                                                  dist-deb/python3-ferry-agent_<version>_all.deb (and the source
 #                                                  package: .dsc, .tar.xz, .changes); version from package.json
 #   scripts/build-deb.sh --out DIR               → the same in DIR
-#   scripts/build-deb.sh --version-suffix +b2    → ferry_<version>+b2_amd64.deb … (a newer build of the same version,
-#                                                  with its own changelog entry: the upgrade test installs it over one)
+#   scripts/build-deb.sh --version-suffix +rebuild2 → ferry_<version>+rebuild2_amd64.deb … (a newer build of the same
+#                                                  version, with its own changelog entry: the upgrade test installs it
+#                                                  over one). Not +bN: dpkg reads that as a binNMU and strips it from
+#                                                  ${source:Version}, which ferry's Depends on python3-ferry-agent uses
 #   scripts/build-deb.sh --in DIR                build in DIR (a clean clone or export, kept) instead of a fresh export;
 #                                                  a DIR built before is built again binary-only without cleaning
 #                                                  (dpkg-buildpackage -b -nc): its npm build is reused
@@ -31,6 +33,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -z $suffix || $suffix =~ ^[+~][a-z0-9.+~]+$ ]] || { echo "build-deb: --version-suffix '$suffix' must start with + or ~ (Debian version characters only)" >&2; exit 2; }
+[[ ! $suffix =~ \+b[0-9]+$ ]] || { echo "build-deb: --version-suffix '$suffix' ends like a binNMU (+bN), which dpkg strips from \${source:Version}: ferry would depend on python3-ferry-agent (= $(node -p 'require("./package.json").version')), which this build does not make; use another suffix, e.g. +rebuild${suffix##*+b}" >&2; exit 2; }
 [[ -z $in || -f $in/debian/changelog ]] || { echo "build-deb: --in $in has no debian/changelog (a clone or export of ferry)" >&2; exit 2; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -11,7 +11,7 @@
 // python3-ferry-agent (arch:all, dh_python3), which ferry depends on.
 // The packages: built here as Debian builds a source package, `dpkg-buildpackage -us -uc` in a clean clone of this
 // checkout's HEAD (lintian clean on its .changes: source and both binary packages), then the newer build by
-// scripts/build-deb.sh --in that clone --version-suffix +b2 (binary-only, reusing the build); or FERRY_DEB and
+// scripts/build-deb.sh --in that clone --version-suffix +rebuild2 (binary-only, reusing the build); or FERRY_DEB and
 // FERRY_DEB_NEWER (ferry's .debs built earlier, python3-ferry-agent's beside each).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,7 +64,8 @@ function buildFromCleanClone(): { deb: string; newer: string } {
   for (const file of [`ferry_${version}.dsc`, `ferry_${version}.tar.xz`, `ferry_${version}_amd64.deb`, `python3-ferry-agent_${version}_all.deb`]) expect(made).toContain(file);
   lintianClean(join(work, `ferry_${version}_amd64.changes`));
   // The upgrade's newer build: its own changelog entry, the same npm build (scripts/build-deb.sh: -b -nc in a built tree).
-  const rebuilt = spawnSync('bash', [join(root, 'scripts/build-deb.sh'), '--in', clone, '--out', join(work, 'newer'), '--version-suffix', '+b2'], { encoding: 'utf8', timeout: 1_200_000 });
+  // Not +b2: dpkg takes +bN for a binNMU and strips it from ${source:Version} (seen: ferry 0.1.0+b2 depended on 0.1.0).
+  const rebuilt = spawnSync('bash', [join(root, 'scripts/build-deb.sh'), '--in', clone, '--out', join(work, 'newer'), '--version-suffix', '+rebuild2'], { encoding: 'utf8', timeout: 1_200_000 });
   expect(rebuilt.status, rebuilt.stderr.slice(-3000)).toBe(0);
   expect(rebuilt.stderr).toContain('lintian: no errors, no warnings');
   return { deb: join(work, `ferry_${version}_amd64.deb`), newer: rebuilt.stdout.trim().split('\n')[0] ?? '' };
@@ -225,7 +226,7 @@ cat apt.log`, 900_000);
     expect(ok('systemctl show -p MainPID --value ferry-agent.service').trim()).not.toBe(agentBefore);
     expect(upgrade).toContain('ferry: /etc/default/ferry-agent was root:root 644; now root:root 600');
     expect(ok("stat -c '%a %U %G' /etc/default/ferry-agent").trim()).toBe('600 root root');
-    expect(ok("dpkg-query -W -f '${Version}' ferry python3-ferry-agent")).toBe('0.1.0+b20.1.0+b2');
+    expect(ok("dpkg-query -W -f '${Version} ' ferry python3-ferry-agent")).toBe('0.1.0+rebuild2 0.1.0+rebuild2 ');
     expect(ok('cat /etc/default/ferry-agent')).toBe(before);
     expect(before).toContain('OS_CLOUD=devcloud-admin-appcred');
     ok('test ! -e /etc/default/ferry-agent.dpkg-new && test ! -e /etc/default/ferry-agent.dpkg-dist');

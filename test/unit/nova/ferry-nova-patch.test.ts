@@ -151,6 +151,21 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     expect(existsSync(join(sitePackages, 'ferry_agent.py'))).toBe(false);
   });
 
+  it('revert leaves a client a package owns (python3-ferry-agent\'s, beside Debian\'s nova), and removes only the copy apply made', () => {
+    const { python, sitePackages } = venvWithNova();
+    const client = join(sitePackages, 'ferry_agent.py');
+    writeFileSync(client, readFileSync(join(ROOT, 'integrations', 'nova', 'ferry_agent.py')));
+    expect(run('apply', '--python', python)).toMatchObject({ status: 0, stdout: expect.not.stringContaining('installed ferry\'s client') });
+    // dpkg says a package owns the file (a stand-in dpkg-query on PATH: this tree is no package's).
+    const bin = mkdtempSync(join(tmpdir(), 'ferry-dpkg-query-'));
+    trees.push(bin);
+    writeFileSync(join(bin, 'dpkg-query'), `#!/bin/sh\n[ "$1" = -S ] && [ "$2" = '${client}' ] && echo "python3-ferry-agent: $2"\n`, { mode: 0o755 });
+    const reverted = spawnSync(COMMAND, ['revert', '--python', python], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    expect(reverted.status, reverted.stderr).toBe(0);
+    expect(existsSync(client)).toBe(true);
+    expect(run('check', '--python', python).status).toBe(4); // nova's own file back all the same
+  });
+
   it('a python that cannot import nova: exit 3 naming --python and --nova-dir', () => {
     const venv = mkdtempSync(join(tmpdir(), 'ferry-nova-venv-'));
     trees.push(venv);
