@@ -3,9 +3,12 @@
 Standard library only, so nova-compute (or any Python caller on the host) can import it without new
 dependencies. The interface is fixed:
 
-    ensure(image, store=None, socket=None, timeout=None) -> dict
+    ensure(image, store=None, socket=None, timeout=None, retry_after_failed_clone=None) -> dict
         The document ``ferry ensure --json`` prints: {"image", "store", "needed", "copied", "joined", "seconds",
         "target": {"fsid", "pool", "image", "snapshot", "url"} | None, "why", "image_reads", "import_requests"}.
+        ``retry_after_failed_clone`` ({"pool", "image", "snapshot"}): the clone source a clone just failed on because
+        it went away (ferry evict removed it); the agent then looks at the copy before it answers, and waits out a
+        removal until it can hand out a copy that is there. Leave it out on a first ask.
 
     FerryAgentError(code, message, hint=None, status=None, cause=None)
         Raised on any failure, with ferry's error code (FERRY_COPY_FAILED, FERRY_IMAGE_NOT_FOUND, ...) or, when the
@@ -110,13 +113,16 @@ def _call(method, path, body, socket, wait):
                           error.get('hint'), response.status)
 
 
-def ensure(image, store=None, socket=None, timeout=None):
+def ensure(image, store=None, socket=None, timeout=None, retry_after_failed_clone=None):
     """Make sure ``image`` (ID or unique name) is clonable in the local Ceph cluster; return ferry's document."""
     body = {'image': image}
     if store:
         body['store'] = store
     if timeout:
         body['timeout'] = float(timeout)
+    if retry_after_failed_clone:
+        body['retry_after_failed_clone'] = {key: str(retry_after_failed_clone[key])
+                                            for key in ('pool', 'image', 'snapshot')}
     wait = (float(timeout) if timeout else DEFAULT_WAIT) + ANSWER_MARGIN
     return _call('POST', '/v1/ensure', body, socket, wait)
 

@@ -9,6 +9,15 @@ export const ensureRequestSchema = z.strictObject({
   store: storeNameSchema().max(255).optional(),
   /** Seconds, like `ferry ensure --timeout`. */
   timeout: z.number().positive().max(86_400).optional(),
+  /**
+   * nova asks again because its clone of the copy it was handed failed (the source went away: ferry evict). Only then
+   * does the agent look at the copy before answering. Absent in a first ask, and in every request of an older patch.
+   */
+  retry_after_failed_clone: z.strictObject({
+    pool: z.string().min(1).max(255),
+    image: z.string().min(1).max(255),
+    snapshot: z.string().min(1).max(255),
+  }).optional(),
 });
 
 export type EnsureRequest = z.infer<typeof ensureRequestSchema>;
@@ -22,7 +31,7 @@ export function parseEnsureRequest(body: unknown): EnsureRequest {
     const what = issue?.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`
       : `${where}: ${issue?.message ?? 'invalid'}`;
     throw new FerryError('FERRY_AGENT_BAD_REQUEST', `bad ensure request: ${what}`,
-      'Send {"image": ID or NAME, "store"?: NAME, "timeout"?: SECONDS} (docs/agent.md).', { field: where });
+      'Send {"image": ID or NAME, "store"?: NAME, "timeout"?: SECONDS, "retry_after_failed_clone"?: {"pool", "image", "snapshot"}} (docs/agent.md).', { field: where });
   }
   assertImageRef(result.data.image);
   return result.data;

@@ -45,7 +45,7 @@ export function createEnsureRoute({ service, metrics, waits, clock, maxBodyBytes
     try {
       if (stream) response.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store' });
       const answer = await service.ensure({ imageRef: parsed.image, store, timeoutMs: parsed.timeout === undefined ? undefined
-        : Math.round(parsed.timeout * 1000), signal, onProgress: ticket.publish });
+        : Math.round(parsed.timeout * 1000), failedClone: parsed.retry_after_failed_clone, signal, onProgress: ticket.publish });
       if (ticket.leader) {
         metrics.importsRequested.inc(answer.importRequests);
         if (answer.joined) metrics.importsJoined.inc();

@@ -13,7 +13,16 @@ import type { CloneTarget } from '../rbd/location-verdict.js';
  */
 export const HAND_OUT_DEFAULTS = { pollMs: 500, marginMs: EVICT_DEFAULTS.answerMarginMs, maxWaitMs: FENCE_HOLD_MS + 30_000 } as const;
 
+/** The clone source nova could not clone (`retry_after_failed_clone` in the agent's request: docs/agent.md). */
+export interface FailedClone {
+  readonly pool: string;
+  readonly image: string;
+  readonly snapshot: string;
+}
+
 export interface HandOutSteps {
+  /** Set when nova asks again because its clone of what it was handed failed (the source went away); else a first ask. */
+  readonly failedClone?: FailedClone | undefined;
   /** One ensure of the image into the store (copies it when Glance has no clonable location there). */
   readonly ensure: () => Promise<EnsureOutcome>;
   /** The copy as the pool has it now; undefined when it cannot be read. */
@@ -24,11 +33,14 @@ export interface HandOutSteps {
 }
 
 /**
- * ensure, then a look at the copy before it is handed out (the agent's answer to nova): a copy an eviction removed
- * while Glance still lists it, or is about to remove, is waited out and ensured again, so nova never gets a clone
- * source that goes before it clones.
+ * The agent's answer to nova. A first ask is one ensure, no look: a copy handed out and cloned at once is kept by the
+ * eviction (its last look sees the clone, or Glance refuses the removal), and a clone that fails because the copy
+ * went first comes back as a retry (docs/evict.md, "Boot safety"). Only a retry looks at the copy before it is handed
+ * out: one an eviction removed while Glance still lists it, or is removing, is waited out and ensured again (a fresh
+ * copy once Glance drops the location).
  */
 export async function ensureToHandOut(steps: HandOutSteps): Promise<EnsureOutcome> {
+  if (steps.failedClone === undefined) return steps.ensure();
   const started = steps.clock.now();
   for (;;) {
     const outcome = await steps.ensure();

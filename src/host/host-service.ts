@@ -8,7 +8,7 @@ import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-clus
 import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
 import type { HealthCheck } from './health-check.js';
 import { lookAtCopies } from '../rbd/copy-look.js';
-import { ensureToHandOut } from './hand-out-copy.js';
+import { ensureToHandOut, type FailedClone } from './hand-out-copy.js';
 import { ensureWithConfig } from './host-ensure.js';
 import { readNovaIntegration, type NovaIntegrationCheck } from './nova-integration-state.js';
 import { servedTransfer } from './served-transfer.js';
@@ -32,6 +32,8 @@ export interface HostEnsureCall {
   readonly imageRef: string;
   readonly store: string;
   readonly timeoutMs?: number | undefined;
+  /** nova asks again: its clone of the copy it was handed failed (the source went away). Only then is the copy looked at. */
+  readonly failedClone?: FailedClone | undefined;
   readonly signal: AbortSignal;
   readonly onProgress: (event: CopyProgressEvent) => void;
 }
@@ -81,9 +83,13 @@ export function createHostService(clouds: CloudSource): HostService {
         transfer: servedTransfer(config).transfer, onProgress: call.onProgress,
         ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
       const { confFile, user } = config.ceph;
-      // The copy handed to nova is looked at first (an eviction may be removing it): docs/evict.md, "Boot safety".
+      // A retry after a failed clone looks at the copy before handing it out (an eviction may be removing it); a first
+      // ask does not: docs/evict.md, "Boot safety".
+      if (call.failedClone !== undefined) {
+        cloud.logger.info({ image: call.imageRef, failed: call.failedClone }, 'nova asks again: its clone of the copy it was handed failed');
+      }
       const outcome = confFile === undefined ? await once() : await ensureToHandOut({
-        ensure: once, clock: cloud.clock, signal: call.signal,
+        ensure: once, clock: cloud.clock, signal: call.signal, failedClone: call.failedClone,
         look: async (target) => {
           try {
             return (await lookAtCopies({ confFile, user, pool: target.pool, snapshot: target.snapshot }, [target.image], { signal: call.signal }))[0];

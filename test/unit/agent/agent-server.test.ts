@@ -119,8 +119,21 @@ describe('agent server', () => {
     expect(service.calls.map((call) => call.store)).toEqual(['site-c', 'site-b']);
   });
 
+  it('agent: retry_after_failed_clone (nova asks again after a failed clone) reaches the service; a request without it (a first ask, an older patch) has none', async () => {
+    const service = fakeService();
+    await start(service);
+    const failed = { pool: 'images-c', image: IMAGE, snapshot: 'snap' };
+    expect((await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE, retry_after_failed_clone: failed }) })).status).toBe(200);
+    expect((await send(socketDir.socket, 'POST', '/v1/ensure', { body: JSON.stringify({ image: IMAGE, store: 'site-b', timeout: 600 }) })).status).toBe(200);
+    expect(service.calls.map((call) => call.failedClone)).toEqual([failed, undefined]);
+  });
+
   it.each([
     ['bad JSON', '{"image":', /not JSON/],
+    ['a failed clone without its snapshot', JSON.stringify({ image: IMAGE, retry_after_failed_clone: { pool: 'p', image: 'i' } }),
+      /retry_after_failed_clone\.snapshot: /],
+    ['a failed clone with an unknown field', JSON.stringify({ image: IMAGE, retry_after_failed_clone: { pool: 'p', image: 'i', snapshot: 's', fsid: 'f' } }),
+      /unknown field 'fsid'/],
     ['an empty body', '', /empty request body/],
     ['an unknown field', JSON.stringify({ image: IMAGE, stores: ['x'] }), /unknown field 'stores'/],
     ['a wrong type', JSON.stringify({ image: 42 }), /image: /],

@@ -5,33 +5,48 @@ import { ensureToHandOut, HAND_OUT_DEFAULTS } from '../../../src/host/hand-out-c
 import type { CopyLook } from '../../../src/rbd/copy-look.js';
 import { fakeClock } from '../../helpers/fake-clock.js';
 
-// The agent's answer to nova waits out a copy an eviction removed or is about to remove, and ensures again.
+// The agent's answer to nova: a first ask is one ensure; a retry after a failed clone waits out a copy an eviction
+// removed or is about to remove, and ensures again.
 
 const target = { fsid: 'f', pool: 'images-c', image: 'img', snapshot: 'snap', url: 'rbd://f/images-c/img/snap' };
 const outcome = (copied: boolean) => ({ needed: true, imageId: 'img', store: 'site-c', copied, target }) as unknown as EnsureOutcome;
 const copy = (meta: Record<string, string> = {}): CopyLook => ({ kind: 'copy', name: 'img', snapshot: 'protected', meta });
 
-function scripted(looks: (CopyLook | undefined)[], copiedAt: number[] = []) {
+const failedClone = { pool: 'images-c', image: 'img', snapshot: 'snap' };
+
+/** A retry after a failed clone (nova's second ask), unless `failed` is null (a first ask). */
+function scripted(looks: (CopyLook | undefined)[], copiedAt: number[] = [], failed: typeof failedClone | null = failedClone) {
   const clock = fakeClock();
   let ensures = 0;
+  let lookCount = 0;
   const waits: string[] = [];
   const steps = {
-    clock, signal: new AbortController().signal,
+    clock, signal: new AbortController().signal, failedClone: failed ?? undefined,
     ensure: () => {
       ensures += 1;
       return Promise.resolve(outcome(copiedAt.includes(ensures)));
     },
-    look: () => Promise.resolve(looks.shift()),
+    look: () => {
+      lookCount += 1;
+      return Promise.resolve(looks.shift());
+    },
     onWait: (why: string) => { waits.push(why); },
   };
-  return { steps, clock, waits, ensures: () => ensures };
+  return { steps, clock, waits, ensures: () => ensures, looks: () => lookCount };
 }
 
 describe('ensureToHandOut', () => {
-  it('a copy in place and not fenced: handed out after one ensure and one look, no wait', async () => {
+  it('a first ask (no failed clone): one ensure, no look and no wait, whatever the pool holds', async () => {
+    const run = scripted([{ kind: 'absent', name: 'img' }], [], null);
+    await expect(ensureToHandOut(run.steps)).resolves.toMatchObject({ copied: false, target });
+    expect([run.ensures(), run.looks(), run.clock.sleeps]).toEqual([1, 0, []]);
+  });
+
+
+  it('a retry, the copy in place and not fenced: handed out after one ensure and one look, no wait', async () => {
     const run = scripted([copy()]);
     await expect(ensureToHandOut(run.steps)).resolves.toMatchObject({ copied: false, target });
-    expect([run.ensures(), run.clock.sleeps]).toEqual([1, []]);
+    expect([run.ensures(), run.looks(), run.clock.sleeps]).toEqual([1, 1, []]);
   });
 
   it('gone while Glance still lists it, then copied again: two waits, three ensures, the new copy handed out', async () => {
