@@ -12,7 +12,6 @@ Prints one JSON line: {"ok": true|false, "error": TYPE, "message": TEXT, "second
 "asking it again" debug lines), "client": ferry_agent importable}.
 """
 import json
-import logging
 import os
 import sys
 import time
@@ -31,23 +30,10 @@ from nova import context as nova_context  # noqa: E402
 config.parse_args(['nova-compute', '--config-file', nova_conf])
 
 from nova.virt.libvirt import imagebackend  # noqa: E402
+from nova_backend_log import collect_backend_log  # noqa: E402  (beside this file)
 
 
-class _Collect(logging.Handler):
-    """The image backend's log records, as nova-compute's log would show them."""
-
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.records = []
-
-    def emit(self, record):
-        self.records.append(record)
-
-
-collected = _Collect()
-backend_logger = logging.getLogger('nova.virt.libvirt.imagebackend')
-backend_logger.addHandler(collected)
-backend_logger.setLevel(logging.DEBUG)
+collected = collect_backend_log()
 
 assert imagebackend.__file__.startswith(os.path.realpath(nova_root)) or imagebackend.__file__.startswith(nova_root), \
     imagebackend.__file__
@@ -68,7 +54,7 @@ try:
 except Exception as exc:  # report every failure to the test as data
     result.update(ok=False, error=type(exc).__name__, message=str(exc))
 result['seconds'] = round(time.monotonic() - started, 3)
-result['warnings'] = [r.getMessage() for r in collected.records if r.levelno >= logging.WARNING]
+result['warnings'] = collected.warnings()
 result['retries'] = sum(1 for r in collected.records if 'asking it again' in r.getMessage())
 result['client'] = getattr(imagebackend, 'FERRY_AGENT_IMPORT_ERROR', 'n/a') is None
 print(json.dumps(result))
