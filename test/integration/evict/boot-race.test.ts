@@ -13,12 +13,12 @@ import { DEBIAN_NOVA, novaConf, patchedNova } from '../agent/nova-tree.js';
 // again at site-c (pool images-c of site-b's cluster) while `ferry evict --idle 0` removes that image's copy there
 // again and again. Each boot's instance is deleted after it (its disk removed), so the copy is idle and a candidate
 // at every run. The boots must all succeed, and evictions must really have happened during the loop.
-// One Python process imports nova once and boots in a loop (nova_boot_loop.py). npm test runs 40 boots (about 2 min
+// One Python process imports nova once and boots in a loop (nova_boot_loop.py). npm test runs 30 boots (1.5-2 min
 // on a loaded 2-core machine), at least one eviction asserted; FERRY_EVICT_RACE_BOOTS=100 runs the issue's proof, at
-// least 5 evictions asserted (about 5 min there); FERRY_EVICT_RACE_MIN_EVICTIONS sets the floor (docs/evict.md).
+// least 5 evictions asserted (3-4.5 min there); FERRY_EVICT_RACE_MIN_EVICTIONS sets the floor (docs/evict.md).
 
 const STORE = 'site-c';
-const BOOTS = Number(process.env.FERRY_EVICT_RACE_BOOTS ?? 40);
+const BOOTS = Number(process.env.FERRY_EVICT_RACE_BOOTS ?? 30);
 const MIN_EVICTIONS = Number(process.env.FERRY_EVICT_RACE_MIN_EVICTIONS ?? (BOOTS >= 100 ? 5 : 1));
 const PYTHON = '/usr/bin/python3';
 /** After each boot a pause of 0 to this many seconds, so that evictions find the copy idle between boots. */
