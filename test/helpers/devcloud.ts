@@ -62,8 +62,12 @@ export const FERRY = {
 /** The dev cloud's admin: test set-up and inspection, and the ferry commands that need Placement's admin rules. */
 export const ADMIN_CLOUD = 'devcloud-admin';
 
-/** The identity of a ferry run (an agent) with these arguments: the direct transfer's when they let it transfer. */
+/**
+ * The identity of a ferry run (an agent) with these arguments: ferry evict's for `evict`, the direct transfer's when
+ * they let it transfer, else a compute node's.
+ */
 export function ferryIdentity(args: readonly string[]): { readonly cloud: string; readonly rbdUser: string } {
+  if (args[0] === 'evict') return { cloud: FERRY.evictCloud, rbdUser: FERRY.evictRbdUser };
   const at = args.indexOf('--transfer');
   const transfer = at >= 0 && ['rbd', 'auto'].includes(args[at + 1] ?? '');
   return transfer ? { cloud: FERRY.transferCloud, rbdUser: FERRY.transferRbdUser } : { cloud: FERRY.cloud, rbdUser: FERRY.rbdUser };

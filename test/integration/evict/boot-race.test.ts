@@ -4,7 +4,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
-import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ferryChild } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, tokenFor, uploadImage } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from '../agent/agent-process.js';
 import { DEBIAN_NOVA, novaConf, patchedNova } from '../agent/nova-tree.js';
@@ -40,21 +41,11 @@ interface BootLine {
   readonly remove_error?: string;
 }
 
-function evict(): Promise<EvictJson> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, 'evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf,
-      '--rbd-user', FERRY.evictRbdUser, '--idle', '0', '--grace', '1s', '--json'],
-    { env: { ...process.env, ...cloudEnv(FERRY.evictCloud) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`ferry evict exited ${code}: ${stdout}\n${stderr}`));
-      else resolve(evictJsonSchema.parse(JSON.parse(stdout)));
-    });
-  });
+async function evict(): Promise<EvictJson> {
+  const run = await ferryChild(['evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.evictRbdUser,
+    '--idle', '0', '--grace', '1s', '--json']);
+  if (run.code !== 0) throw new Error(`ferry evict exited ${run.code}: ${run.stdout}\n${run.stderr}`);
+  return evictJsonSchema.parse(JSON.parse(run.stdout));
 }
 
 /** nova_boot_loop.py: nova imported once, BOOTS clones in a loop, one JSON line per boot. */

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
-import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ferryChild } from '../../helpers/devcloud-faults.js';
 import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { cloneOf as cloneCopy, copyImage as copyImageTo } from '../../helpers/site-c-copies.js';
 
@@ -27,25 +27,15 @@ let onRequest: { match: string; run: () => void } | undefined;
 const copyImage = (size: number, stores: readonly string[], name: string): Promise<string> => copyImageTo(created, size, stores, `it-evict-${name}`);
 const cloneOf = (id: string, name: string): string => cloneCopy(clones, id, `it-evict-${name}`);
 
-/** `ferry evict --store site-c … --json` as ferry-evict, through the recording proxy; async so the proxy serves. */
-function evict(args: readonly string[]): Promise<{ code: number; json: EvictJson; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, 'evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf,
-      '--rbd-user', FERRY.evictRbdUser, ...args, '--json'], { env: { ...process.env, ...cloudEnv(FERRY.evictCloud), FERRY_GLANCE_ENDPOINT: proxyUrl },
-      stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      try {
-        resolve({ code: code ?? -1, json: evictJsonSchema.parse(JSON.parse(stdout)), stderr });
-      } catch (error) {
-        reject(new Error(`ferry evict exited ${code}: ${stdout}\n${stderr}`, { cause: error }));
-      }
-    });
-  });
+/** `ferry evict --store site-c … --json` as ferry-evict (ferryChild), through the recording proxy. */
+async function evict(args: readonly string[]): Promise<{ code: number; json: EvictJson; stderr: string }> {
+  const run = await ferryChild(['evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.evictRbdUser, ...args, '--json'],
+    { env: { FERRY_GLANCE_ENDPOINT: proxyUrl } });
+  try {
+    return { code: run.code ?? -1, json: evictJsonSchema.parse(JSON.parse(run.stdout)), stderr: run.stderr };
+  } catch (error) {
+    throw new Error(`ferry evict exited ${run.code}: ${run.stdout}\n${run.stderr}`, { cause: error });
+  }
 }
 
 const poolHas = (id: string): boolean => ceph('site-b', 'rbd', ['info', `${POOL}/${id}`], 'admin').code === 0;
