@@ -68,8 +68,13 @@ export interface EvictionPlan {
 
 /** Pure: the plan for one store. */
 export function planEviction(input: EvictionInput): EvictionPlan {
-  const judged = input.copies.map((copy) => ({ copy, keep: keepReason(copy, input) }));
-  const candidates = judged.filter((entry) => entry.keep === undefined).map((entry) => entry.copy).sort(leastRecentlyUsedFirst);
+  // Each copy's reason in an array beside the copies (no object per copy): a fleet's plan judges 100 000 of them.
+  const keeps = input.copies.map((copy) => keepReason(copy, input));
+  const candidates: CopyFacts[] = [];
+  input.copies.forEach((copy, i) => {
+    if (keeps[i] === undefined) candidates.push(copy);
+  });
+  candidates.sort(leastRecentlyUsedFirst);
   const overBy = input.budgetBytes === undefined ? Number.POSITIVE_INFINITY : input.poolBytes - input.budgetBytes;
   const chosen: CopyFacts[] = [];
   let freed = 0;
@@ -82,12 +87,12 @@ export function planEviction(input: EvictionInput): EvictionPlan {
   const planned: PlannedCopy[] = chosen.map((copy) => Object.freeze({ copy, action: 'evict' as const, reason: 'idle' as const,
     detail: idleDetail(copy, input) }));
   const kept: PlannedCopy[] = [];
-  for (const { copy, keep } of judged) {
-    if (chosenIds.has(copy)) continue;
-    const reason = keep?.reason ?? 'under-budget';
-    kept.push(Object.freeze({ copy, action: 'keep' as const, reason,
-      detail: keep?.detail ?? `the store is under its budget (${formatBytes(input.budgetBytes ?? 0)}) without removing it` }));
-  }
+  const underBudget = `the store is under its budget (${formatBytes(input.budgetBytes ?? 0)}) without removing it`;
+  input.copies.forEach((copy, i) => {
+    if (chosenIds.has(copy)) return;
+    const keep = keeps[i];
+    kept.push(Object.freeze({ copy, action: 'keep' as const, reason: keep?.reason ?? 'under-budget', detail: keep?.detail ?? underBudget }));
+  });
   kept.sort((a, b) => (KEEP_RANK.get(a.reason) ?? 0) - (KEEP_RANK.get(b.reason) ?? 0) || leastRecentlyUsedFirst(a.copy, b.copy));
   const tally = Object.fromEntries(KEEP_REASONS.map((reason) => [reason, { copies: 0, bytes: 0 }])) as Record<KeepReason, { copies: number; bytes: number }>;
   for (const entry of kept) {

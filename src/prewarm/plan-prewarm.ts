@@ -1,7 +1,7 @@
 import type { GlanceImage } from '../glance/image.js';
 import { classifyPlacement, type ClassifyOptions, type NotCopyableReason, type PlanState } from './classify-placement.js';
 import type { UnresolvedImage } from './select-images.js';
-import type { StoreCatalogue } from './store-catalogue.js';
+import type { StoreCatalogue, StoreFacts } from './store-catalogue.js';
 
 /** What the run does with one (image, store): nothing, copy it, wait for someone else's copy, or skip it. */
 export type PlanAction = 'none' | 'copy' | 'join' | 'skip';
@@ -55,11 +55,14 @@ export function planPrewarm(input: PlanInput, options: ClassifyOptions = {}): Pr
   const items: PlanItem[] = [];
   const jobs: PlannedJob[] = [];
   const counts: Record<PlanState, number> = { present: 0, copying: 0, 'failed-earlier': 0, missing: 0, 'not-copyable': 0 };
+  // By id, made once: a fleet's plan asks for a store per (image, store) pair, a scan of 200 stores each time.
+  const storeFacts = new Map<string, StoreFacts>();
+  for (const facts of input.catalogue.stores) if (!storeFacts.has(facts.id)) storeFacts.set(facts.id, facts);
   for (const { image, stores } of input.targets) {
     const todo: string[] = [];
     const planned: Record<string, PlanState> = {};
     for (const store of new Set(stores)) {
-      const verdict = classifyPlacement(image, store, input.catalogue.stores.find((s) => s.id === store), options);
+      const verdict = classifyPlacement(image, store, storeFacts.get(store), options);
       const action = ACTIONS[verdict.state];
       counts[verdict.state] += 1;
       items.push(Object.freeze({ imageId: image.id, imageName: image.name, store, state: verdict.state, action,
