@@ -70,6 +70,15 @@ export interface EvictionPlan {
 export function planEviction(input: EvictionInput): EvictionPlan {
   // Each copy's reason in an array beside the copies (no object per copy): a fleet's plan judges 100 000 of them.
   const keeps = input.copies.map((copy) => keepReason(copy, input));
+  // One string per distinct detail: a store's copies repeat a few dozen ("1 clone: …", "last used 12 d ago …"), and a
+  // fleet's plan keeps them all.
+  const details = new Map<string, string>();
+  const shared = (detail: string): string => {
+    const known = details.get(detail);
+    if (known !== undefined) return known;
+    details.set(detail, detail);
+    return detail;
+  };
   const candidates: CopyFacts[] = [];
   input.copies.forEach((copy, i) => {
     if (keeps[i] === undefined) candidates.push(copy);
@@ -85,13 +94,13 @@ export function planEviction(input: EvictionInput): EvictionPlan {
   }
   const chosenIds = new Set(chosen);
   const planned: PlannedCopy[] = chosen.map((copy) => Object.freeze({ copy, action: 'evict' as const, reason: 'idle' as const,
-    detail: idleDetail(copy, input) }));
+    detail: shared(idleDetail(copy, input)) }));
   const kept: PlannedCopy[] = [];
   const underBudget = `the store is under its budget (${formatBytes(input.budgetBytes ?? 0)}) without removing it`;
   input.copies.forEach((copy, i) => {
     if (chosenIds.has(copy)) return;
     const keep = keeps[i];
-    kept.push(Object.freeze({ copy, action: 'keep' as const, reason: keep?.reason ?? 'under-budget', detail: keep?.detail ?? underBudget }));
+    kept.push(Object.freeze({ copy, action: 'keep' as const, reason: keep?.reason ?? 'under-budget', detail: keep === undefined ? underBudget : shared(keep.detail) }));
   });
   kept.sort((a, b) => (KEEP_RANK.get(a.reason) ?? 0) - (KEEP_RANK.get(b.reason) ?? 0) || leastRecentlyUsedFirst(a.copy, b.copy));
   const tally = Object.fromEntries(KEEP_REASONS.map((reason) => [reason, { copies: 0, bytes: 0 }])) as Record<KeepReason, { copies: number; bytes: number }>;

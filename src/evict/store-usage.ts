@@ -33,7 +33,9 @@ export function storeUsageOf(store: string, images: readonly GlanceImage[], list
     if (!hasStore(image.stores, store)) continue;
     const name = rbdImageOf(image, store);
     claimed.add(name);
-    copies.push(copyFactsOf(image, store, byName.get(name), pinOf(image, store, pins), name));
+    const entry = byName.get(name);
+    // The entry's own name when there is one: the same text, and no string kept per copy (cut from its URL).
+    copies.push(copyFactsOf(image, store, entry, pinOf(image, store, pins), entry?.name ?? name));
   }
   let poolBytes = 0;
   let otherBytes = 0;
