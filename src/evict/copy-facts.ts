@@ -45,14 +45,7 @@ export interface CopyFacts {
 
 const NO_TIMES: readonly number[] = Object.freeze([]);
 
-/** The newest of the usage timestamps; undefined when none is known. */
-export function lastUsedOf(times: readonly (number | undefined)[]): number | undefined {
-  let newest: number | undefined;
-  for (const time of times) if (time !== undefined && (newest === undefined || time > newest || Number.isNaN(time))) newest = time;
-  return newest;
-}
-
-/** lastUsedOf of two, with no array: a fleet's plan asks it for every copy. */
+/** The newer of two usage timestamps (undefined when neither is known), with no array: a fleet's plan asks it for every copy. */
 const newestOf = (a: number | undefined, b: number | undefined): number | undefined =>
   (a === undefined ? b : b === undefined ? a : Number.isNaN(a) || Number.isNaN(b) ? Number.NaN : Math.max(a, b));
 

@@ -15,8 +15,6 @@ import { checkMetricsFileName, writeMetricsFile } from '../output/write-metrics-
 import { renderEvict } from '../render/evict.js';
 import { EVICT_COLUMNS, evictJsonSchema, evictToJson, evictToRows } from '../reports/evict-json.js';
 
-const text = flagText;
-const list = flagList;
 
 export const evictCommand: CommandSpec<EvictReport> = {
   name: 'evict',
@@ -56,7 +54,7 @@ export const evictCommand: CommandSpec<EvictReport> = {
       throw new FerryError('FERRY_INVALID_OPTION', `--ceph-conf FILE is required: the ceph.conf of store ${store}'s cluster`,
         'Pass e.g. --ceph-conf /etc/ceph/site-b.conf (and --rbd-user: a user with profile rbd on the store\'s pool).', { option: 'ceph-conf' });
     }
-    const metricsFile = text(ctx.flags['metrics-file']);
+    const metricsFile = flagText(ctx.flags['metrics-file']);
     if (metricsFile !== undefined) {
       checkMetricsFileName(metricsFile);
       if (ctx.flags['dry-run'] === true) {
@@ -65,12 +63,12 @@ export const evictCommand: CommandSpec<EvictReport> = {
       }
     }
     const of = budgetOfFlag(ctx);
-    const budget = text(ctx.flags.budget);
-    const policyFile = text(ctx.flags.policy);
+    const budget = flagText(ctx.flags.budget);
+    const policyFile = flagText(ctx.flags.policy);
     const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
-    const refs = new Set(list(ctx.flags.pin));
+    const refs = new Set(flagList(ctx.flags.pin));
     const options = {
-      store, cluster: { confFile, user: ctx.config.ceph.user, pool: text(ctx.flags.pool) },
+      store, cluster: { confFile, user: ctx.config.ceph.user, pool: flagText(ctx.flags.pool) },
       ...(budget === undefined ? {} : { budget: parseBudget(budget, of) }),
       idleMs: durationFlag(ctx, 'idle', EVICT_DEFAULTS.idleMs), graceMs: durationFlag(ctx, 'grace', EVICT_DEFAULTS.graceMs),
       pins: (images: readonly GlanceImage[]) => ({ refs,

@@ -5,18 +5,12 @@ import { parseListenAddress, type ListenAddress } from '../../metrics/listen-add
 import { startMetricsListener } from '../../metrics/metrics-listener.js';
 import { createSyncMetrics } from '../../sync/sync-metrics.js';
 import { syncOnce } from '../../sync/sync-once.js';
-import type { SyncPolicy } from '../../sync/sync-policy.js';
 import { watchSync } from '../../sync/watch-sync.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { describePass, renderSync, syncJsonSchema, syncToJson, type SyncOutcome } from '../render/sync.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
 import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags } from '../inputs/prewarm-flags.js';
 import { PREWARM_COLUMNS, prewarmToRows } from '../render/prewarm-json.js';
-
-/** Read and parse the policy file named by --policy. */
-function loadPolicy(ctx: CommandContext, file: string): SyncPolicy {
-  return readPolicyFile(ctx, file);
-}
 
 /** The environment variable equivalent to `--metrics-listen` (e.g. in the sync unit's environment file). */
 export const SYNC_METRICS_LISTEN_ENV = 'FERRY_SYNC_METRICS_LISTEN';
@@ -74,7 +68,7 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
       throw new FerryError('FERRY_INVALID_OPTION', `--interval must be at least 1s, got '${interval ?? ''}'`, 'Pass e.g. --interval 30s.', { option: 'interval' });
     }
     const listen = metricsAddress(ctx, watch);
-    const first = loadPolicy(ctx, file);
+    const first = readPolicyFile(ctx, file);
     const options = { ...runOptionsFromFlags(ctx), dryRun: ctx.flags['dry-run'] === true };
     const cloud = await ctx.connect();
     if (!watch) {
@@ -96,7 +90,7 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
           loaded = true;
           return first;
         }
-        return loadPolicy(ctx, file);
+        return readPolicyFile(ctx, file);
       }, { ...options, intervalMs, onPass: (pass) => {
         metrics?.recordPass(pass);
         ctx.notice?.(describePass(pass));
