@@ -1,14 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { FerryError } from '../../errors/ferry-error.js';
 
 /**
  * A one-shot's metrics for node_exporter's textfile collector (`--collector.textfile.directory`): written beside the
- * file and renamed over it, so the collector never reads half a file. The collector reads `*.prom` only.
+ * file and renamed over it, so the collector never reads half a file. The collector reads `*.prom` only. The
+ * temporary name is random and created exclusively ('wx'): in a directory others may write, a file or symlink planted
+ * under a guessable name would otherwise be written through.
  */
 export function writeMetricsFile(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = `${file}.${randomUUID()}.tmp`;
   try {
-    writeFileSync(temporary, text, { mode: 0o644 });
+    writeFileSync(temporary, text, { mode: 0o644, flag: 'wx' });
     renameSync(temporary, file);
   } catch (error) {
     rmSync(temporary, { force: true });
