@@ -14,8 +14,8 @@
 #                                                  a DIR built before is built again binary-only without cleaning
 #                                                  (dpkg-buildpackage -b -nc): its npm build is reused
 #
-# The export is what git tracks plus new files git does not ignore, as they are in the working tree (uncommitted edits
-# included): node_modules, dist and the dev cloud stay out. FERRY_NPM_CACHE=DIR builds without network (debian/rules).
+# The export is what git tracks, as it is in the working tree (uncommitted edits included; `git add` a new file to
+# build it): untracked files, node_modules, dist and the dev cloud stay out. FERRY_NPM_CACHE=DIR builds without network (debian/rules).
 # Needs dpkg-dev, debhelper, dh-python, lintian and help2man from Debian's archive (installed with apt-get when
 # missing), and Node ≥ 20.19 with npm. Prints the .debs' paths last (ferry's first); exit 1 when lintian reports an
 # error or a warning on the source or a binary package.
@@ -58,7 +58,10 @@ started=$(date +%s)
 if [[ -z $in ]]; then
   src=$work/ferry-$version
   mkdir -p "$src"
-  git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$src"
+  # Tracked files only (a stray clouds.yaml or keyring in the tree must not reach the source tarball), those deleted
+  # from the working tree left out.
+  git ls-files -z --cached | while IFS= read -r -d '' path; do [[ -e $path || -L $path ]] && printf '%s\0' "$path"; done \
+    | tar --null -T - -cf - | tar -xf - -C "$src"
   built=$work
 else
   src=$(cd "$in" && pwd)
