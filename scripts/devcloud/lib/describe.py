@@ -20,7 +20,7 @@ RBD_STORES = {
     "site-c": {"cluster": "site-b", "pool": "images-c"},
 }
 RBD_POOLS = {"site-a": ["images", "vms"], "site-b": ["images", "vms", "images-c"]}
-# ceph.sh creates these users on both clusters (ferry and ferry-transfer: docs/security.md).
+# ceph.sh creates these users on both clusters (ferry, ferry-transfer and ferry-evict: docs/security.md).
 CEPH_USERS = ["glance", "nova", "ferry", "ferry-transfer", "ferry-evict"]
 
 
