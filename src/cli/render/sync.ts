@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatBytes } from '../../evict/evict-budget.js';
 import { KEEP_REASONS } from '../../evict/plan-eviction.js';
 import type { StoreBudget, SyncReport } from '../../sync/sync-report.js';
-import { evictCopyJsonSchema, evictToJson } from '../reports/evict-json.js';
+import { evictCopyJsonSchema, evictToJson, type EvictJson } from '../reports/evict-json.js';
 import type { WatchPass, WatchSummary } from '../../sync/watch-sync.js';
 import type { TextStyle } from '../output/text-style.js';
 import { prewarmJsonSchema, prewarmToJson } from './prewarm-json.js';
@@ -55,7 +55,14 @@ export function syncToJson({ report, watch }: SyncOutcome): SyncJson {
   };
 }
 
-function budgetToJson(entry: StoreBudget): SyncJson['budgets'][number] {
+/**
+ * The copies a store's eviction planned to remove or acted on: a later round takes copies the plan kept under budget
+ * (an earlier candidate was kept at its last look), and those carry an outcome with the action `keep`.
+ */
+const actedOn = (copy: EvictJson['copies'][number]): boolean => copy.action === 'evict' || copy.outcome !== null;
+
+/** One store's budget in sync's JSON: its eviction report, flattened. */
+export function budgetToJson(entry: StoreBudget): SyncJson['budgets'][number] {
   if (entry.report === undefined) {
     return { store: entry.store, pool: null, budget: null, budget_bytes: null, used_bytes: null, after_bytes: null, verdict: null, shortfall_bytes: 0,
       counts: null, kept: {}, evictions: [], error: entry.error };
@@ -63,7 +70,7 @@ function budgetToJson(entry: StoreBudget): SyncJson['budgets'][number] {
   const json = evictToJson(entry.report);
   return { store: entry.store, pool: json.pool, budget: json.budget.budget, budget_bytes: json.budget.budget_bytes, used_bytes: json.budget.used_bytes,
     after_bytes: json.budget.after_bytes, verdict: json.budget.verdict, shortfall_bytes: json.budget.shortfall_bytes, counts: json.counts,
-    kept: json.budget.kept, evictions: json.copies.filter((copy) => copy.action === 'evict'), error: null };
+    kept: json.budget.kept, evictions: json.copies.filter(actedOn), error: null };
 }
 
 export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): string {
