@@ -31,6 +31,12 @@ const GOAL_CPU_MS = 1000;
 const GOAL_RSS_MB = 200;
 const NOW = Date.UTC(2026, 10, 27, 4, 0, 0);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * How ferry-sync.service runs `ferry sync` (its NODE_OPTIONS, read from the unit so that the two cannot drift): the sync
+ * plan is judged as shipped, and also printed as a shell runs it (Node's defaults). `ferry evict` has no unit: defaults.
+ */
+const SYNC_UNIT_NODE_OPTIONS = /^Environment=NODE_OPTIONS=(.*)$/m.exec(readFileSync(join(root, 'packaging/systemd/ferry-sync.service'), 'utf8'))?.[1]
+  ?.split(' ').filter((flag) => flag !== '') ?? [];
 
 const recordedImage = (JSON.parse(readFileSync(join(root, 'fixtures/glance/image-after-copy.json'), 'utf8')) as { body: Record<string, unknown> }).body;
 const recordedListing = JSON.parse(readFileSync(join(root, 'fixtures/rbd/store-listing-site-b.json'), 'utf8')) as { images: Record<string, unknown>[] };
@@ -101,18 +107,22 @@ try {
   const pages = Math.ceil(IMAGES / PAGE_SIZE);
   let missed = false;
   for (let round = 1; round <= ROUNDS; round += 1) {
-    for (const mode of ['sync', 'evict'] as const) {
-      const run = spawnSync(process.execPath, [worker, mode, dir, String(NOW)], { encoding: 'utf8' });
+    for (const [mode, how] of [['sync', 'unit'], ['sync', 'defaults'], ['evict', 'defaults']] as const) {
+      const nodeFlags = how === 'unit' ? SYNC_UNIT_NODE_OPTIONS : [];
+      const run = spawnSync(process.execPath, [...nodeFlags, worker, mode, dir, String(NOW)], { encoding: 'utf8' });
       if (run.status !== 0) throw new Error(`the ${mode} worker failed (${String(run.status)}): ${run.stderr}`);
       const r = JSON.parse(run.stdout) as WorkerResult;
       // The goal judged: the plan's CPU (planFleet; storeUsageOf + planEviction per store) and the process's peak RSS.
       // The whole process's CPU (the reads' parsing and the policy's too) is printed beside it, judged apart.
+      // Judged: sync as ferry-sync.service runs it, evict as a shell does; sync with Node's defaults is printed beside.
+      const judged = !(mode === 'sync' && how === 'defaults');
       const ok = r.planCpu <= GOAL_CPU_MS && r.maxRssMb <= GOAL_RSS_MB && r.requests <= pages && r.processes === STORES && r.images === IMAGES;
-      missed ||= !ok;
-      console.log(`round ${round} ${mode.padEnd(5)}: CPU ${r.totalCpu.toFixed(0)} ms ${r.totalCpu <= GOAL_CPU_MS ? '≤' : '>'} 1 s in all (glance ${r.requests} requests ${r.glanceCpu.toFixed(0)} ms · `
+      if (judged) missed ||= !ok;
+      const label = mode === 'evict' ? 'evict' : how === 'unit' ? 'sync (ferry-sync.service)' : 'sync (Node defaults, not judged)';
+      console.log(`round ${round} ${label}: CPU ${r.totalCpu.toFixed(0)} ms ${r.totalCpu <= GOAL_CPU_MS ? '≤' : '>'} 1 s in all (glance ${r.requests} requests ${r.glanceCpu.toFixed(0)} ms · `
         + `ceph ${r.processes} processes ${r.cephCpu.toFixed(0)} ms · ${mode === 'sync' ? `policy ${r.policyCpu.toFixed(0)} ms · ` : ''}plan ${r.planCpu.toFixed(0)} ms: `
         + `${mode === 'sync' ? `${r.wanted} wanted pairs, ` : ''}${r.evictions} evictions) · RSS start ${r.rssStartMb.toFixed(0)}, `
-        + `after reads ${r.rssReadMb.toFixed(0)}, peak ${r.maxRssMb.toFixed(0)} MB ${ok ? 'ok' : 'MISSED'} · load ${loadavg()[0]?.toFixed(1) ?? '?'}`);
+        + `after reads ${r.rssReadMb.toFixed(0)}, peak ${r.maxRssMb.toFixed(0)} MB ${ok ? 'ok' : judged ? 'MISSED' : 'over'} · load ${loadavg()[0]?.toFixed(1) ?? '?'}`);
     }
   }
   if (missed) {

@@ -49,14 +49,36 @@ const NO_TIMES: readonly number[] = Object.freeze([]);
 const newestOf = (a: number | undefined, b: number | undefined): number | undefined =>
   (a === undefined ? b : b === undefined ? a : Number.isNaN(a) || Number.isNaN(b) ? Number.NaN : Math.max(a, b));
 
-/** The RBD image name of the image's location in `store` (glance_store writes the image id; a location may say more). */
-export function rbdImageOf(image: Pick<GlanceImage, 'id' | 'locations'>, store: string): string {
+/**
+ * The RBD image name of the image's location in `store` (glance_store writes the image id; a location may say more).
+ * `at`: the store's index in `image.stores`, where Glance's locations usually are in the same order: looked at first.
+ */
+export function rbdImageOf(image: Pick<GlanceImage, 'id' | 'locations'>, store: string, at = -1): string {
   const locations = image.locations;
   if (locations === undefined) return image.id;
+  const likely = locations[at];
+  if (likely?.store === store) return rbdImageAt(likely.url, image.id);
   for (const location of locations) {
-    if (location.store === store) return rbdImageNameOf(location.url) ?? image.id;
+    if (location.store === store) return rbdImageAt(location.url, image.id);
   }
   return image.id;
+}
+
+const rbdImageAt = (url: string, id: string): string => (namesImageItself(url, id) ? id : rbdImageNameOf(url) ?? id);
+
+/**
+ * Whether `url` is `rbd://FSID/POOL/ID/SNAPSHOT` with this image's own id and no `%`: what glance_store and ferry write,
+ * and what rbdImageNameOf would cut out as `id`. Checked in place, so that the join keeps the id's own string (its hash
+ * known already) instead of a new one per (image, store) pair.
+ */
+function namesImageItself(url: string, id: string): boolean {
+  if (!url.startsWith('rbd://')) return false;
+  // Slashes found forward (lastIndexOf is a slow call in V8): fsid/pool/image/snapshot, four non-empty pieces, no fifth.
+  const pool = url.indexOf('/', 6);
+  const image = pool < 0 ? -1 : url.indexOf('/', pool + 1);
+  const snapshot = image < 0 ? -1 : url.indexOf('/', image + 1);
+  return pool > 6 && image > pool + 1 && snapshot === image + 1 + id.length && snapshot < url.length - 1
+    && url.indexOf('/', snapshot + 1) < 0 && url.startsWith(id, image + 1) && !url.includes('%');
 }
 
 /**
@@ -81,34 +103,99 @@ export function rbdImageNameOf(url: string): string | undefined {
 export type CopyImageView = Pick<GlanceImage, 'id' | 'name' | 'status' | 'stores' | 'importTask' | 'importingTo' | 'locations'>;
 
 /**
- * Pure: the facts of `image`'s copy in `store`, from the pool's entry for it (undefined: the listing has none). One
- * object literal of one shape either way: a fleet's plan makes one per (image, store) pair (bench/fleet-plan.ts).
+ * Pure: the facts of `image`'s copy in `store`, from the pool's entry for it (undefined: the listing has none).
  * `rbdImage`: the caller's rbdImageOf(image, store), when it has it already (storeUsageOf joins by it).
  */
 export function copyFactsOf(image: CopyImageView, store: string, entry: PoolEntry | undefined, pin: string | undefined,
   rbdImage: string = rbdImageOf(image, store)): CopyFacts {
-  const copy = entry?.kind === 'image' ? entry : undefined;
-  let cloneTimesMs = NO_TIMES;
-  let newestCloneMs: number | undefined;
-  let trashedClones = 0;
-  if (copy !== undefined && copy.clones.length > 0) {
-    const times: number[] = [];
-    for (const clone of copy.clones) {
-      if (clone.trash) trashedClones += 1;
-      if (clone.createdMs === undefined) continue;
-      times.push(clone.createdMs);
-      if (newestCloneMs === undefined || clone.createdMs > newestCloneMs) newestCloneMs = clone.createdMs;
-    }
-    cloneTimesMs = Object.freeze(times);
+  return new PoolCopyFacts(image, store, entry, pin, rbdImage);
+}
+
+/** The same facts, pinned for `pin` (a usage rule's keep): the copy itself is left as it is. */
+export function withPin(copy: CopyFacts, pin: string): CopyFacts {
+  return copy instanceof PoolCopyFacts ? copy.withPin(pin) : Object.freeze({ ...copy, pin });
+}
+
+/**
+ * CopyFacts as a view over the image and the pool's entry, which the caller holds anyway: a fleet's plan makes one per
+ * (image, store) pair (100 000 at 10 000 images, bench/fleet-plan.ts), and a copy of the 19 facts in each (~300 bytes,
+ * four timestamps boxed) was a third of the sync plan's heap and most of its collector's work. Each fact is read
+ * through from them when asked (a few loads each). toJSON gives the facts as a plain object.
+ */
+class PoolCopyFacts implements CopyFacts {
+  readonly #image: CopyImageView;
+  readonly #entry: PoolEntry | undefined;
+
+  constructor(image: CopyImageView, readonly store: string, entry: PoolEntry | undefined, readonly pin: string | undefined,
+    readonly rbdImage: string) {
+    this.#image = image;
+    this.#entry = entry;
   }
-  return Object.freeze({
-    imageId: image.id, imageName: image.name, store, status: image.status, rbdImage,
-    locations: image.stores.length, importing: image.importTask !== undefined || image.importingTo.length > 0, pin,
-    inPool: copy !== undefined ? 'yes' as const : entry?.kind === 'unreadable' ? { unreadable: entry.message } : 'absent' as const,
-    bytes: copy === undefined ? 0 : copy.usedBytes ?? copy.sizeBytes,
-    clones: copy?.clones.length ?? 0, trashedClones, newestCloneMs, cloneTimesMs,
-    copiedMs: copy?.createdMs, accessedMs: copy?.accessedMs,
-    lastUsedMs: copy === undefined ? undefined : newestOf(newestOf(newestCloneMs, copy.createdMs), copy.accessedMs),
-    fence: copy === undefined ? undefined : fenceOf(copy.meta),
-  });
+
+  /** The newest of the three: the usage signal eviction orders by (docs/evict.md, "Last used"). */
+  get lastUsedMs(): number | undefined {
+    const copy = this.#copy;
+    return copy === undefined ? undefined : newestOf(newestOf(newestCloneOf(copy), copy.createdMs), copy.accessedMs);
+  }
+
+  /** The pool's entry when it is an image (the copy is there). */
+  get #copy(): PoolImageEntry | undefined {
+    return this.#entry?.kind === 'image' ? this.#entry : undefined;
+  }
+
+  get bytes(): number {
+    const copy = this.#copy;
+    return copy === undefined ? 0 : copy.usedBytes ?? copy.sizeBytes;
+  }
+
+  withPin(pin: string): CopyFacts {
+    return new PoolCopyFacts(this.#image, this.store, this.#entry, pin, this.rbdImage);
+  }
+
+  get imageId(): string { return this.#image.id; }
+  get imageName(): string | null { return this.#image.name; }
+  get status(): string { return this.#image.status; }
+  get locations(): number { return this.#image.stores.length; }
+  get importing(): boolean { return this.#image.importTask !== undefined || this.#image.importingTo.length > 0; }
+  get inPool(): CopyFacts['inPool'] {
+    return this.#copy !== undefined ? 'yes' : this.#entry?.kind === 'unreadable' ? { unreadable: this.#entry.message } : 'absent';
+  }
+  get clones(): number { return this.#copy?.clones.length ?? 0; }
+  get trashedClones(): number {
+    let trashed = 0;
+    for (const clone of this.#copy?.clones ?? NO_CLONES) if (clone.trash) trashed += 1;
+    return trashed;
+  }
+  get newestCloneMs(): number | undefined { return this.#copy === undefined ? undefined : newestCloneOf(this.#copy); }
+  get cloneTimesMs(): readonly number[] {
+    const clones = this.#copy?.clones ?? NO_CLONES;
+    if (clones.length === 0) return NO_TIMES;
+    const times: number[] = [];
+    for (const clone of clones) if (clone.createdMs !== undefined) times.push(clone.createdMs);
+    return Object.freeze(times);
+  }
+  get copiedMs(): number | undefined { return this.#copy?.createdMs; }
+  get accessedMs(): number | undefined { return this.#copy?.accessedMs; }
+  get fence(): EvictFence | undefined { return this.#copy === undefined ? undefined : fenceOf(this.#copy.meta); }
+
+  toJSON(): Omit<CopyFacts, never> {
+    return {
+      imageId: this.imageId, imageName: this.imageName, store: this.store, status: this.status, rbdImage: this.rbdImage,
+      locations: this.locations, importing: this.importing, pin: this.pin, inPool: this.inPool, bytes: this.bytes, clones: this.clones,
+      trashedClones: this.trashedClones, newestCloneMs: this.newestCloneMs, cloneTimesMs: this.cloneTimesMs, copiedMs: this.copiedMs,
+      accessedMs: this.accessedMs, lastUsedMs: this.lastUsedMs, fence: this.fence,
+    };
+  }
+}
+
+type PoolImageEntry = Extract<PoolEntry, { kind: 'image' }>;
+const NO_CLONES: PoolImageEntry['clones'] = Object.freeze([]);
+
+/** The newest clone's creation time (undefined when no clone's is known). */
+function newestCloneOf(copy: PoolImageEntry): number | undefined {
+  let newest: number | undefined;
+  for (const clone of copy.clones) {
+    if (clone.createdMs !== undefined && (newest === undefined || clone.createdMs > newest)) newest = clone.createdMs;
+  }
+  return newest;
 }

@@ -68,97 +68,144 @@ export interface EvictionPlan {
 
 /** Pure: the plan for one store. */
 export function planEviction(input: EvictionInput): EvictionPlan {
-  // Each copy's reason in an array beside the copies (no object per copy): a fleet's plan judges 100 000 of them.
-  const keeps = input.copies.map((copy) => keepReason(copy, input));
-  // One string per distinct detail: a store's copies repeat a few dozen ("1 clone: …", "last used 12 d ago …"), and a
-  // fleet's plan keeps them all.
-  const details = new Map<string, string>();
-  const shared = (detail: string): string => {
-    const known = details.get(detail);
-    if (known !== undefined) return known;
-    details.set(detail, detail);
-    return detail;
-  };
-  const candidates: CopyFacts[] = [];
-  input.copies.forEach((copy, i) => {
-    if (keeps[i] === undefined) candidates.push(copy);
-  });
-  candidates.sort(leastRecentlyUsedFirst);
+  // Each copy's reason as a code in an array beside the copies (no object per copy): a fleet's plan judges 100 000 of
+  // them. The detail texts are written when a report reads them (PlannedEntry), not for every copy planned.
+  const keeps = input.copies.map((copy) => keepCode(copy, input));
+  const candidates = inLeastRecentlyUsedOrder(input.copies.filter((_copy, i) => keeps[i] === undefined));
   const overBy = input.budgetBytes === undefined ? Number.POSITIVE_INFINITY : input.poolBytes - input.budgetBytes;
-  const chosen: CopyFacts[] = [];
+  let chosen = 0;
   let freed = 0;
-  for (const copy of candidates) {
-    if (freed >= overBy) break;
-    chosen.push(copy);
-    freed += copy.bytes;
+  while (chosen < candidates.length && freed < overBy) {
+    freed += candidates[chosen]?.bytes ?? 0;
+    chosen += 1;
   }
-  const chosenIds = new Set(chosen);
-  const planned: PlannedCopy[] = chosen.map((copy) => Object.freeze({ copy, action: 'evict' as const, reason: 'idle' as const,
-    detail: shared(idleDetail(copy, input)) }));
-  const kept: PlannedCopy[] = [];
-  const underBudget = `the store is under its budget (${formatBytes(input.budgetBytes ?? 0)}) without removing it`;
+  const context: DetailContext = Object.freeze({ idleMs: input.idleMs, wallNowMs: input.wallNowMs, budgetBytes: input.budgetBytes });
+  const planned: PlannedCopy[] = candidates.slice(0, chosen).map((copy) => new PlannedEntry(copy, 'idle', context));
+  // What stays, grouped by reason in KEEP_REASONS' order, each group least recently used first (a candidate the budget
+  // did not need is `under-budget`): one bucket per reason, so that the sort compares within a group only.
+  const buckets: CopyFacts[][] = KEEP_REASONS.map(() => []);
   input.copies.forEach((copy, i) => {
-    if (chosenIds.has(copy)) return;
     const keep = keeps[i];
-    kept.push(Object.freeze({ copy, action: 'keep' as const, reason: keep?.reason ?? 'under-budget', detail: keep === undefined ? underBudget : shared(keep.detail) }));
+    if (keep !== undefined) buckets[KEEP_RANK.get(keep) ?? 0]?.push(copy);
   });
-  kept.sort((a, b) => (KEEP_RANK.get(a.reason) ?? 0) - (KEEP_RANK.get(b.reason) ?? 0) || leastRecentlyUsedFirst(a.copy, b.copy));
-  const tally = Object.fromEntries(KEEP_REASONS.map((reason) => [reason, { copies: 0, bytes: 0 }])) as Record<KeepReason, { copies: number; bytes: number }>;
-  for (const entry of kept) {
-    const slot = tally[entry.reason as KeepReason];
-    slot.copies += 1;
-    slot.bytes += entry.copy.bytes;
-  }
+  buckets[KEEP_RANK.get('under-budget') ?? 0]?.push(...candidates.slice(chosen));
+  const kept: PlannedCopy[] = [];
+  const tally = {} as Record<KeepReason, KeptTally>;
+  KEEP_REASONS.forEach((reason, rank) => {
+    const bucket = reason === 'under-budget' ? buckets[rank] ?? [] : inLeastRecentlyUsedOrder(buckets[rank] ?? []);
+    let bytes = 0;
+    for (const copy of bucket) {
+      kept.push(new PlannedEntry(copy, reason, context));
+      bytes += copy.bytes;
+    }
+    tally[reason] = Object.freeze({ copies: bucket.length, bytes });
+  });
   const afterBytes = input.poolBytes - freed;
   const budget: BudgetVerdict = input.budgetBytes === undefined ? 'none' : input.poolBytes <= input.budgetBytes ? 'under'
     : afterBytes <= input.budgetBytes ? 'met' : 'unmet';
   return Object.freeze({
     store: input.store, idleMs: input.idleMs, wallNowMs: input.wallNowMs, copies: Object.freeze([...planned, ...kept]),
-    poolBytes: input.poolBytes, budgetBytes: input.budgetBytes, evictBytes: freed, afterBytes, budget,
-    kept: Object.freeze(Object.fromEntries(KEEP_REASONS.map((reason) => [reason, Object.freeze(tally[reason])])) as Record<KeepReason, KeptTally>),
+    poolBytes: input.poolBytes, budgetBytes: input.budgetBytes, evictBytes: freed, afterBytes, budget, kept: Object.freeze(tally),
   });
 }
 
-/** Least recently used first (never seen used: first of all), then the larger (frees more), then by id. */
-export function leastRecentlyUsedFirst(a: CopyFacts, b: CopyFacts): number {
-  const used = (a.lastUsedMs ?? Number.NEGATIVE_INFINITY) - (b.lastUsedMs ?? Number.NEGATIVE_INFINITY);
-  if (used !== 0 && !Number.isNaN(used)) return used;
-  return b.bytes - a.bytes || compareIds(a.imageId, b.imageId);
+/** What a planned copy's detail text is written from: the plan's own settings, fixed once it is made. */
+interface DetailContext {
+  readonly idleMs: number;
+  readonly wallNowMs: number;
+  readonly budgetBytes: number | undefined;
+}
+
+/**
+ * A planned copy whose detail is written when read (a report reads each once; a fleet's plan holds 100 000), and
+ * whose action follows from its reason (only `idle` goes).
+ */
+class PlannedEntry implements PlannedCopy {
+  readonly #context: DetailContext;
+
+  constructor(readonly copy: CopyFacts, readonly reason: 'idle' | KeepReason, context: DetailContext) {
+    this.#context = context;
+  }
+
+  get action(): 'evict' | 'keep' {
+    return this.reason === 'idle' ? 'evict' : 'keep';
+  }
+
+  get detail(): string {
+    return detailOf(this.copy, this.reason, this.#context);
+  }
+
+  toJSON(): PlannedCopy {
+    return { copy: this.copy, action: this.action, reason: this.reason, detail: this.detail };
+  }
+}
+
+/**
+ * `copies` least recently used first (never seen used: first of all), then the larger (frees more), then by id. Each
+ * copy's last use and bytes are read once, not twice per comparison: a fleet's plan sorts 100 000 copies, and the last
+ * use is worked out from the pool's entry each time it is read.
+ */
+function inLeastRecentlyUsedOrder(copies: readonly CopyFacts[]): CopyFacts[] {
+  const used = copies.map((copy) => copy.lastUsedMs ?? Number.NEGATIVE_INFINITY);
+  const bytes = copies.map((copy) => copy.bytes);
+  const order = copies.map((_copy, i) => i).sort((a, b) => {
+    const byUse = (used[a] ?? 0) - (used[b] ?? 0);
+    if (byUse !== 0 && !Number.isNaN(byUse)) return byUse;
+    return (bytes[b] ?? 0) - (bytes[a] ?? 0) || compareIds(copies[a]?.imageId ?? '', copies[b]?.imageId ?? '');
+  });
+  return order.map((i) => copies[i] as CopyFacts);
 }
 
 /** String.prototype.localeCompare's order (the default locale's collator), made once: sorting a store's copies calls it often. */
 const compareIds = new Intl.Collator().compare;
 const KEEP_RANK: ReadonlyMap<string, number> = new Map(KEEP_REASONS.map((reason, rank) => [reason, rank]));
 
-/** Why a copy cannot go (the first rule that applies), or undefined for a candidate. Pure. */
+/** Why a copy cannot go (the first rule that applies) with its detail, or undefined for a candidate. Pure. */
 export function keepReason(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNowMs' | 'run' | 'removedElsewhere'>):
   { readonly reason: Exclude<KeepReason, 'under-budget'>; readonly detail: string } | undefined {
-  if (copy.status !== 'active') return { reason: 'not-active', detail: `Glance status ${copy.status}: only an active image's copy can be removed` };
-  if (copy.importing) return { reason: 'importing', detail: 'an import holds the image: removing a location now could break it or leave a phantom' };
-  if (copy.clones > 0) {
-    const trash = copy.trashedClones > 0 ? `, ${copy.trashedClones} of them in the trash` : '';
-    return { reason: 'in-use', detail: `${copy.clones} clone${copy.clones === 1 ? '' : 's'}${trash}: instances booted from it` };
-  }
-  if (typeof copy.inPool === 'object') return { reason: 'clones-unknown', detail: `its clones cannot be listed: ${copy.inPool.unreadable}` };
-  if (copy.inPool === 'absent') return { reason: 'not-in-pool', detail: `Glance lists it, but the pool has no image ${copy.rbdImage}` };
-  const left = copy.locations - (input.removedElsewhere?.get(copy.imageId) ?? 0);
-  if (left <= 1) {
-    return { reason: 'last-copy', detail: copy.locations <= 1 ? 'the image\'s only location' : 'its other copies are being removed: the last one stays' };
-  }
-  if (copy.pin !== undefined) return { reason: 'pinned', detail: copy.pin };
-  if (heldByOtherRun(copy.fence, input.run, input.wallNowMs)) {
-    return { reason: 'fenced', detail: `another eviction is at it (${copy.fence?.by ?? '?'})` };
-  }
-  const idleFor = copy.lastUsedMs === undefined ? Number.POSITIVE_INFINITY : input.wallNowMs - copy.lastUsedMs;
-  if (idleFor < input.idleMs) {
-    return { reason: 'not-idle', detail: `last used ${formatAge(idleFor)} ago (${lastUseWhat(copy)}); idle means ${formatAge(input.idleMs)}` };
-  }
-  return undefined;
+  const reason = keepCode(copy, input);
+  return reason === undefined ? undefined : { reason, detail: detailOf(copy, reason, { idleMs: input.idleMs, wallNowMs: input.wallNowMs, budgetBytes: undefined }) };
 }
 
-function idleDetail(copy: CopyFacts, input: EvictionInput): string {
-  if (copy.lastUsedMs === undefined) return 'no use seen (no clone, no timestamp)';
-  return `last used ${formatAge(input.wallNowMs - copy.lastUsedMs)} ago (${lastUseWhat(copy)})`;
+/** keepReason's reason alone: what a plan decides on, with no text written. */
+function keepCode(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNowMs' | 'run' | 'removedElsewhere'>):
+  Exclude<KeepReason, 'under-budget'> | undefined {
+  if (copy.status !== 'active') return 'not-active';
+  if (copy.importing) return 'importing';
+  if (copy.clones > 0) return 'in-use';
+  const inPool = copy.inPool;
+  if (typeof inPool === 'object') return 'clones-unknown';
+  if (inPool === 'absent') return 'not-in-pool';
+  if (copy.locations - (input.removedElsewhere?.get(copy.imageId) ?? 0) <= 1) return 'last-copy';
+  if (copy.pin !== undefined) return 'pinned';
+  if (heldByOtherRun(copy.fence, input.run, input.wallNowMs)) return 'fenced';
+  const idleFor = copy.lastUsedMs === undefined ? Number.POSITIVE_INFINITY : input.wallNowMs - copy.lastUsedMs;
+  return idleFor < input.idleMs ? 'not-idle' : undefined;
+}
+
+/** The text that says why a copy goes (`idle`) or stays, from its facts and the plan's settings. Pure. */
+function detailOf(copy: CopyFacts, reason: 'idle' | KeepReason, context: DetailContext): string {
+  switch (reason) {
+    case 'idle':
+      return copy.lastUsedMs === undefined ? 'no use seen (no clone, no timestamp)'
+        : `last used ${formatAge(context.wallNowMs - copy.lastUsedMs)} ago (${lastUseWhat(copy)})`;
+    case 'not-active': return `Glance status ${copy.status}: only an active image's copy can be removed`;
+    case 'importing': return 'an import holds the image: removing a location now could break it or leave a phantom';
+    case 'in-use': {
+      const trash = copy.trashedClones > 0 ? `, ${copy.trashedClones} of them in the trash` : '';
+      return `${copy.clones} clone${copy.clones === 1 ? '' : 's'}${trash}: instances booted from it`;
+    }
+    case 'clones-unknown': return `its clones cannot be listed: ${typeof copy.inPool === 'object' ? copy.inPool.unreadable : ''}`;
+    case 'not-in-pool': return `Glance lists it, but the pool has no image ${copy.rbdImage}`;
+    case 'last-copy': return copy.locations <= 1 ? 'the image\'s only location' : 'its other copies are being removed: the last one stays';
+    case 'pinned': return copy.pin ?? '';
+    case 'fenced': return `another eviction is at it (${copy.fence?.by ?? '?'})`;
+    case 'not-idle': {
+      const idleFor = copy.lastUsedMs === undefined ? Number.POSITIVE_INFINITY : context.wallNowMs - copy.lastUsedMs;
+      return `last used ${formatAge(idleFor)} ago (${lastUseWhat(copy)}); idle means ${formatAge(context.idleMs)}`;
+    }
+    case 'under-budget': return `the store is under its budget (${formatBytes(context.budgetBytes ?? 0)}) without removing it`;
+  }
 }
 
 /** Which signal gave the last use: the newest clone, a read, or the copy itself. */

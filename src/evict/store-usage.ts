@@ -1,4 +1,4 @@
-import { hasStore, type GlanceImage } from '../glance/image.js';
+import type { GlanceImage } from '../glance/image.js';
 import type { PoolEntry, PoolListing } from '../rbd/store-copy-listing.js';
 import { copyFactsOf, rbdImageOf, type CopyFacts } from './copy-facts.js';
 import { NO_PINS, pinOf, type PinSet } from './copy-pins.js';
@@ -20,29 +20,59 @@ export interface StoreUsage {
 
 const entryBytes = (entry: PoolEntry): number => (entry.kind === 'image' ? entry.usedBytes ?? entry.sizeBytes : 0);
 
-/**
- * Pure: the store's usage from the images Glance lists (any order, any number of stores) and the pool's listing.
- * One pass over each: the cost grows with the images and the pool's entries, never with their product.
- */
+/** Pure: one store's usage from the images Glance lists (any order, any number of stores) and the pool's listing. */
 export function storeUsageOf(store: string, images: readonly GlanceImage[], listing: PoolListing, pins: PinSet = NO_PINS): StoreUsage {
-  const byName = new Map<string, PoolEntry>();
-  for (const entry of listing.images) byName.set(entry.name, entry);
-  const copies: CopyFacts[] = [];
-  const claimed = new Set<string>();
+  const usage = fleetUsageOf(images, new Map([[store, listing]]), () => pins).get(store);
+  if (usage === undefined) throw new Error(`unreachable: ${store} was read`);
+  return usage;
+}
+
+/**
+ * Pure: every read store's usage at once, from one image listing and each store's pool listing: one pass over the
+ * images to find each store's, then each store on its own (its listing's entries by name live only while that store is
+ * judged). The cost grows with the images' stores and the pools' entries, never with their product.
+ */
+export function fleetUsageOf(images: readonly GlanceImage[], pools: ReadonlyMap<string, PoolListing>, pinsOf: (store: string) => PinSet):
+  ReadonlyMap<string, StoreUsage> {
+  // Per store, its images and where the store is in each one's `stores` (where its location likely is too).
+  const members = new Map<string, { images: GlanceImage[]; at: number[] }>([...pools.keys()].map((store) => [store, { images: [], at: [] }]));
   for (const image of images) {
-    if (!hasStore(image.stores, store)) continue;
-    const name = rbdImageOf(image, store);
-    claimed.add(name);
-    const entry = byName.get(name);
+    const stores = image.stores;
+    for (let at = 0; at < stores.length; at++) {
+      const store = stores[at] ?? '';
+      const member = members.get(store);
+      // A store named twice in `stores` is one copy (hasStore's whole-token test): the first mention makes it.
+      if (member === undefined || stores.indexOf(store) !== at) continue;
+      member.images.push(image);
+      member.at.push(at);
+    }
+  }
+  return new Map([...pools].map(([store, listing]) => {
+    const member = members.get(store) ?? { images: [], at: [] };
+    return [store, usageOfStore(store, member.images, member.at, listing, pinsOf(store))];
+  }));
+}
+
+/** One store's usage from its images (with where the store is in each one's `stores`) and its pool's listing. */
+function usageOfStore(store: string, images: readonly GlanceImage[], at: readonly number[], listing: PoolListing, pins: PinSet): StoreUsage {
+  const indexByName = new Map<string, number>();
+  listing.images.forEach((entry, i) => indexByName.set(entry.name, i));
+  const claimed = new Uint8Array(listing.images.length);
+  const copies: CopyFacts[] = [];
+  images.forEach((image, i) => {
+    const name = rbdImageOf(image, store, at[i]);
+    const index = indexByName.get(name);
+    const entry = index === undefined ? undefined : listing.images[index];
+    if (index !== undefined) claimed[index] = 1;
     // The entry's own name when there is one: the same text, and no string kept per copy (cut from its URL).
     copies.push(copyFactsOf(image, store, entry, pinOf(image, store, pins), entry?.name ?? name));
-  }
+  });
   let poolBytes = 0;
   let otherBytes = 0;
-  for (const entry of listing.images) {
+  listing.images.forEach((entry, i) => {
     poolBytes += entryBytes(entry);
-    if (!claimed.has(entry.name)) otherBytes += entryBytes(entry);
-  }
+    if (claimed[i] === 0) otherBytes += entryBytes(entry);
+  });
   const trashBytes = listing.trash.reduce((sum, entry) => sum + entryBytes(entry), 0);
   const replicas = listing.replicas ?? 1;
   return Object.freeze({

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { copyFactsOf } from '../../../src/evict/copy-facts.js';
-import { pinOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
+import { copyFactsOf, rbdImageOf } from '../../../src/evict/copy-facts.js';
+import { NO_PINS, pinOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
 import { budgetBytes, formatBytes, parseBudget } from '../../../src/evict/evict-budget.js';
 import { FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline } from '../../../src/evict/evict-fence.js';
 import { judgeLastLook } from '../../../src/evict/judge-last-look.js';
-import { storeUsageOf } from '../../../src/evict/store-usage.js';
+import { fleetUsageOf, storeUsageOf } from '../../../src/evict/store-usage.js';
 import { parseImage } from '../../../src/glance/image.js';
 import { parsePoolListing } from '../../../src/rbd/store-copy-listing.js';
 import { FSID_B, imageBody } from '../../helpers/image-body.js';
@@ -130,6 +130,40 @@ describe('copyFactsOf / storeUsageOf on the recorded listing', () => {
     expect(usage.copies.map((copy) => [copy.imageId, copy.inPool, copy.bytes])).toEqual([[cloned!.name, 'yes', 1_048_576], ['not-in-pool', 'absent', 0]]);
     expect(usage).toMatchObject({ pool: 'images', poolBytes: 1_048_576 + 4_194_304, otherBytes: 4_194_304, trashBytes: 0,
       capacity: { quotaBytes: undefined, poolBytes: undefined, clusterBytes: undefined } });
+  });
+});
+
+describe('rbdImageOf / fleetUsageOf: the join of a location with the pool, whatever the URL says', () => {
+  const withLocations = (id: string, stores: string[], urls: string[]) => parseImage({ ...imageBody({ stores }), id,
+    locations: urls.map((url, i) => ({ url, metadata: { store: stores[i] } })) });
+  const ID = '11111111-2222-4333-8444-555555555555';
+  it.each([
+    { what: 'glance_store\'s form names the image itself', url: `rbd://${FSID_B}/images/${ID}/snap`, name: ID },
+    { what: 'another image named in the URL is that image', url: `rbd://${FSID_B}/images/other-${ID}/snap`, name: `other-${ID}` },
+    { what: 'a longer name that starts with the id is not the id', url: `rbd://${FSID_B}/images/${ID}x/snap`, name: `${ID}x` },
+    { what: 'percent-encoded: decoded as parseRbdLocation does', url: `rbd://${FSID_B}/images/${ID.slice(0, 8)}%2D${ID.slice(9)}/snap`, name: ID },
+    { what: 'five pieces: no RBD location, the id', url: `rbd://${FSID_B}/images/x/${ID}/snap`, name: ID },
+    { what: 'no snapshot: no RBD location, the id', url: `rbd://${FSID_B}/images/${ID}/`, name: ID },
+    { what: 'not rbd at all: the id', url: `file:///var/lib/glance/images/${ID}`, name: ID },
+  ])('$what', ({ url, name }) => {
+    const image = withLocations(ID, ['site-a', 'site-b'], [`file:///var/lib/glance/images/${ID}`, url]);
+    expect(rbdImageOf(image, 'site-b')).toBe(name);
+    expect(rbdImageOf(image, 'site-b', 1)).toBe(name);
+  });
+
+  it('locations in another order than `stores`: found all the same, whatever index is looked at first', () => {
+    const image = withLocations(ID, ['site-b', 'site-a'], [`rbd://${FSID_B}/images/b-${ID}/snap`, `rbd://${FSID_B}/images/a-${ID}/snap`]);
+    expect([rbdImageOf(image, 'site-a', 0), rbdImageOf(image, 'site-a', 1), rbdImageOf(image, 'site-a'), rbdImageOf(image, 'site-c', 0)])
+      .toEqual([`a-${ID}`, `a-${ID}`, `a-${ID}`, ID]);
+  });
+
+  it('a store named twice in `stores` is one copy; each store gets the images that name it, in listing order', () => {
+    const listing = parsePoolListing(readFileSync('fixtures/rbd/store-listing-site-b.json', 'utf8'), 'recorded');
+    const twice = parseImage({ ...imageBody({ stores: ['site-b'] }), id: 'twice', stores: 'site-b, site-b' });
+    const images = [twice, parseImage({ ...imageBody({ stores: ['site-a'] }), id: 'a-only' }), parseImage({ ...imageBody({ stores: ['site-a', 'site-b'] }), id: 'both' })];
+    const usage = fleetUsageOf(images, new Map([['site-b', listing], ['site-a', listing]]), () => NO_PINS);
+    expect([...usage].map(([store, { copies }]) => [store, copies.map((copy) => copy.imageId)]))
+      .toEqual([['site-b', ['twice', 'both']], ['site-a', ['a-only', 'both']]]);
   });
 });
 
