@@ -18,6 +18,9 @@ dependencies. The interface is fixed:
         FERRY_STORE_NOT_ALLOWED (status 403, cause None): the agent serves its own store(s) only and
         ``store`` is not one of them. Nothing was asked of Glance; the caller copies by itself or fails, asking the
         agent again cannot help (nova's patch falls back to its own copy at once).
+        FERRY_HAND_OUT_TIMEOUT (status 503, cause None): asked with ``retry_after_failed_clone``, the agent could not
+        hand out a copy before the request's deadline (``timeout`` or its own, less 5 s: the copy still gone or being
+        removed); it answers then, while this client still waits. nova's patch copies by itself at once.
 
 The document is about the image asked for: a caller that asked by ID checks ``doc['image'] == image`` before it
 clones ``doc['target']`` (nova's patch does, and falls back to its own copy when it is not).

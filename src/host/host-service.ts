@@ -2,7 +2,8 @@ import { ensureDocument } from '../contract/ensure-document.js';
 import { statusDocument } from '../contract/status-document.js';
 import type { CopyProgressEvent } from '../copy/copy-progress.js';
 import { copyStatus } from '../copy/copy-status.js';
-import type { EnsureResult } from '../copy/ensure-result.js';
+import { copyShared } from '../copy/copy-context.js';
+import type { EnsureOutcome, EnsureResult } from '../copy/ensure-result.js';
 import { isFerryError } from '../errors/ferry-error.js';
 import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
@@ -12,6 +13,7 @@ import { ensureToHandOut, type FailedClone } from './hand-out-copy.js';
 import { ensureWithConfig } from './host-ensure.js';
 import { readNovaIntegration, type NovaIntegrationCheck } from './nova-integration-state.js';
 import { servedTransfer } from './served-transfer.js';
+import { shareHandOut } from './shared-hand-out.js';
 
 export type { HealthCheck } from './health-check.js';
 
@@ -79,30 +81,30 @@ export function createHostService(clouds: CloudSource): HostService {
       return held.config.copy.store;
     },
     ensure: (call) => withHeldCloud(clouds, async ({ cloud, config }: HeldCloud) => {
-      const once = () => ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal: call.signal,
+      const once = (signal: AbortSignal) => ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal,
         transfer: servedTransfer(config).transfer, onProgress: call.onProgress,
         ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
       const { confFile, user } = config.ceph;
-      // A retry after a failed clone looks at the copy before handing it out (an eviction may be removing it); a first
-      // ask does not: docs/evict.md, "Boot safety".
-      if (call.failedClone !== undefined) {
-        cloud.logger.info({ image: call.imageRef, failed: call.failedClone }, 'nova asks again: its clone of the copy it was handed failed');
-      }
-      const outcome = confFile === undefined ? await once() : await ensureToHandOut({
-        ensure: once, clock: cloud.clock, signal: call.signal, failedClone: call.failedClone,
-        look: async (target) => {
-          try {
-            return (await lookAtCopies({ confFile, user, pool: target.pool, snapshot: target.snapshot }, [target.image], { signal: call.signal }))[0];
-          } catch (error) {
-            if (!isFerryError(error, 'FERRY_CEPH')) throw error;
-            cloud.logger.warn({ image: target.image, code: error.code }, `cannot look at the copy before handing it out: ${error.message}`);
-            return undefined;
-          }
-        },
-        onWait: (why, target) => cloud.logger.info({ image: target.image, pool: target.pool }, `not handing out the copy yet: ${why}`),
-      });
-      return { document: ensureDocument(outcome), importRequests: outcome.needed ? outcome.importRequests : 0,
-        joined: outcome.needed && outcome.joined, ...(outcome.needed ? { available: availability(outcome) } : {}) };
+      // A first ask is one ensure. A retry after a failed clone looks at the copy before handing it out (an eviction
+      // may be removing it), on one wait per (image, store) shared by every retry, each answered by its own deadline:
+      // docs/evict.md, "Boot safety".
+      if (confFile === undefined || call.failedClone === undefined) return answer(await once(call.signal));
+      cloud.logger.info({ image: call.imageRef, failed: call.failedClone }, 'nova asks again: its clone of the copy it was handed failed');
+      const failedClone = call.failedClone;
+      return answer(await shareHandOut({ imageRef: call.imageRef, store: call.store, requestTimeoutMs: call.timeoutMs,
+        agentTimeoutMs: config.copy.timeoutMs, flights: copyShared(cloud).copyFlights, clock: cloud.clock, signal: call.signal,
+        wait: (signal) => ensureToHandOut({ ensure: once, clock: cloud.clock, signal, failedClone,
+          look: async (target, lookSignal) => {
+            try {
+              return (await lookAtCopies({ confFile, user, pool: target.pool, snapshot: target.snapshot }, [target.image], { signal: lookSignal }))[0];
+            } catch (error) {
+              if (!isFerryError(error, 'FERRY_CEPH')) throw error;
+              cloud.logger.warn({ image: target.image, code: error.code }, `cannot look at the copy before handing it out: ${error.message}`);
+              return undefined;
+            }
+          },
+          onWait: (why, target) => cloud.logger.info({ image: target.image, pool: target.pool }, `not handing out the copy yet: ${why}`),
+        }) }));
     }),
     status: (imageRef, signal) => withHeldCloud(clouds, async ({ cloud }) => statusDocument(await copyStatus(cloud, imageRef, { signal }))),
     health: (signal) => withHeldCloud(clouds, async ({ cloud, config }): Promise<HostHealth> => {
@@ -118,6 +120,11 @@ export function createHostService(clouds: CloudSource): HostService {
       transfer: servedTransfer(config).check, ...(novaIntegration === undefined ? {} : { nova_integration: novaIntegration }) };
     }),
   };
+}
+
+function answer(outcome: EnsureOutcome): HostEnsureAnswer {
+  return { document: ensureDocument(outcome), importRequests: outcome.needed ? outcome.importRequests : 0,
+    joined: outcome.needed && outcome.joined, ...(outcome.needed ? { available: availability(outcome) } : {}) };
 }
 
 function availability(outcome: EnsureResult): HostAvailability {

@@ -109,6 +109,38 @@ except ferry_agent.FerryAgentError as e:
     print(json.dumps({'code': e.code, 'message': e.message}))`);
     expect(down).toMatchObject({ code: 'FERRY_AGENT_UNAVAILABLE' });
   });
+
+  it('agent: 3 nova workers ask again after a failed clone while an eviction\'s fence holds the copy → one shared wait, each answered 503 FERRY_HAND_OUT_TIMEOUT by its own deadline (timeout 8 s: at 4 s, nova\'s client waits 38 s); the fence lifted, the copy', async () => {
+    const id = await image('fenced', 'site-b');
+    const first = await post({ image: id });
+    const target = ensureJsonSchema.parse(first.body).target;
+    if (target === null) throw new Error('no target for an image in site-b');
+    const copy = `${target.pool}/${target.image}`;
+    // An eviction's fence whose last look is 5 s ahead (inside the agent's 10 s margin): the agent waits for the run.
+    const fence = JSON.stringify({ run: 'it-agent', recheck_at: new Date(Date.now() + 5_000).toISOString(), by: 'the agent test' });
+    expect(ceph('site-b', 'rbd', ['image-meta', 'set', copy, 'ferry.evicting', fence], 'admin').code).toBe(0);
+    const retry = { image: id, timeout: 8, retry_after_failed_clone: { pool: target.pool, image: target.image, snapshot: target.snapshot } };
+    const waitsBefore = agent.stderr().split('\n').filter((line) => line.includes('not handing out the copy yet') && line.includes(id)).length;
+    const started = performance.now();
+    const answers = await Promise.all([0, 1, 2].map(async () => {
+      const answer = await post(retry);
+      return { status: answer.status, code: (answer.body as { error?: { code?: string } }).error?.code, ms: performance.now() - started };
+    }));
+    const looks = agent.stderr().split('\n').filter((line) => line.includes('not handing out the copy yet') && line.includes(id)).length - waitsBefore;
+    expect(ceph('site-b', 'rbd', ['image-meta', 'remove', copy, 'ferry.evicting'], 'admin').code).toBe(0);
+    expect(answers.map(({ status, code }) => [status, code])).toEqual([[503, 'FERRY_HAND_OUT_TIMEOUT'], [503, 'FERRY_HAND_OUT_TIMEOUT'], [503, 'FERRY_HAND_OUT_TIMEOUT']]);
+    for (const { ms } of answers) {
+      expect(ms).toBeGreaterThan(3_500);
+      expect(ms).toBeLessThan(8_000);
+    }
+    // One wait for the three, backing off from 0.5 s: 9 looks in 4 s at most (every delay its 0.5 s floor), where a
+    // loop per request at a fixed 0.5 s made 3 × 9.
+    expect(looks).toBeGreaterThanOrEqual(1);
+    expect(looks).toBeLessThanOrEqual(9);
+    console.log(`retries answered at ${answers.map(({ ms }) => Math.round(ms)).join(', ')} ms; ${looks} looks for the three`);
+    const after = await post(retry);
+    expect([after.status, ensureJsonSchema.parse(after.body).target?.url]).toEqual([200, target.url]);
+  });
 });
 
 // Debian 12's nova always; a newer nova (Debian sid's) when scripts/nova-newer-check prepared one (docs/nova-patch.md).

@@ -21,7 +21,7 @@ function scripted(looks: (CopyLook | undefined)[], copiedAt: number[] = [], fail
   let lookCount = 0;
   const waits: string[] = [];
   const steps = {
-    clock, signal: new AbortController().signal, failedClone: failed ?? undefined,
+    clock, signal: new AbortController().signal, failedClone: failed ?? undefined, random: () => 1,
     ensure: () => {
       ensures += 1;
       return Promise.resolve(outcome(copiedAt.includes(ensures)));
@@ -52,7 +52,7 @@ describe('ensureToHandOut', () => {
   it('gone while Glance still lists it, then copied again: two waits, three ensures, the new copy handed out', async () => {
     const run = scripted([{ kind: 'absent', name: 'img' }, { kind: 'absent', name: 'img' }, copy()], [3]);
     await expect(ensureToHandOut(run.steps)).resolves.toMatchObject({ copied: true });
-    expect([run.ensures(), run.clock.sleeps]).toEqual([3, [HAND_OUT_DEFAULTS.pollMs, HAND_OUT_DEFAULTS.pollMs]]);
+    expect([run.ensures(), run.clock.sleeps]).toEqual([3, [500, 800]]);
     expect(run.waits[0]).toContain('gone from the pool');
   });
 
@@ -65,12 +65,27 @@ describe('ensureToHandOut', () => {
     expect(run.waits[0]).toContain('an eviction (ferry evict pid 9)');
   });
 
-  it('a copy that stays gone: handed out as it is after maxWaitMs (what nova would have tried), never a wait without end', async () => {
+  it('a copy that stays gone: handed out as it is just before maxWaitMs (what nova would have tried), never a wait without end', async () => {
     const looks = Array.from({ length: 1000 }, (): CopyLook => ({ kind: 'absent', name: 'img' }));
     const run = scripted(looks);
     await expect(ensureToHandOut(run.steps)).resolves.toMatchObject({ target });
-    expect(run.clock.now()).toBeGreaterThanOrEqual(HAND_OUT_DEFAULTS.maxWaitMs);
-    expect(run.clock.now()).toBeLessThan(HAND_OUT_DEFAULTS.maxWaitMs + HAND_OUT_DEFAULTS.pollMs + 1);
+    expect(run.clock.now()).toBe(HAND_OUT_DEFAULTS.maxWaitMs - HAND_OUT_DEFAULTS.delay.deadlineSlackMs);
+  });
+
+  it('the looks back off (the house waiter): 0.5 s growing by 1.6 to 5 s, 35 looks in maxWaitMs at the ceiling every time (jitter 1)', async () => {
+    const looks = Array.from({ length: 1000 }, (): CopyLook => ({ kind: 'absent', name: 'img' }));
+    const run = scripted(looks);
+    await ensureToHandOut(run.steps);
+    expect(run.clock.sleeps.slice(0, 7)).toEqual([500, 800, 1280, 2048, 3277, 5000, 5000]);
+    expect(run.looks()).toBe(35);
+  });
+
+  it('nova goes away mid-wait: the wait ends at once with the abort, no look more', async () => {
+    const controller = new AbortController();
+    const run = scripted([{ kind: 'absent', name: 'img' }, { kind: 'absent', name: 'img' }]);
+    const steps = { ...run.steps, signal: controller.signal, onWait: () => controller.abort(new Error('nova went away')) };
+    await expect(ensureToHandOut(steps)).rejects.toThrow('nova went away');
+    expect(run.looks()).toBe(1);
   });
 
   it('no copy needed (the image uses no rbd copy here): no look at all', async () => {
