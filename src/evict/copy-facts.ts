@@ -123,25 +123,22 @@ export function withPin(copy: CopyFacts, pin: string): CopyFacts {
  * through from them when asked (a few loads each). toJSON gives the facts as a plain object.
  */
 class PoolCopyFacts implements CopyFacts {
+  /** Worked out once: the plan reads it for every copy, and a number read through a getter is a new box each time. */
+  readonly lastUsedMs: number | undefined;
   readonly #image: CopyImageView;
   readonly #entry: PoolEntry | undefined;
+  /** The pool's entry when it is an image (the copy is there): read by most facts, so found once. */
+  readonly #copy: PoolImageEntry | undefined;
 
   constructor(image: CopyImageView, readonly store: string, entry: PoolEntry | undefined, readonly pin: string | undefined,
     readonly rbdImage: string) {
     this.#image = image;
     this.#entry = entry;
+    const copy = entry?.kind === 'image' ? entry : undefined;
+    this.#copy = copy;
+    this.lastUsedMs = copy === undefined ? undefined : newestOf(newestOf(newestCloneOf(copy), copy.createdMs), copy.accessedMs);
   }
 
-  /** The newest of the three: the usage signal eviction orders by (docs/evict.md, "Last used"). */
-  get lastUsedMs(): number | undefined {
-    const copy = this.#copy;
-    return copy === undefined ? undefined : newestOf(newestOf(newestCloneOf(copy), copy.createdMs), copy.accessedMs);
-  }
-
-  /** The pool's entry when it is an image (the copy is there). */
-  get #copy(): PoolImageEntry | undefined {
-    return this.#entry?.kind === 'image' ? this.#entry : undefined;
-  }
 
   get bytes(): number {
     const copy = this.#copy;

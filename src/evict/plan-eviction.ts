@@ -146,6 +146,7 @@ class PlannedEntry implements PlannedCopy {
  * use is worked out from the pool's entry each time it is read.
  */
 function inLeastRecentlyUsedOrder(copies: readonly CopyFacts[]): CopyFacts[] {
+  if (copies.length < 2) return [...copies];
   const used = copies.map((copy) => copy.lastUsedMs ?? Number.NEGATIVE_INFINITY);
   const bytes = copies.map((copy) => copy.bytes);
   const order = copies.map((_copy, i) => i).sort((a, b) => {

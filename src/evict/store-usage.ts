@@ -22,9 +22,16 @@ const entryBytes = (entry: PoolEntry): number => (entry.kind === 'image' ? entry
 
 /** Pure: one store's usage from the images Glance lists (any order, any number of stores) and the pool's listing. */
 export function storeUsageOf(store: string, images: readonly GlanceImage[], listing: PoolListing, pins: PinSet = NO_PINS): StoreUsage {
-  const usage = fleetUsageOf(images, new Map([[store, listing]]), () => pins).get(store);
-  if (usage === undefined) throw new Error(`unreachable: ${store} was read`);
-  return usage;
+  const members: GlanceImage[] = [];
+  const at: number[] = [];
+  for (const image of images) {
+    // indexOf, not hasStore: the same whole-token test, and where the store's location likely is.
+    const index = image.stores.indexOf(store);
+    if (index < 0) continue;
+    members.push(image);
+    at.push(index);
+  }
+  return usageOfStore(store, members, at, listing, pins);
 }
 
 /**
