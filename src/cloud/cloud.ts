@@ -23,6 +23,8 @@ export interface Cloud {
   /** After Glance failed a copy to the local store: the leftover RBD image taking its target, if any. */
   findLeftover(store: string, image: GlanceImage, signal: AbortSignal): Promise<LeftoverImage | undefined>;
   readonly session: Session;
+  /** The project the token is scoped to (session.projectId). */
+  projectId(signal?: AbortSignal): Promise<string | undefined>;
   readonly transport: HttpTransport;
   /** Placement, with the microversion header set per request by the placement client. */
   readonly placementHttp: ServiceClient;

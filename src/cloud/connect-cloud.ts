@@ -73,6 +73,7 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
       });
       return cluster;
     },
+    projectId: (signal) => session.projectId(signal),
     async localFsid(signal) {
       return (await cloud.localCluster(signal)).fsid;
     },

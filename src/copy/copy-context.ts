@@ -23,6 +23,12 @@ export interface CopyContext {
    * context that knows the local cluster's ceph.conf can tell (and only for the local store); others leave it out.
    */
   readonly findLeftover?: (store: string, image: GlanceImage, signal: AbortSignal) => Promise<Leftover | undefined>;
+  /**
+   * The project the Glance token is scoped to (Session.projectId), when known: a listing of every image is read as
+   * Glance shows it to this project (sync with budgets resolves names as findImage does). Without it, no community image
+   * counts for a name.
+   */
+  readonly projectId?: (signal?: AbortSignal) => Promise<string | undefined>;
   /** Given only by tests; otherwise the engine keeps them per Glance client (copyShared). */
   readonly copyFlights?: SingleFlight<EnsureOutcome>;
   readonly copyDurations?: CopyDurationEstimator;

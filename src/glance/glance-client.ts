@@ -9,7 +9,7 @@ import { parseImageList, type GlanceImagePage } from './image-list.js';
 import { parseStoresInfo, type GlanceStoresInfo } from './image-store-info.js';
 import { parseTaskList, type GlanceTask } from './image-task.js';
 import { assertImageId } from './image-id.js';
-import { parseImageRef } from './image-ref.js';
+import { ambiguousName, parseImageRef } from './image-ref.js';
 import { classifyStoreDeleteAnswer, type StoreDeleteAnswer } from './store-delete-answer.js';
 
 export interface CallOptions {
@@ -95,11 +95,7 @@ export function createGlanceClient(http: ServiceClient): GlanceClient {
       }
       // Names are not unique in Glance: two matches are an error, not a guess.
       const page = await client.listImages({ name: idOrName, limit: 2 }, call);
-      if (page.images.length > 1) {
-        throw new FerryError('FERRY_IMAGE_AMBIGUOUS', `more than one image is named '${idOrName}'`,
-          `Use the image ID instead (openstack image list --name '${idOrName}').`,
-          { name: idOrName, ids: page.images.map((image) => image.id) });
-      }
+      if (page.images.length > 1) throw ambiguousName(idOrName, page.images.map((image) => image.id));
       return page.images[0];
     },
 

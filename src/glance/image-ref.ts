@@ -24,3 +24,9 @@ export function parseImageRef(ref: string): ImageRef {
   }
   return { kind: 'name', name: trimmed };
 }
+
+/** Glance does not keep names unique: a name two images carry is an error, never a guess (findImage, resolveListedRefs). */
+export function ambiguousName(name: string, ids: readonly string[]): FerryError {
+  return new FerryError('FERRY_IMAGE_AMBIGUOUS', `more than one image is named '${name}'`,
+    `Use the image ID instead (openstack image list --name '${name}').`, { name, ids });
+}

@@ -18,6 +18,11 @@ export interface Session {
   endpointFor(serviceType: string, signal?: AbortSignal): Promise<string>;
   /** Forget the token after a 401. Returns false when no fresh one can be had (a fixed token). */
   invalidate(): boolean;
+  /**
+   * The project the token is scoped to (Keystone's token.project.id), or undefined for a plain token (ferry never sees
+   * its body). Glance decides what this project's listings show by it (its own community images, for one).
+   */
+  projectId(signal?: AbortSignal): Promise<string | undefined>;
   /** How many times a token was requested from Keystone (benchmarks and tests count these). */
   readonly tokenRequests: number;
   readonly description: string;
@@ -37,6 +42,7 @@ const tokenBodySchema = z.object({
   token: z.object({
     expires_at: z.string(),
     catalog: catalogSchema.optional(),
+    project: z.object({ id: z.string() }).optional(),
   }),
 });
 
@@ -48,6 +54,7 @@ interface CachedToken {
   /** Wall-clock epoch ms after which it must not be used. */
   readonly refreshAfter: number;
   readonly catalog: ServiceCatalog | undefined;
+  readonly projectId: string | undefined;
 }
 
 export function createSession(options: SessionOptions): Session {
@@ -60,7 +67,7 @@ export function createSession(options: SessionOptions): Session {
 
   async function authenticate(signal?: AbortSignal): Promise<CachedToken> {
     if (auth.method === 'token') {
-      return { value: auth.token, refreshAfter: Number.POSITIVE_INFINITY, catalog: undefined };
+      return { value: auth.token, refreshAfter: Number.POSITIVE_INFINITY, catalog: undefined, projectId: undefined };
     }
     const url = `${keystoneV3Url(auth.authUrl)}/auth/tokens`;
     tokenRequests += 1;
@@ -97,7 +104,7 @@ export function createSession(options: SessionOptions): Session {
     // Refresh early, but never so early that a short-lived token is refreshed on every call.
     const margin = Math.min(REFRESH_MARGIN_MS, Math.max(0, lifetime / 2));
     logger.debug({ auth: describeAuth(auth), expiresAt: body.token.expires_at }, 'keystone token issued');
-    return { value: token, refreshAfter: issuedAt + lifetime - margin, catalog: body.token.catalog };
+    return { value: token, refreshAfter: issuedAt + lifetime - margin, catalog: body.token.catalog, projectId: body.token.project?.id };
   }
 
   async function current(signal?: AbortSignal): Promise<CachedToken> {
@@ -127,6 +134,7 @@ export function createSession(options: SessionOptions): Session {
       const { catalog } = await current(signal);
       return selectEndpoint(catalog ?? [], serviceType, selection);
     },
+    projectId: async (signal) => (await current(signal)).projectId,
     invalidate() {
       if (auth.method === 'token') return false;
       cached = undefined;

@@ -14,6 +14,11 @@ export interface UnresolvedImage {
 
 const UNRESOLVED_CODES = ['FERRY_IMAGE_NOT_FOUND', 'FERRY_IMAGE_AMBIGUOUS', 'FERRY_INVALID_IMAGE_REF'] as const;
 
+/** Why a named image is unresolved when Glance has none by that ID or name (resolveListedRefs says the same). */
+export function notFoundReason(ref: string): string {
+  return `Glance has no image with ID or name '${ref}' visible to this project`;
+}
+
 export interface SelectedImages {
   /** In selection order (names as given, listings as Glance sorts them), each image once. */
   readonly images: readonly GlanceImage[];
@@ -81,13 +86,18 @@ async function resolveNamed(glance: GlanceClient, refs: readonly string[], signa
     if (listed !== undefined) return listed;
     try {
       const image = await glance.findImage(ref, { signal });
-      return image ?? { ref, code: 'FERRY_IMAGE_NOT_FOUND', reason: `Glance has no image with ID or name '${ref}' visible to this project` };
+      return image ?? { ref, code: 'FERRY_IMAGE_NOT_FOUND', reason: notFoundReason(ref) };
     } catch (error) {
       const code = UNRESOLVED_CODES.find((candidate) => isFerryError(error, candidate));
       if (code !== undefined && error instanceof Error) return { ref, code, reason: error.message };
       throw error;
     }
   })));
+  return selectedOf(found);
+}
+
+/** Named images as resolved, in the order named: each image once, and every ref that did not resolve. */
+export function selectedOf(found: readonly (GlanceImage | UnresolvedImage)[]): SelectedImages {
   const images: GlanceImage[] = [];
   const unresolved: UnresolvedImage[] = [];
   const seen = new Set<string>();

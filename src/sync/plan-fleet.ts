@@ -7,10 +7,9 @@ import { EVICT_DEFAULTS } from '../evict/evict-options.js';
 import { planEviction, type EvictionPlan } from '../evict/plan-eviction.js';
 import { fleetUsageOf, type StoreUsage } from '../evict/store-usage.js';
 import { planPrewarm, type PrewarmPlan } from '../prewarm/plan-prewarm.js';
-import type { UnresolvedImage } from '../prewarm/select-images.js';
 import type { StoreCatalogue } from '../prewarm/store-catalogue.js';
 import type { PoolListing } from '../rbd/store-copy-listing.js';
-import { policyWants, type PolicyWants } from './policy-wants.js';
+import { policyWants, unresolvedPolicyRefs, type PolicyWants } from './policy-wants.js';
 import type { SyncPolicy } from './sync-policy.js';
 import { usageRuleWants } from './usage-rule-wants.js';
 
@@ -24,6 +23,11 @@ export interface FleetInput {
   readonly wallNowMs: number;
   readonly run: string;
   readonly anyFormat?: boolean;
+  /**
+   * The project of the token that read `images` (Session.projectId): names resolve as Glance's default listing shows them
+   * to it.
+   */
+  readonly viewerProject?: string | undefined;
 }
 
 export interface StoreEvictionPlan {
@@ -53,7 +57,7 @@ export interface FleetPlan {
  */
 export function planFleet(input: FleetInput): FleetPlan {
   const { policy, images } = input;
-  const placementWants = policyWants(policy, images);
+  const placementWants = policyWants(policy, images, input.viewerProject);
   const usage = fleetUsageOf(images, input.pools, (store) => ({ refs: NO_PINS.refs, wanted: placementWants.get(store) ?? NO_PINS.wanted }));
   const ruleWants = usageRuleWants(policy.usage, [...usage.values()].map((entry) => entry.copies), input.wallNowMs);
   const wants = mergeWants(placementWants, ruleWants);
@@ -69,7 +73,7 @@ export function planFleet(input: FleetInput): FleetPlan {
       targets.set(id, target);
     }
   }
-  const copy = planPrewarm({ targets: [...targets.values()], unresolved: unresolvedRefs(policy, images), catalogue: input.catalogue },
+  const copy = planPrewarm({ targets: [...targets.values()], unresolved: unresolvedPolicyRefs(policy, images, input.viewerProject), catalogue: input.catalogue },
     { anyFormat: input.anyFormat === true });
 
   const removedElsewhere = new Map<string, number>();
@@ -111,24 +115,4 @@ function mergeWants(placements: PolicyWants, rules: PolicyWants): PolicyWants {
     merged.set(store, target);
   }
   return merged;
-}
-
-/** Named images (ids/names) of the placements that the listing does not hold, with their stores. */
-function unresolvedRefs(policy: SyncPolicy, images: readonly GlanceImage[]): { image: UnresolvedImage; stores: string[] }[] {
-  const known = new Set<string>();
-  for (const image of images) {
-    known.add(image.id);
-    if (image.name !== null) known.add(image.name);
-  }
-  const missing = new Map<string, { image: UnresolvedImage; stores: string[] }>();
-  for (const placement of policy.placements) {
-    for (const ref of placement.selection.images ?? []) {
-      if (known.has(ref.trim())) continue;
-      const entry = missing.get(ref) ?? { image: { ref, code: 'FERRY_IMAGE_NOT_FOUND' as const,
-        reason: `Glance lists no image with ID or name '${ref}' visible to this account` }, stores: [] };
-      entry.stores.push(...placement.stores.filter((store) => !entry.stores.includes(store)));
-      missing.set(ref, entry);
-    }
-  }
-  return [...missing.values()];
 }

@@ -35,14 +35,15 @@ interface FleetState {
  */
 export async function syncWithBudgets(ctx: CopyContext, policy: SyncPolicy, catalogue: StoreCatalogue, options: SyncOptions): Promise<SyncReport> {
   const run = options.evict?.run ?? crypto.randomUUID();
+  const viewerProject = await ctx.projectId?.(options.signal);
   const plan = (state: FleetState): FleetPlan => planFleet({ policy, images: state.images, catalogue, pools: state.pools,
-    wallNowMs: ctx.clock.wallNow(), run, anyFormat: options.anyFormat === true });
+    wallNowMs: ctx.clock.wallNow(), run, anyFormat: options.anyFormat === true, viewerProject });
   let state = await readFleet(ctx, policy, options);
   let fleet = plan(state);
   const stores = [...new Set([...fleet.wants.keys(), ...policy.placements.flatMap((placement) => placement.stores)])];
   const resolved = resolvePrewarmOptions({ ...options, stores: stores.length > 0 ? stores : [...policy.stores.keys()] });
   const result = await runPrewarmPlan(ctx, fleet.copy, catalogue, resolved);
-  const wantedBy = placementSelections(policy, state.images);
+  const wantedBy = placementSelections(policy, state.images, viewerProject);
   const copyPlan = fleet.copy;
   if (!result.dryRun && !result.aborted && result.counts.copied + result.counts.joined > 0) {
     state = await readFleet(ctx, policy, options);
@@ -94,9 +95,10 @@ function hasWork(entry: StoreEvictionPlan): boolean {
   return entry.plan?.copies.some((copy) => copy.action === 'evict') === true;
 }
 
-function placementSelections(policy: SyncPolicy, images: readonly GlanceImage[]): PlacementSelection[] {
-  const known = new Set(images.flatMap((image) => [image.id, ...(image.name === null ? [] : [image.name])]));
-  return policy.placements.map((placement) => ({ name: placement.name, stores: placement.stores,
-    ids: selectFromListing(placement.selection, images).map((image) => image.id),
-    unresolved: (placement.selection.images ?? []).filter((ref) => !known.has(ref.trim())).length }));
+/** What each placement selected, counted as sync without budgets counts it (selectImages: the same matches and refusals). */
+function placementSelections(policy: SyncPolicy, images: readonly GlanceImage[], viewerProject: string | undefined): PlacementSelection[] {
+  return policy.placements.map((placement) => {
+    const selected = selectFromListing(placement.selection, images, viewerProject);
+    return { name: placement.name, stores: placement.stores, ids: selected.images.map((image) => image.id), unresolved: selected.unresolved.length };
+  });
 }

@@ -67,19 +67,21 @@ export const evictCommand: CommandSpec<EvictReport> = {
     const policyFile = flagText(ctx.flags.policy);
     const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
     const refs = new Set(flagList(ctx.flags.pin));
+    const flags = { ...(budget === undefined ? {} : { budget: parseBudget(budget, of) }),
+      idleMs: durationFlag(ctx, 'idle', EVICT_DEFAULTS.idleMs), graceMs: durationFlag(ctx, 'grace', EVICT_DEFAULTS.graceMs) };
+    const cloud = await ctx.connect();
+    // The listing is read as this project sees it: a policy's names resolve as sync resolves them.
+    const project = await cloud.projectId(ctx.signal);
     const options = {
-      store, cluster: { confFile, user: ctx.config.ceph.user, pool: flagText(ctx.flags.pool) },
-      ...(budget === undefined ? {} : { budget: parseBudget(budget, of) }),
-      idleMs: durationFlag(ctx, 'idle', EVICT_DEFAULTS.idleMs), graceMs: durationFlag(ctx, 'grace', EVICT_DEFAULTS.graceMs),
+      store, cluster: { confFile, user: ctx.config.ceph.user, pool: flagText(ctx.flags.pool) }, ...flags,
       pins: (images: readonly GlanceImage[]) => ({ refs,
-        wanted: policy === undefined ? new Map<string, readonly string[]>() : policyWants(policy, images).get(store) ?? new Map<string, readonly string[]>() }),
+        wanted: policy === undefined ? new Map<string, readonly string[]>() : policyWants(policy, images, project).get(store) ?? new Map<string, readonly string[]>() }),
       dryRun: ctx.flags['dry-run'] === true, signal: ctx.signal,
       onProgress: (event: EvictEvent) => {
         if (event.type === 'fenced') ctx.notice?.(`fenced ${event.copies} cop${event.copies === 1 ? 'y' : 'ies'}; looking again at ${new Date(event.recheckAtMs).toISOString()}`);
         if (event.type === 'copy-done') ctx.notice?.(`${event.imageId}: ${event.outcome} (${event.detail})`);
       },
     };
-    const cloud = await ctx.connect();
     const report = await evictStore(cloud, options);
     if (metricsFile !== undefined) {
       const metrics = createEvictMetrics();

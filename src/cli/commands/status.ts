@@ -64,9 +64,10 @@ export const statusCommand: CommandSpec<StatusReport> = {
       const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
       const stores = usageStoresFromFlags(ctx, policy);
       const cloud = await ctx.connect();
+      const project = await cloud.projectId(ctx.signal);
       return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal,
         ...(policy === undefined ? {} : { pins: (images: readonly GlanceImage[]) => {
-          const wants = policyWants(policy, images);
+          const wants = policyWants(policy, images, project);
           return (store: string) => ({ refs: new Set<string>(), wanted: wants.get(store) ?? new Map<string, readonly string[]>() });
         } }) }) };
     }

@@ -20,7 +20,7 @@ const world = () => createWorld([
 usePoolListingStandIn(world, 'ferry-usage-cli-');
 
 const base = ['status', '--usage', '--store', 'site-b', '--ceph-conf', '/etc/ceph/site-b.conf'];
-const policy = (stores: string) => `version: 1\nplacements:\n  - {name: golden, images: {ids: [a-idle]}, stores: [site-b]}\nstores:\n${stores}`;
+const policy = (stores: string) => `version: 1\nplacements:\n  - {name: golden, images: {names: [img-a-idle]}, stores: [site-b]}\nstores:\n${stores}`;
 const files = (text: string) => (path: string): string => {
   if (path === 'edge.yaml') return text;
   throw new Error(`ENOENT: no such file, open '${path}'`);

@@ -42,6 +42,17 @@ describe('createSession: token requests', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('createSession: projectId() is the project the token is scoped to (one token request for both); a plain token has none', async () => {
+    const clock = fakeClock();
+    const scope = replayToken(nock(KEYSTONE_ROOT), clock, 'placeholder-token-1');
+    const admin = session(RECORDED_AUTH.admin, clock);
+    await expect(admin.projectId()).resolves.toBe('58e7212814a0491c9b864d64b784fb3e');
+    await expect(admin.token()).resolves.toBe('placeholder-token-1');
+    expect(admin.tokenRequests).toBe(1);
+    expect(scope.isDone()).toBe(true);
+    await expect(session({ method: 'token', token: 'given' }, clock).projectId()).resolves.toBeUndefined();
+  });
+
   it('createSession: application credential → the recorded request body, with no scope', async () => {
     const clock = fakeClock();
     const scope = replayToken(nock(KEYSTONE_ROOT), clock, 'placeholder-token-1', HOUR, 'token-appcred');

@@ -23,9 +23,12 @@ function collector(tty: boolean): { stream: Writable & { isTTY?: boolean; column
   return { stream, text: () => text };
 }
 
-/** A Cloud around a scripted Glance: what the commands use of it is the CopyContext. */
+/** The project of the scripted credential: it owns the scripted images (test/helpers/image-body.ts). */
+export const SCRIPTED_PROJECT = '11111111111111111111111111111111';
+
+/** A Cloud around a scripted Glance: what the commands use of it is the CopyContext, and the token's project. */
 export function scriptedCloud(glance: GlanceClient): Cloud {
-  return { ...copyContext(glance), close: () => Promise.resolve() } as unknown as Cloud;
+  return { ...copyContext(glance), projectId: () => Promise.resolve(SCRIPTED_PROJECT), close: () => Promise.resolve() } as unknown as Cloud;
 }
 
 export async function runWith(argv: readonly string[], glance: GlanceClient, options: {
