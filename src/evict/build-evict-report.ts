@@ -10,6 +10,8 @@ export interface ReportContext {
   readonly dryRun: boolean;
   readonly run: string;
   readonly graceMs: number;
+  /** Image ID → an image's own pin that did not count (copy-pins.ts ignoredPins): said in its copy's detail. */
+  readonly ignoredPins?: ReadonlyMap<string, string>;
 }
 
 /** Pure: the plan, what the run did with it (none in a dry run), and the budget as it stands after. */
@@ -17,9 +19,11 @@ export function buildEvictReport(plan: EvictionPlan, usage: StoreUsage, run: Evi
   const items = plan.copies.map((entry): EvictItem => {
     const outcome = run?.outcomes.get(entry.copy.imageId);
     const { copy } = entry;
+    const ignored = context.ignoredPins?.get(copy.imageId);
     return Object.freeze({
       imageId: copy.imageId, imageName: copy.imageName, store: copy.store, bytes: copy.bytes, lastUsedMs: copy.lastUsedMs,
-      lastUse: lastUseWhat(copy), clones: copy.clones, action: entry.action, reason: entry.reason, detail: entry.detail,
+      lastUse: lastUseWhat(copy), clones: copy.clones, action: entry.action, reason: entry.reason,
+      detail: ignored === undefined ? entry.detail : `${entry.detail}; ${ignored}`,
       ...(outcome === undefined ? {} : { outcome: outcome.outcome, outcomeReason: outcome.reason, outcomeDetail: outcome.detail }),
     });
   });

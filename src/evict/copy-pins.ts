@@ -1,6 +1,7 @@
 import type { GlanceImage } from '../glance/image.js';
 
-// Which copies stay whatever their use: pinned by a flag, by the image itself, or by a sync policy. Pure.
+// Which copies stay whatever their use: pinned by a flag, by a sync policy, or by the image itself when a project the
+// operator trusts owns it. Pure.
 
 /** The tag that pins an image's copies in every store. */
 export const PIN_TAG = 'ferry-pin';
@@ -12,22 +13,61 @@ export interface PinSet {
   readonly refs: ReadonlySet<string>;
   /** Image ID → the placements of a sync policy that want it in this store. */
   readonly wanted: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The pin owners: projects whose images' own tag or property pins. Any project may tag its own image, and the agent
+   * copies whatever a boot asks for: a pin honoured from anyone would let a tenant keep its copies everywhere and a
+   * budget from ever being met. Empty: no image pins itself.
+   */
+  readonly owners: ReadonlySet<string>;
 }
 
-export const NO_PINS: PinSet = Object.freeze({ refs: new Set<string>(), wanted: new Map<string, readonly string[]>() });
+export const NO_PINS: PinSet = Object.freeze({ refs: new Set<string>(), wanted: new Map<string, readonly string[]>(), owners: new Set<string>() });
 
-export type PinView = Pick<GlanceImage, 'id' | 'name' | 'tags' | 'properties'>;
+export type PinView = Pick<GlanceImage, 'id' | 'name' | 'owner' | 'tags' | 'properties'>;
 
 /** Why `image`'s copy in `store` is pinned, or undefined. The policy's reason first: it is the one an operator edits. */
 export function pinOf(image: PinView, store: string, pins: PinSet): string | undefined {
   const placements = pins.wanted.get(image.id);
   if (placements !== undefined && placements.length > 0) return `wanted here by the sync policy (${placements.join(', ')})`;
   if (pins.refs.has(image.id) || (image.name !== null && pins.refs.has(image.name))) return 'pinned by --pin';
-  if (image.tags.includes(PIN_TAG)) return `pinned by its tag ${PIN_TAG}`;
-  const property = image.properties[PIN_PROPERTY];
-  if (typeof property === 'string') {
-    const stores = property.split(',').map((part) => part.trim());
-    if (stores.includes('*') || stores.includes(store)) return `pinned by its property ${PIN_PROPERTY}=${property}`;
+  const own = ownPinOf(image, store);
+  if (own === undefined || !isPinOwner(image, pins)) return undefined;
+  return `pinned by ${own} (owner ${image.owner ?? ''}, a pin owner)`;
+}
+
+/** The image's own pin in `store` when it does not count (its owner is not a pin owner), said as a plan says it; else undefined. */
+export function ignoredPinOf(image: PinView, store: string, pins: PinSet): string | undefined {
+  const own = ownPinOf(image, store);
+  if (own === undefined || isPinOwner(image, pins)) return undefined;
+  return `${own} ignored: owner ${image.owner ?? '(none)'} is not a pin owner`;
+}
+
+/** Image ID → its ignored pin (ignoredPinOf), for the images with a copy in `store`: a plan says why such a copy is not pinned. */
+export function ignoredPins(images: readonly (PinView & Pick<GlanceImage, 'stores'>)[], store: string, pins: PinSet): ReadonlyMap<string, string> {
+  const ignored = new Map<string, string>();
+  for (const image of images) {
+    if (!image.stores.includes(store)) continue;
+    const note = ignoredPinOf(image, store, pins);
+    if (note !== undefined) ignored.set(image.id, note);
   }
-  return undefined;
+  return ignored;
+}
+
+/** The pin owners: those given (--pin-owner, a policy's pin_owners:), else the project of ferry's own credential, if known. */
+export function pinOwnersOf(given: readonly string[] | undefined, credentialProject: string | undefined): ReadonlySet<string> {
+  if (given !== undefined && given.length > 0) return new Set(given);
+  return new Set(credentialProject === undefined ? [] : [credentialProject]);
+}
+
+function isPinOwner(image: PinView, pins: PinSet): boolean {
+  return image.owner !== null && pins.owners.has(image.owner);
+}
+
+/** What on the image asks to pin its copy in `store`: its tag, or its property naming the store or `*`. */
+function ownPinOf(image: PinView, store: string): string | undefined {
+  if (image.tags.includes(PIN_TAG)) return `its tag ${PIN_TAG}`;
+  const property = image.properties[PIN_PROPERTY];
+  if (typeof property !== 'string') return undefined;
+  const stores = property.split(',').map((part) => part.trim());
+  return stores.includes('*') || stores.includes(store) ? `its property ${PIN_PROPERTY}=${property}` : undefined;
 }

@@ -1,7 +1,7 @@
 import { FerryError } from '../errors/ferry-error.js';
 import { COPY_SNAPSHOT } from '../rbd/store-copies.js';
 import { buildEvictReport } from './build-evict-report.js';
-import { NO_PINS } from './copy-pins.js';
+import { ignoredPins, NO_PINS } from './copy-pins.js';
 import { budgetBytes } from './evict-budget.js';
 import { resolveEvictOptions, type EvictOptions } from './evict-options.js';
 import type { EvictReport } from './evict-report.js';
@@ -39,5 +39,6 @@ export async function evictStore(ctx: EvictContext, input: EvictOptions): Promis
     budget: plan.budget, dryRun: options.dryRun }, 'eviction planned');
   const run = options.dryRun ? undefined : await runEviction(ctx, plan,
     { confFile: options.cluster.confFile, user: options.cluster.user, pool: usage.pool, snapshot: COPY_SNAPSHOT }, options);
-  return buildEvictReport(plan, usage, run, { budget: options.budget, dryRun: options.dryRun, run: options.run, graceMs: options.graceMs });
+  return buildEvictReport(plan, usage, run, { budget: options.budget, dryRun: options.dryRun, run: options.run, graceMs: options.graceMs,
+    ignoredPins: ignoredPins(images, options.store, pins) });
 }

@@ -66,6 +66,9 @@ const policySchema = z.strictObject({
   placements: z.array(placementSchema).min(1, 'list at least one placement').optional(),
   stores: z.record(storeName, storeSettingsSchema).optional(),
   usage: z.array(usageRuleSchema).min(1, 'list at least one usage rule').optional(),
+  // Keystone project IDs, as Glance writes an image's owner
+  pin_owners: z.array(text.regex(/^[^\s,]+$/, 'a project ID, as Glance shows an image\'s owner (openstack project show NAME -f value -c id)'))
+    .min(1, 'list at least one project ID').optional(),
 }).superRefine((policy, issues) => {
   if (policy.placements === undefined && policy.usage === undefined) {
     issues.addIssue({ code: 'custom', path: ['placements'], message: 'list at least one placement (or a usage rule)' });
@@ -132,7 +135,8 @@ export function parseSyncPolicy(source: string, name = 'policy'): SyncPolicy {
     days: Number(rule.days ?? USAGE_DEFAULT_DAYS), stores: Object.freeze([...(rule.stores ?? stores.keys())]),
     position: positionOf(doc, ['usage', index], lineCounter, false) ?? { line: 1, column: 1 },
   }));
-  return Object.freeze({ source: name, placements: Object.freeze(placements), stores, usage: Object.freeze(usage) });
+  return Object.freeze({ source: name, placements: Object.freeze(placements), stores, usage: Object.freeze(usage),
+    ...(parsed.data.pin_owners === undefined ? {} : { pinOwners: Object.freeze([...parsed.data.pin_owners]) }) });
 }
 
 function storePolicyOf(settings: z.infer<typeof storeSettingsSchema>, store: string, position: PolicyPosition): StorePolicy {

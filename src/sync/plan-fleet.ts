@@ -1,7 +1,7 @@
 import { isFerryError, type FerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { withPin } from '../evict/copy-facts.js';
-import { NO_PINS } from '../evict/copy-pins.js';
+import { NO_PINS, pinOwnersOf } from '../evict/copy-pins.js';
 import { budgetBytes } from '../evict/evict-budget.js';
 import { EVICT_DEFAULTS } from '../evict/evict-options.js';
 import { planEviction, type EvictionPlan } from '../evict/plan-eviction.js';
@@ -25,7 +25,7 @@ export interface FleetInput {
   readonly anyFormat?: boolean;
   /**
    * The project of the token that read `images` (Session.projectId): names resolve as Glance's default listing shows them
-   * to it.
+   * to it, and its images' own pins count unless the policy names its pin_owners.
    */
   readonly viewerProject?: string | undefined;
 }
@@ -58,7 +58,8 @@ export interface FleetPlan {
 export function planFleet(input: FleetInput): FleetPlan {
   const { policy, images } = input;
   const placementWants = policyWants(policy, images, input.viewerProject);
-  const usage = fleetUsageOf(images, input.pools, (store) => ({ refs: NO_PINS.refs, wanted: placementWants.get(store) ?? NO_PINS.wanted }));
+  const owners = pinOwnersOf(policy.pinOwners, input.viewerProject);
+  const usage = fleetUsageOf(images, input.pools, (store) => ({ refs: NO_PINS.refs, wanted: placementWants.get(store) ?? NO_PINS.wanted, owners }));
   const ruleWants = usageRuleWants(policy.usage, [...usage.values()].map((entry) => entry.copies), input.wallNowMs);
   const wants = mergeWants(placementWants, ruleWants);
 

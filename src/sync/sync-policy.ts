@@ -54,4 +54,9 @@ export interface SyncPolicy {
   /** `stores:`: budgets and clusters, by store (empty: sync never evicts). */
   readonly stores: ReadonlyMap<string, StorePolicy>;
   readonly usage: readonly UsageRule[];
+  /**
+   * `pin_owners:`: the projects whose images' own tag ferry-pin or property ferry_pin pin their copies (copy-pins.ts);
+   * absent, the project of ferry's credential.
+   */
+  readonly pinOwners?: readonly string[];
 }

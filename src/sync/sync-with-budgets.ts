@@ -4,6 +4,7 @@ import { createKeyedLimiter } from '../copy/transfer/keyed-limiter.js';
 import { isFerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { buildEvictReport } from '../evict/build-evict-report.js';
+import { ignoredPins, NO_PINS, pinOwnersOf } from '../evict/copy-pins.js';
 import { EVICT_DEFAULTS, resolveEvictOptions } from '../evict/evict-options.js';
 import { readImageListing, resolveStorePool } from '../evict/read-store-usage.js';
 import { runEviction } from '../evict/run-eviction.js';
@@ -49,7 +50,9 @@ export async function syncWithBudgets(ctx: CopyContext, policy: SyncPolicy, cata
     state = await readFleet(ctx, policy, options);
     fleet = plan(state);
   }
-  const budgets = result.aborted ? [] : await evictFleet(ctx, policy, fleet, { ...options, run, dryRun: result.dryRun });
+  const owners = pinOwnersOf(policy.pinOwners, viewerProject);
+  const budgets = result.aborted ? [] : await evictFleet(ctx, policy, fleet, { ...options, run, dryRun: result.dryRun },
+    (store) => ignoredPins(state.images, store, { ...NO_PINS, owners }));
   return buildSyncReport(ctx, policy, wantedBy, copyPlan, result, budgets);
 }
 
@@ -67,8 +70,8 @@ async function readFleet(ctx: CopyContext, policy: SyncPolicy, options: SyncOpti
   return { images, pools: new Map(read) };
 }
 
-async function evictFleet(ctx: CopyContext, policy: SyncPolicy, fleet: FleetPlan, options: SyncOptions & { run: string; dryRun: boolean }):
-  Promise<StoreBudget[]> {
+async function evictFleet(ctx: CopyContext, policy: SyncPolicy, fleet: FleetPlan, options: SyncOptions & { run: string; dryRun: boolean },
+  ignoredIn: (store: string) => ReadonlyMap<string, string>): Promise<StoreBudget[]> {
   const removals = createKeyedLimiter(1);
   const limit = pLimit(FLEET_LIMITS.storeEvictions);
   return Promise.all(fleet.evictions.map((entry) => limit(async (): Promise<StoreBudget> => {
@@ -82,7 +85,7 @@ async function evictFleet(ctx: CopyContext, policy: SyncPolicy, fleet: FleetPlan
       const done = options.dryRun || !hasWork(entry) ? undefined : await runEviction(ctx, entry.plan,
         { confFile: settings.cluster!.confFile, user: settings.cluster!.user, pool: entry.usage.pool, snapshot: COPY_SNAPSHOT }, evictOptions);
       return { store: entry.store, report: buildEvictReport(entry.plan, entry.usage, done,
-        { budget: settings.budget, dryRun: options.dryRun, run: options.run, graceMs: evictOptions.graceMs }) };
+        { budget: settings.budget, dryRun: options.dryRun, run: options.run, graceMs: evictOptions.graceMs, ignoredPins: ignoredIn(entry.store) }) };
     } catch (error) {
       if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
       ctx.logger.warn({ store: entry.store, code: error.code }, `sync: the eviction in ${entry.store} stopped: ${error.message}`);

@@ -6,11 +6,11 @@ import { createEvictMetrics } from '../../evict/evict-metrics.js';
 import { evictStore } from '../../evict/evict-store.js';
 import type { EvictEvent, EvictReport } from '../../evict/evict-report.js';
 import type { GlanceImage } from '../../glance/image.js';
-import { policyWants } from '../../sync/policy-wants.js';
 import type { CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
 import { BUDGET_FLAGS, budgetOfFlag, durationFlag, flagList, flagText } from '../inputs/evict-flags.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
+import { PIN_OWNER_FLAG, pinOwnerFlags, pinsFromInputs } from '../inputs/pin-flags.js';
 import { checkMetricsFileName, writeMetricsFile } from '../output/write-metrics-file.js';
 import { renderEvict } from '../render/evict.js';
 import { EVICT_COLUMNS, evictJsonSchema, evictToJson, evictToRows } from '../reports/evict-json.js';
@@ -19,7 +19,7 @@ import { EVICT_COLUMNS, evictJsonSchema, evictToJson, evictToRows } from '../rep
 export const evictCommand: CommandSpec<EvictReport> = {
   name: 'evict',
   description: 'A copy is a candidate when it is not the image\'s last location, has no clones (trash included), is not pinned '
-    + '(--pin, the image\'s tag ferry-pin or property ferry_pin, a --policy that wants it here), is not being imported, and went '
+    + '(--pin, a --policy that wants it here, the image\'s tag ferry-pin or property ferry_pin when a --pin-owner owns it), is not being imported, and went '
     + 'unused for --idle (default 24h; last use = its newest clone\'s creation, a read, or its own copy time). Candidates go least '
     + 'recently used first until the pool is under --budget (all of them without one). Each is fenced, left a grace period '
     + '(--grace) for boots that were handed it, looked at again, then removed through Glance (DELETE /v2/stores/…). Exit 51 '
@@ -38,6 +38,7 @@ export const evictCommand: CommandSpec<EvictReport> = {
     { name: 'idle', value: 'DURATION', description: `how long a copy must have gone unused: 24h, 7d, 0 (default ${EVICT_DEFAULTS.idleMs / 3_600_000}h)` },
     { name: 'grace', value: 'DURATION', description: `between the fence and the last look, for boots already handed the copy (default ${EVICT_DEFAULTS.graceMs / 1000}s)` },
     { name: 'pin', value: 'IMAGE', repeatable: true, description: 'never evict this image (ID or name) here' },
+    PIN_OWNER_FLAG,
     { name: 'policy', value: 'FILE', description: 'a sync policy: the images it wants in this store are pinned' },
     { name: 'pool', value: 'POOL', description: 'the store\'s pool (default: Glance\'s stores/detail, else the pool its locations name)' },
     { name: 'dry-run', description: 'show the plan; fence and remove nothing' },
@@ -66,16 +67,16 @@ export const evictCommand: CommandSpec<EvictReport> = {
     const budget = flagText(ctx.flags.budget);
     const policyFile = flagText(ctx.flags.policy);
     const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
-    const refs = new Set(flagList(ctx.flags.pin));
+    const refs = flagList(ctx.flags.pin);
+    const owners = pinOwnerFlags(ctx);
     const flags = { ...(budget === undefined ? {} : { budget: parseBudget(budget, of) }),
       idleMs: durationFlag(ctx, 'idle', EVICT_DEFAULTS.idleMs), graceMs: durationFlag(ctx, 'grace', EVICT_DEFAULTS.graceMs) };
     const cloud = await ctx.connect();
-    // The listing is read as this project sees it: a policy's names resolve as sync resolves them.
+    // The listing is read as this project sees it (a policy's names resolve as sync resolves them); its images' pins count.
     const project = await cloud.projectId(ctx.signal);
     const options = {
       store, cluster: { confFile, user: ctx.config.ceph.user, pool: flagText(ctx.flags.pool) }, ...flags,
-      pins: (images: readonly GlanceImage[]) => ({ refs,
-        wanted: policy === undefined ? new Map<string, readonly string[]>() : policyWants(policy, images, project).get(store) ?? new Map<string, readonly string[]>() }),
+      pins: (images: readonly GlanceImage[]) => pinsFromInputs({ refs, policy, owners, project })(images)(store),
       dryRun: ctx.flags['dry-run'] === true, signal: ctx.signal,
       onProgress: (event: EvictEvent) => {
         if (event.type === 'fenced') ctx.notice?.(`fenced ${event.copies} cop${event.copies === 1 ? 'y' : 'ies'}; looking again at ${new Date(event.recheckAtMs).toISOString()}`);

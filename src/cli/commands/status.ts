@@ -11,13 +11,12 @@ import { renderUsage } from '../render/usage.js';
 import { usageJsonSchema, usageToJson, usageToRows } from '../reports/usage-json.js';
 import { BUDGET_FLAGS, flagText } from '../inputs/evict-flags.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
+import { PIN_OWNER_FLAG, pinOwnerFlags, pinsFromInputs } from '../inputs/pin-flags.js';
 import { usageStoresFromFlags } from '../inputs/usage-stores.js';
 import { configFlag } from '../global-options.js';
 import { ERROR_TABLE } from '../../errors/error-table.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
 import { isStoreUsageError, readUsage, type UsageReport } from '../../evict/read-usage.js';
-import type { GlanceImage } from '../../glance/image.js';
-import { policyWants } from '../../sync/policy-wants.js';
 import { SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 
 
@@ -26,7 +25,7 @@ export type StatusReport = { readonly kind: 'image'; readonly status: CopyStatus
   | { readonly kind: 'usage'; readonly usage: UsageReport };
 
 /** Flags that belong to --usage only. */
-const USAGE_ONLY = ['policy', 'budget', 'budget-of', 'idle', 'pool', 'ceph-conf', 'rbd-user'] as const;
+const USAGE_ONLY = ['policy', 'budget', 'budget-of', 'idle', 'pool', 'ceph-conf', 'rbd-user', 'pin-owner'] as const;
 
 export const statusCommand: CommandSpec<StatusReport> = {
   name: 'status',
@@ -49,6 +48,7 @@ export const statusCommand: CommandSpec<StatusReport> = {
     { name: 'idle', value: 'DURATION', description: `with --usage: how long a copy must go unused to count as one ferry evict could free (default: the policy's, else ${EVICT_DEFAULTS.idleMs / 3_600_000}h)` },
     { name: 'pool', value: 'POOL', description: 'with --usage and one --store: its pool (default: Glance\'s stores/detail, else the pool its locations name)' },
     configFlag('ceph-conf'), configFlag('rbd-user'),
+    { ...PIN_OWNER_FLAG, description: `with --usage: ${PIN_OWNER_FLAG.description}` },
   ],
   jsonSchema: z.union([statusJsonSchema, matrixJsonSchema, usageJsonSchema]),
   async run(ctx) {
@@ -63,13 +63,10 @@ export const statusCommand: CommandSpec<StatusReport> = {
       const policyFile = flagText(ctx.flags.policy);
       const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
       const stores = usageStoresFromFlags(ctx, policy);
+      const owners = pinOwnerFlags(ctx);
       const cloud = await ctx.connect();
       const project = await cloud.projectId(ctx.signal);
-      return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal,
-        ...(policy === undefined ? {} : { pins: (images: readonly GlanceImage[]) => {
-          const wants = policyWants(policy, images, project);
-          return (store: string) => ({ refs: new Set<string>(), wanted: wants.get(store) ?? new Map<string, readonly string[]>() });
-        } }) }) };
+      return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal, pins: pinsFromInputs({ refs: [], policy, owners, project }) }) };
     }
     if (usageOnly.length > 0) {
       throw new FerryError('FERRY_INVALID_OPTION', `--${usageOnly[0]} goes with --usage`, 'Add --usage (ferry status --usage --store S …), or drop the flag.');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { copyFactsOf, rbdImageOf } from '../../../src/evict/copy-facts.js';
-import { NO_PINS, pinOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
+import { ignoredPinOf, NO_PINS, pinOf, pinOwnersOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
 import { budgetBytes, formatBytes, parseBudget } from '../../../src/evict/evict-budget.js';
 import { FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline } from '../../../src/evict/evict-fence.js';
 import { judgeLastLook } from '../../../src/evict/judge-last-look.js';
@@ -84,21 +84,49 @@ describe('the fence', () => {
 });
 
 describe('pinOf', () => {
-  const image = (tags: string[], properties: Record<string, unknown> = {}) => ({ id: 'id-1', name: 'cirros', tags, properties });
-  const none = { refs: new Set<string>(), wanted: new Map<string, string[]>() };
+  const OPS = 'a0000000000000000000000000000001';
+  const TENANT = 'b0000000000000000000000000000002';
+  const image = (tags: string[], properties: Record<string, unknown> = {}, owner: string | null = OPS) => ({ id: 'id-1', name: 'cirros', owner, tags, properties });
+  const none = { refs: new Set<string>(), wanted: new Map<string, string[]>(), owners: new Set([OPS]) };
   it.each([
     { why: 'nothing pins it', image: image([]), pins: none, pin: undefined },
     { why: '--pin by id', image: image([]), pins: { ...none, refs: new Set(['id-1']) }, pin: 'pinned by --pin' },
     { why: '--pin by name', image: image([]), pins: { ...none, refs: new Set(['cirros']) }, pin: 'pinned by --pin' },
-    { why: 'its tag', image: image([PIN_TAG]), pins: none, pin: `pinned by its tag ${PIN_TAG}` },
+    { why: 'its tag', image: image([PIN_TAG]), pins: none, pin: `pinned by its tag ${PIN_TAG} (owner ${OPS}, a pin owner)` },
     { why: 'its property naming this store', image: image([], { [PIN_PROPERTY]: 'site-a, site-b' }), pins: none,
-      pin: `pinned by its property ${PIN_PROPERTY}=site-a, site-b` },
+      pin: `pinned by its property ${PIN_PROPERTY}=site-a, site-b (owner ${OPS}, a pin owner)` },
     { why: 'its property naming another store', image: image([], { [PIN_PROPERTY]: 'site-a' }), pins: none, pin: undefined },
-    { why: 'its property: every store', image: image([], { [PIN_PROPERTY]: '*' }), pins: none, pin: `pinned by its property ${PIN_PROPERTY}=*` },
+    { why: 'its property: every store', image: image([], { [PIN_PROPERTY]: '*' }), pins: none, pin: `pinned by its property ${PIN_PROPERTY}=* (owner ${OPS}, a pin owner)` },
     { why: 'a sync policy wants it here (said first)', image: image([PIN_TAG]), pins: { ...none, wanted: new Map([['id-1', ['golden', 'edge']]]) },
       pin: 'wanted here by the sync policy (golden, edge)' },
+    // any project may tag its own image: only the pin owners' tags and properties count
+    { why: 'a tenant\'s tag', image: image([PIN_TAG], {}, TENANT), pins: none, pin: undefined },
+    { why: 'a tenant\'s property', image: image([], { [PIN_PROPERTY]: '*' }, TENANT), pins: none, pin: undefined },
+    { why: 'an image without owner', image: image([PIN_TAG], {}, null), pins: none, pin: undefined },
+    { why: 'no pin owners at all', image: image([PIN_TAG]), pins: { ...none, owners: new Set<string>() }, pin: undefined },
+    { why: 'the tenant named a pin owner', image: image([PIN_TAG], {}, TENANT), pins: { ...none, owners: new Set([OPS, TENANT]) },
+      pin: `pinned by its tag ${PIN_TAG} (owner ${TENANT}, a pin owner)` },
+    { why: '--pin pins a tenant\'s image (the operator named it)', image: image([], {}, TENANT), pins: { ...none, refs: new Set(['id-1']) }, pin: 'pinned by --pin' },
   ])('$why', ({ image: view, pins, pin }) => {
     expect(pinOf(view, 'site-b', pins)).toBe(pin);
+  });
+
+  it.each([
+    { why: 'a tenant\'s tag', image: image([PIN_TAG], {}, TENANT), note: `its tag ${PIN_TAG} ignored: owner ${TENANT} is not a pin owner` },
+    { why: 'a tenant\'s property', image: image([], { [PIN_PROPERTY]: 'site-b' }, TENANT),
+      note: `its property ${PIN_PROPERTY}=site-b ignored: owner ${TENANT} is not a pin owner` },
+    { why: 'no owner', image: image([PIN_TAG], {}, null), note: `its tag ${PIN_TAG} ignored: owner (none) is not a pin owner` },
+    { why: 'a pin owner\'s tag counts', image: image([PIN_TAG]), note: undefined },
+    { why: 'a property for another store is no pin here', image: image([], { [PIN_PROPERTY]: 'site-a' }, TENANT), note: undefined },
+  ])('ignoredPinOf: $why', ({ image: view, note }) => {
+    expect(ignoredPinOf(view, 'site-b', none)).toBe(note);
+  });
+
+  it('pinOwnersOf: those given, else the credential\'s project, else none', () => {
+    expect([...pinOwnersOf(['p1', 'p2'], OPS)]).toEqual(['p1', 'p2']);
+    expect([...pinOwnersOf(undefined, OPS)]).toEqual([OPS]);
+    expect([...pinOwnersOf([], OPS)]).toEqual([OPS]);
+    expect([...pinOwnersOf(undefined, undefined)]).toEqual([]);
   });
 });
 

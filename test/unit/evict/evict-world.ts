@@ -25,6 +25,8 @@ export interface WorldCopy {
   importing?: boolean;
   tags?: string[];
   properties?: Record<string, string>;
+  /** The project that owns the image (default: the scripted credential's, SCRIPTED_PROJECT). */
+  owner?: string;
   inTrash?: boolean;
 }
 
@@ -61,7 +63,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
     return sleep(ms, signal);
   };
   const image = (copy: WorldCopy): GlanceImage => parseImage({ ...imageBody({ stores: copy.stores }), id: copy.id, name: `img-${copy.id}`,
-    tags: copy.tags ?? [], ...copy.properties, ...(copy.importing ? { os_glance_import_task: 'task-1' } : {}),
+    tags: copy.tags ?? [], ...copy.properties, ...(copy.owner === undefined ? {} : { owner: copy.owner }), ...(copy.importing ? { os_glance_import_task: 'task-1' } : {}),
     locations: copy.stores.map((store) => ({ url: `rbd://${store === 'site-a' ? FSID_A : FSID_B}/images/${copy.id}/snap`, metadata: { store } })) });
   const world: World = {
     copies: state, calls, clock, trashing: false, deleteError: undefined, fenceErrno: undefined,

@@ -37,15 +37,18 @@ const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: un
   }
   return v;
 });
+/** The owner of every image of the generated fleet (test/helpers/generated-fleet.ts). */
+const FLEET_OWNER = '58e7212814a0491c9b864d64b784fb3e';
 const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 function plansOf(images: readonly GlanceImage[], pools: ReadonlyMap<string, PoolListing>, policyText: string, stores: readonly string[]) {
   const policy = parseSyncPolicy(policyText, 'fleet.yaml');
   const catalogue: StoreCatalogue = { typesKnown: true, stores: [{ id: 'central', type: 'file', readOnly: false, isDefault: true },
     ...stores.map((id) => ({ id, type: 'rbd', readOnly: false, isDefault: false }))] };
-  const sync = planFleet({ policy, images, catalogue, pools, wallNowMs: FLEET_NOW, run: 'bench' });
+  // The fleet's images are all the project's that reads them: their own pins count, as they did before pin owners.
+  const sync = planFleet({ policy, images, catalogue, pools, wallNowMs: FLEET_NOW, run: 'bench', viewerProject: FLEET_OWNER });
   const evict = [...pools].map(([store, listing]) => {
-    const usage = storeUsageOf(store, images, listing, { refs: new Set(['image-3', images[4]?.id ?? '']), wanted: NO_PINS.wanted });
+    const usage = storeUsageOf(store, images, listing, { refs: new Set(['image-3', images[4]?.id ?? '']), wanted: NO_PINS.wanted, owners: new Set([FLEET_OWNER]) });
     let bytes: number | undefined;
     try {
       bytes = budgetBytes({ kind: 'percent', percent: 30, of: 'pool', text: '30%' }, usage.capacity, store);

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { evictJsonSchema } from '../../../src/cli/reports/evict-json.js';
+import { runWith, SCRIPTED_PROJECT } from '../prewarm/cli-harness.js';
+import { createWorld } from '../evict/evict-world.js';
+import { usePoolListingStandIn } from '../evict/pool-listing-stand-in.js';
+import { MIB } from '../evict/copy-facts-fixture.js';
+
+/** The scripted cloud's wall clock (test/helpers/fake-clock.ts): ages count from it. */
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+const TENANT = 'b0000000000000000000000000000002';
+
+// Any project may tag its own image ferry-pin or set its property ferry_pin, and the agent copies whatever a boot asks
+// for: an image's own pin counts only when a pin owner (--pin-owner, default the credential's project) owns it.
+
+const tagged = () => createWorld([
+  { id: 'a-idle', stores: ['site-a', 'site-b'], bytes: 100 * MIB },
+  { id: 't-pinned', stores: ['site-a', 'site-b'], bytes: 200 * MIB, tags: ['ferry-pin'], owner: TENANT },
+  { id: 'o-pinned', stores: ['site-a', 'site-b'], bytes: 300 * MIB, properties: { ferry_pin: 'site-b' } },
+], NOW);
+
+usePoolListingStandIn(tagged, 'ferry-evict-pins-');
+
+const base = ['evict', '--store', 'site-b', '--ceph-conf', '/etc/ceph/site-b.conf', '--idle', '1h'];
+
+describe('ferry evict: pins a tenant cannot set', () => {
+  const copies = (stdout: string) => evictJsonSchema.parse(JSON.parse(stdout)).copies.map((copy) => [copy.image, copy.action, copy.reason, copy.detail]);
+
+  it('a tenant\'s tag ferry-pin is ignored, and the plan says so; the credential\'s project\'s property pins, naming its owner', async () => {
+    const run = await runWith([...base, '--dry-run', '--json'], tagged().glance);
+    expect(run.code, run.stderr).toBe(0);
+    expect(copies(run.stdout)).toEqual([
+      ['t-pinned', 'evict', 'idle', `last used 3 d ago (copied then); its tag ferry-pin ignored: owner ${TENANT} is not a pin owner`],
+      ['a-idle', 'evict', 'idle', 'last used 3 d ago (copied then)'],
+      ['o-pinned', 'keep', 'pinned', `pinned by its property ferry_pin=site-b (owner ${SCRIPTED_PROJECT}, a pin owner)`]]);
+  });
+
+  it('--pin-owner names the projects whose pins count (and only those)', async () => {
+    const run = await runWith([...base, '--dry-run', '--json', '--pin-owner', TENANT], tagged().glance);
+    expect(copies(run.stdout).map(([image, action, reason]) => [image, action, reason])).toEqual([
+      ['o-pinned', 'evict', 'idle'], ['a-idle', 'evict', 'idle'], ['t-pinned', 'keep', 'pinned']]);
+  });
+
+  it.each([
+    { argv: ['--pin-owner', 'a b'], code: 2, message: '--pin-owner must be one project ID, got \'a b\'' },
+    { argv: ['--pin', 'img-nosuch'], code: 20, message: '--pin img-nosuch: Glance has no image with ID or name \'img-nosuch\' visible to this project' },
+  ])('$argv → exit $code, nothing fenced', async ({ argv, code, message }) => {
+    const w = tagged();
+    const run = await runWith([...base, ...argv], w.glance);
+    expect(run.code).toBe(code);
+    expect(run.stderr).toContain(message);
+    expect(w.calls.filter((call) => !call.startsWith('GET'))).toEqual([]);
+  });
+});
