@@ -54,6 +54,9 @@ const rssStart = rssMb();
 const cpuStart = cpuMs();
 let start = cpuMs();
 const images: readonly GlanceImage[] = await readImageListing(glance);
+// ferry's credential is in the images' project (as ferry-evict's is on the dev cloud): the images' own pins count, and
+// the project's own community images are seen by name.
+const VIEWER = images[0]?.owner ?? undefined;
 const glanceCpu = cpuMs() - start;
 start = cpuMs();
 const pools = new Map<string, PoolListing>();
@@ -71,7 +74,7 @@ let wanted = 0;
 if (policy !== undefined) {
   const catalogue: StoreCatalogue = { typesKnown: true, stores: [{ id: 'central', type: 'file', readOnly: false, isDefault: true },
     ...fleet.stores.map((id) => ({ id, type: 'rbd', readOnly: false, isDefault: false }))] };
-  const plan = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'bench' });
+  const plan = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'bench', viewerProject: VIEWER });
   wanted = plan.copy.items.length;
   for (const store of plan.evictions) evictions += store.plan?.copies.filter((entry) => entry.action === 'evict').length ?? 0;
 } else {
@@ -79,7 +82,7 @@ if (policy !== undefined) {
   const inStore = new Map<string, GlanceImage[]>([...pools.keys()].map((store) => [store, []]));
   for (const image of images) for (const store of image.stores) inStore.get(store)?.push(image);
   for (const [store, listing] of pools) {
-    const usage = storeUsageOf(store, inStore.get(store) ?? [], listing, NO_PINS);
+    const usage = storeUsageOf(store, inStore.get(store) ?? [], listing, { ...NO_PINS, owners: new Set(VIEWER === undefined ? [] : [VIEWER]) });
     const plan = planEviction({ store, copies: usage.copies, poolBytes: usage.poolBytes, budgetBytes: 10 * 2 ** 20, idleMs: 7 * 86_400_000, wallNowMs: NOW, run: 'bench' });
     evictions += plan.copies.filter((entry) => entry.action === 'evict').length;
   }
