@@ -3,6 +3,8 @@ import { FerryError } from '../../../src/errors/ferry-error.js';
 import { FENCE_KEY } from '../../../src/evict/evict-fence.js';
 import { evictStore } from '../../../src/evict/evict-store.js';
 import type { EvictOptions } from '../../../src/evict/evict-options.js';
+import { textStyle } from '../../../src/cli/output/text-style.js';
+import { renderEvict } from '../../../src/cli/render/evict.js';
 import { evictToJson } from '../../../src/cli/reports/evict-json.js';
 import { createWorld, type World } from './evict-world.js';
 import { DAY, MIB, NOW } from './copy-facts-fixture.js';
@@ -166,6 +168,8 @@ describe('evictStore', () => {
     expect(report.fencesLeft).toEqual([{ imageId: 'b-idle', rbdImage: 'b-idle',
       detail: 'its fence could not be lifted (RBD error reading metadata): it runs out on its own 120 s after its last look' }]);
     expect(evictToJson(report).fences_left).toEqual([{ image: 'b-idle', rbd_image: 'b-idle', detail: report.fencesLeft[0]!.detail }]);
+    expect(renderEvict(report, textStyle(false))).toContain('warning: 1 fence could not be lifted; each holds its copy until it runs out '
+      + '(120 s after its last look):\n  b-idle (b-idle): its fence could not be lifted (RBD error reading metadata)');
   });
 
   it('an unfence that fails as a whole leaves every fence it was to lift reported', async () => {
