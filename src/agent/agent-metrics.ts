@@ -78,9 +78,9 @@ export function createAgentMetrics(options: { readonly processMetrics?: boolean 
     novaIntegration: new Gauge({ name: 'ferry_agent_nova_integration',
       help: 'Whether nova carries ferry\'s patch, as the package\'s dpkg trigger last recorded it: 1 for the state (applied, failed, off, '
         + 'nova-absent, unreadable); no series where the package does not keep it', labelNames: ['state'], registers, collect }),
-    novaIntegrationStale: new Gauge({ name: 'ferry_nova_integration_stale',
-      help: 'Whether nova-compute still runs nova\'s code from before its files last changed (the patch applied again after a '
-        + 'python3-nova upgrade): 1 until nova-compute is restarted, else 0 (also where nova-compute does not run or nothing records it)',
+    novaIntegrationStale: new Gauge({ name: 'ferry_agent_nova_integration_stale',
+      help: 'Whether nova-compute still runs nova\'s code from before its files last changed (the patch applied again or taken back, '
+        + 'python3-nova upgraded): 1 until nova-compute is restarted, else 0 (also where nova-compute does not run or nothing records it)',
       registers, collect }),
     requestsJoined: new Counter({ name: 'ferry_agent_requests_joined_total',
       help: 'Ensure requests that joined a wait already running in the agent', registers }),

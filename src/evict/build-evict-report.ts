@@ -40,6 +40,6 @@ export function buildEvictReport(plan: EvictionPlan, usage: StoreUsage, run: Evi
     items: Object.freeze(items),
     budget: Object.freeze({ budget: context.budget, budgetBytes: plan.budgetBytes, usedBytes: plan.poolBytes, afterBytes, verdict,
       shortfallBytes: plan.budgetBytes === undefined ? 0 : Math.max(0, afterBytes - plan.budgetBytes), kept: plan.kept }),
-    counts: Object.freeze(counts), otherBytes: usage.otherBytes, trashBytes: usage.trashBytes,
+    counts: Object.freeze(counts), otherBytes: usage.otherBytes, trashBytes: usage.trashBytes, fencesLeft: run?.fencesLeft ?? [],
   });
 }

@@ -22,6 +22,8 @@ export function createEvictMetrics(): EvictMetrics {
   const budgets = createStoreBudgetGauges(registry, 'ferry_evict');
   const evictions = new Gauge({ name: 'ferry_evict_evictions',
     help: 'Copies the last run took on, by outcome (evicted, trashed, kept, gone, failed) and why (idle, or why kept)', labelNames: ['store', 'outcome', 'reason'], registers });
+  const fencesLeft = new Gauge({ name: 'ferry_evict_fences_left', help: 'Fences the last run wrote and could not lift (each runs out on its own 2 min after its last look)',
+    labelNames: ['store'], registers });
   const lastRun = new Gauge({ name: 'ferry_evict_last_run_timestamp_seconds', help: 'When the last ferry evict run of the store finished (Unix time)',
     labelNames: ['store'], registers });
   return {
@@ -40,6 +42,7 @@ export function createEvictMetrics(): EvictMetrics {
         tally.set(key, entry);
       }
       for (const { outcome, reason, copies } of tally.values()) evictions.set({ store, outcome, reason }, copies);
+      fencesLeft.set({ store }, report.fencesLeft.length);
       lastRun.set({ store }, Math.floor(wallNowMs / 1000));
     },
   };

@@ -1,6 +1,13 @@
 import type { Budget } from './evict-budget.js';
 import type { BudgetVerdict, EvictionPlan, KeepReason, KeptTally } from './plan-eviction.js';
 
+/** A fence a run wrote and could not lift: it holds the copy (and boots that ask the agent again) until it runs out. */
+export interface FenceLeft {
+  readonly imageId: string;
+  readonly rbdImage: string;
+  readonly detail: string;
+}
+
 /** What became of a copy the plan chose. */
 export type EvictOutcome =
   /** Removed through Glance, and gone from the pool. */
@@ -63,6 +70,8 @@ export interface EvictReport {
   /** Bytes of the pool that are no copy Glance lists in this store (other images, leftovers), and of its trash. */
   readonly otherBytes: number;
   readonly trashBytes: number;
+  /** Fences the run wrote and could not lift: each holds its copy until it runs out on its own (docs/evict.md). */
+  readonly fencesLeft: readonly FenceLeft[];
 }
 
 /** What the library reports while it runs; the CLI draws it. */

@@ -1,4 +1,4 @@
-import { FerryError } from '../errors/ferry-error.js';
+import { readStoreCatalogue, requireStores } from '../prewarm/store-catalogue.js';
 import { COPY_SNAPSHOT } from '../rbd/store-copies.js';
 import { buildEvictReport } from './build-evict-report.js';
 import { ignoredPins, NO_PINS } from './copy-pins.js';
@@ -20,11 +20,7 @@ import { runEviction, type EvictContext } from './run-eviction.js';
 export async function evictStore(ctx: EvictContext, input: EvictOptions): Promise<EvictReport> {
   const options = resolveEvictOptions(input);
   const { signal } = options;
-  const stores = await ctx.glance.getStoresInfo({ signal });
-  if (!stores.stores.some((store) => store.id === options.store)) {
-    throw new FerryError('FERRY_STORE_NOT_FOUND', `Glance has no store '${options.store}'`,
-      `Glance's stores are: ${stores.stores.map((store) => store.id).join(', ')} (GET /v2/info/stores). Check --store.`, { store: options.store });
-  }
+  requireStores(await readStoreCatalogue(ctx.glance, signal, { clock: ctx.clock }), [options.store]);
   const images = await readImageListing(ctx.glance, signal);
   const pins = typeof options.pins === 'function' ? options.pins(images) : options.pins ?? NO_PINS;
   const usage = await readStoreUsage(ctx.glance, options.store, options.cluster, images, pins,

@@ -1,8 +1,9 @@
 import pLimit from 'p-limit';
-import { FerryError, isFerryError } from '../errors/ferry-error.js';
+import { isFerryError } from '../errors/ferry-error.js';
 import type { FerryErrorCode } from '../errors/error-table.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
+import { readStoreCatalogue, requireStores } from '../prewarm/store-catalogue.js';
 import { NO_PINS, type PinSet } from './copy-pins.js';
 import { budgetBytes, type Budget } from './evict-budget.js';
 import { EVICT_DEFAULTS, type StoreCluster } from './evict-options.js';
@@ -51,12 +52,9 @@ export const USAGE_POOL_READS = 8;
  */
 export async function readUsage(ctx: EvictContext, options: UsageOptions): Promise<UsageReport> {
   const { signal } = options;
-  const known = await ctx.glance.getStoresInfo({ signal });
-  const unknown = options.stores.filter((entry) => !known.stores.some((store) => store.id === entry.store));
-  if (unknown.length > 0) {
-    throw new FerryError('FERRY_STORE_NOT_FOUND', `Glance has no store ${unknown.map((entry) => `'${entry.store}'`).join(', ')}`,
-      `Glance's stores are: ${known.stores.map((store) => store.id).join(', ')} (GET /v2/info/stores). Check --store and the policy's stores:.`,
-      { stores: unknown.map((entry) => entry.store) });
+  if (options.stores.length > 0) {
+    requireStores(await readStoreCatalogue(ctx.glance, signal, { clock: ctx.clock }), options.stores.map((entry) => entry.store),
+      '--store and the policy\'s stores:');
   }
   const images = await readImageListing(ctx.glance, signal);
   const pinsOf = options.pins?.(images) ?? ((): PinSet => NO_PINS);

@@ -4,12 +4,13 @@ import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import type { GlanceClient } from '../glance/glance-client.js';
 import { hasStore } from '../glance/image.js';
 import type { Logger } from '../logging/logger.js';
-import { clearCopyMarks, setCopyMarks, type MarkResult } from '../rbd/copy-fence-marks.js';
+import { clearCopyMarks, isMarkError, setCopyMarks, type MarkResult } from '../rbd/copy-fence-marks.js';
+import type { PoolEntry } from '../rbd/pool-entry.js';
 import { checkStoreCopies, type StorePool } from '../rbd/store-copies.js';
 import { copyFactsOf, type CopyFacts } from './copy-facts.js';
-import { FENCE_KEY, fenceValue, type EvictFence } from './evict-fence.js';
+import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceOf, fenceValue, FOREIGN_FENCE, isStaleFence, removalDeadline, type EvictFence } from './evict-fence.js';
 import type { ResolvedEvictOptions } from './evict-options.js';
-import type { EvictOutcome } from './evict-report.js';
+import type { EvictOutcome, FenceLeft } from './evict-report.js';
 import { judgeLastLook } from './judge-last-look.js';
 import type { EvictionPlan, KeepReason } from './plan-eviction.js';
 
@@ -34,6 +35,8 @@ export interface EvictionRun {
   /** By image id: every copy the run took on. */
   readonly outcomes: ReadonlyMap<string, CopyOutcome>;
   readonly freedBytes: number;
+  /** Fences the run could not lift (a read or write error, or no answer): each runs out FENCE_HOLD_MS after its last look. */
+  readonly fencesLeft: readonly FenceLeft[];
 }
 
 const NEVER = new AbortController().signal;
@@ -44,8 +47,9 @@ const STOPS_THE_RUN: ReadonlySet<FerryErrorCode> = new Set(['FERRY_FORBIDDEN', '
 
 /**
  * Remove the plan's chosen copies, round by round: each round fences its copies (one image-meta mark each, one
- * process), waits the grace period, then takes them one at a time: read again from Glance and Ceph, judged, removed
- * through Glance. A copy kept at the last look (a clone meanwhile, an import, another run) has its fence lifted; when
+ * process; never over another run's live fence), waits the grace period, looks at them all in the pool again (one
+ * process), then takes them one at a time: read again from Glance, judged, removed through Glance before the fence's
+ * deadline. A copy kept at the last look (a clone meanwhile, an import, another run) has its fence lifted; when
  * such copies leave the budget unmet, the next round takes the plan's next candidates. Every fence this run wrote and
  * did not see removed with its copy is lifted before it returns or throws.
  */
@@ -53,10 +57,11 @@ export async function runEviction(ctx: EvictContext, plan: EvictionPlan, pool: S
   const overBy = plan.budgetBytes === undefined ? Number.POSITIVE_INFINITY : plan.poolBytes - plan.budgetBytes;
   const reserve = plan.copies.filter((entry) => entry.action === 'keep' && entry.reason === 'under-budget').map((entry) => entry.copy);
   const outcomes = new Map<string, CopyOutcome>();
+  const fencesLeft: FenceLeft[] = [];
   let freed = 0;
   let batch = plan.copies.filter((entry) => entry.action === 'evict').map((entry) => entry.copy);
   while (batch.length > 0) {
-    const round = await runRound(ctx, batch, pool, options, overBy - freed);
+    const round = await runRound(ctx, batch, pool, options, overBy - freed, fencesLeft);
     for (const [id, outcome] of round) {
       outcomes.set(id, outcome);
       freed += outcome.freedBytes;
@@ -64,7 +69,7 @@ export async function runEviction(ctx: EvictContext, plan: EvictionPlan, pool: S
     if (freed >= overBy) break;
     batch = takeCovering(reserve, overBy - freed);
   }
-  return Object.freeze({ outcomes, freedBytes: freed });
+  return Object.freeze({ outcomes, freedBytes: freed, fencesLeft: Object.freeze(fencesLeft) });
 }
 
 /** The next candidates, least recently used first, until their bytes cover `needBytes` (taken out of `reserve`). */
@@ -80,30 +85,33 @@ function takeCovering(reserve: CopyFacts[], needBytes: number): CopyFacts[] {
 }
 
 async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: StorePool, options: ResolvedEvictOptions,
-  needBytes: number): Promise<Map<string, CopyOutcome>> {
+  needBytes: number, fencesLeft: FenceLeft[]): Promise<Map<string, CopyOutcome>> {
   const outcomes = new Map<string, CopyOutcome>();
   const fence: EvictFence = { run: options.run, recheckAtMs: ctx.clock.wallNow() + options.graceMs, by: options.by };
   const value = fenceValue(fence);
-  const marks = await setCopyMarks(pool, FENCE_KEY, value, batch.map((copy) => copy.rbdImage), options.ceph);
-  refuseUnwritablePool(marks, pool, options);
+  const marks = await fenceCopies(ctx, batch.map((copy) => copy.rbdImage), value, pool, options);
   const fenced = batch.filter((copy) => marks.get(copy.rbdImage) === 'set');
   for (const copy of batch) {
     const mark = marks.get(copy.rbdImage);
     if (mark === 'absent') outcomes.set(copy.imageId, { outcome: 'gone', detail: 'the pool no longer had it when it was fenced', freedBytes: 0 });
-    else if (typeof mark === 'object') outcomes.set(copy.imageId, { outcome: 'failed', detail: `its fence could not be written: ${mark.error}`, freedBytes: 0 });
+    else if (isMarkError(mark)) outcomes.set(copy.imageId, { outcome: 'failed', detail: `its fence could not be written: ${mark.error}`, freedBytes: 0 });
+    else if (typeof mark === 'object') outcomes.set(copy.imageId, { outcome: 'kept', reason: 'fenced', detail: heldDetail(mark.held), freedBytes: 0 });
   }
   options.onProgress?.({ type: 'fenced', copies: fenced.length, recheckAtMs: fence.recheckAtMs });
   ctx.logger.info({ store: options.store, fenced: fenced.length, graceMs: options.graceMs }, 'eviction: fenced, waiting the grace period');
   const removed: CopyFacts[] = [];
   try {
     await ctx.clock.sleep(options.graceMs, options.signal);
+    const looks = await lookAtRound(ctx, fenced, pool, options, outcomes);
     let freedThisRound = 0;
     for (const copy of fenced) {
+      if (outcomes.has(copy.imageId)) continue;
       if (freedThisRound >= needBytes) {
         outcomes.set(copy.imageId, { outcome: 'kept', reason: 'under-budget', detail: 'the copies before it brought the store under its budget', freedBytes: 0 });
         continue;
       }
-      const outcome = await options.removals.run([copy.imageId], options.signal ?? NEVER, () => lastLookAndRemove(ctx, copy, pool, options));
+      const outcome = await options.removals.run([copy.imageId], options.signal ?? NEVER,
+        () => lastLookAndRemove(ctx, copy, looks.get(copy.rbdImage), fence, options));
       if (outcome === 'removed') {
         removed.push(copy);
         freedThisRound += copy.bytes;
@@ -112,11 +120,11 @@ async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: St
       }
     }
   } catch (error) {
-    await settle(ctx, { fenced, removed, value }, outcomes, pool, options);
+    await settle(ctx, { fenced, removed, value }, outcomes, pool, options, fencesLeft);
     throw isFerryError(error) || !options.signal?.aborted ? error
       : new FerryError('FERRY_ABORTED', `the eviction of store ${options.store} was interrupted`, 'Every fence it wrote was lifted; run it again.');
   }
-  await settle(ctx, { fenced, removed, value }, outcomes, pool, options);
+  await settle(ctx, { fenced, removed, value }, outcomes, pool, options, fencesLeft);
   for (const copy of batch) {
     const outcome = outcomes.get(copy.imageId);
     if (outcome !== undefined) options.onProgress?.({ type: 'copy-done', imageId: copy.imageId, store: options.store, outcome: outcome.outcome, detail: outcome.detail });
@@ -124,10 +132,56 @@ async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: St
   return outcomes;
 }
 
+/**
+ * Fence the copies where no one else holds a fence (one process), then take over the fences found stale (their run
+ * is gone: past their last look by FENCE_HOLD_MS), each only while it still holds what was read (one process per
+ * distinct stale value, normally one run's). Another run's live fence, or a mark written over ours, is left alone.
+ */
+async function fenceCopies(ctx: EvictContext, names: readonly string[], value: string, pool: StorePool,
+  options: ResolvedEvictOptions): Promise<Map<string, MarkResult>> {
+  const marks = new Map(await setCopyMarks(pool, FENCE_KEY, value, undefined, names, options.ceph));
+  refuseUnwritablePool(marks, pool, options);
+  const stale = new Map<string, string[]>();
+  for (const [name, mark] of marks) {
+    if (typeof mark !== 'object' || isMarkError(mark) || mark.held === null) continue;
+    const found = fenceOf({ [FENCE_KEY]: mark.held });
+    if (found !== undefined && isStaleFence(found, ctx.clock.wallNow())) stale.set(mark.held, [...stale.get(mark.held) ?? [], name]);
+  }
+  for (const [held, staleNames] of stale) {
+    ctx.logger.info({ store: options.store, copies: staleNames.length, fence: held }, 'eviction: taking over fences whose run is gone');
+    for (const [name, mark] of await setCopyMarks(pool, FENCE_KEY, value, held, staleNames, options.ceph)) marks.set(name, mark);
+  }
+  return marks;
+}
+
+function heldDetail(held: string | null): string {
+  const found = held === null ? undefined : fenceOf({ [FENCE_KEY]: held });
+  if (found === undefined) return 'its fence changed while this run took it over: left alone';
+  return found === FOREIGN_FENCE ? `it carries a mark ${FENCE_KEY} not in ferry's format: left alone`
+    : `another eviction run holds its fence (${found.by}, run ${found.run}): left to it`;
+}
+
+/**
+ * The last look at the round's copies in the pool: one process for all of them, right after the grace period. A
+ * failure that stops the run is thrown; any other leaves the copies failed (their fences are lifted by settle).
+ */
+async function lookAtRound(ctx: EvictContext, fenced: readonly CopyFacts[], pool: StorePool, options: ResolvedEvictOptions,
+  outcomes: Map<string, CopyOutcome>): Promise<ReadonlyMap<string, PoolEntry>> {
+  try {
+    const entries = await checkStoreCopies(pool, fenced.map((copy) => copy.rbdImage), { ...options.ceph, ...(options.signal ? { signal: options.signal } : {}) });
+    return new Map(fenced.map((copy, index) => [copy.rbdImage, entries[index]!]));
+  } catch (error) {
+    if (!isFerryError(error) || STOPS_THE_RUN.has(error.code)) throw error;
+    ctx.logger.warn({ store: options.store, code: error.code }, `eviction: the last look failed: ${error.message}`);
+    for (const copy of fenced) outcomes.set(copy.imageId, { outcome: 'failed', detail: `the last look failed: ${error.code}: ${error.message}`, freedBytes: 0 });
+    return new Map();
+  }
+}
+
 /** Fences that could not be written for want of rights on every copy: the run cannot evict at all. */
 function refuseUnwritablePool(marks: ReadonlyMap<string, MarkResult>, pool: StorePool, options: ResolvedEvictOptions): void {
   const results = [...marks.values()];
-  const refused = results.filter((mark) => typeof mark === 'object' && (mark.errno === 1 || mark.errno === 13));
+  const refused = results.filter((mark) => isMarkError(mark) && (mark.errno === 1 || mark.errno === 13));
   if (results.length > 0 && refused.length === results.length) {
     throw new FerryError('FERRY_CEPH', `client.${pool.user ?? 'admin'} may not write image-meta in pool ${pool.pool}, so the eviction cannot fence `
       + 'the copies it would remove (nothing was removed)', `Give the evicting user mon 'profile rbd' osd 'profile rbd pool=${pool.pool}' `
@@ -136,9 +190,16 @@ function refuseUnwritablePool(marks: ReadonlyMap<string, MarkResult>, pool: Stor
   }
 }
 
-/** Read the copy again from Glance and Ceph, judge it, and remove it through Glance; 'removed' until the check after. */
-async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, pool: StorePool, options: ResolvedEvictOptions): Promise<CopyOutcome | 'removed'> {
+/**
+ * Judge the copy on Glance's record read again now and the round's look at the pool, and remove it through Glance;
+ * 'removed' until the check after. Never after the fence's deadline: checked before the look and right before the
+ * DELETE (a round's removals take time, and agents stop waiting for a fence past it).
+ */
+async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: PoolEntry | undefined, fence: EvictFence,
+  options: ResolvedEvictOptions): Promise<CopyOutcome | 'removed'> {
   try {
+    const expired = fenceExpired(fence, ctx.clock.wallNow());
+    if (expired !== undefined) return expired;
     const image = await ctx.glance.getImage(copy.imageId, { signal: options.signal }).catch((error: unknown) => {
       if (isFerryError(error, 'FERRY_IMAGE_NOT_FOUND')) return undefined;
       throw error;
@@ -146,10 +207,11 @@ async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, pool: Store
     if (image === undefined || !hasStore(image.stores, options.store)) {
       return { outcome: 'gone', detail: image === undefined ? 'Glance no longer has the image' : 'Glance no longer lists it in the store', freedBytes: 0 };
     }
-    const [entry] = await checkStoreCopies(pool, [copy.rbdImage], { ...options.ceph, ...(options.signal ? { signal: options.signal } : {}) });
     const look = judgeLastLook(copyFactsOf(image, options.store, entry, copy.pin),
       { run: options.run, idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow() });
     if (look.verdict === 'keep') return { outcome: 'kept', reason: look.reason, detail: `at the last look: ${look.detail}`, freedBytes: 0 };
+    const late = fenceExpired(fence, ctx.clock.wallNow());
+    if (late !== undefined) return late;
     const answer = await ctx.glance.deleteFromStore(copy.imageId, options.store, { signal: options.signal });
     switch (answer.kind) {
       case 'removed':
@@ -170,15 +232,24 @@ async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, pool: Store
   }
 }
 
+/** Kept, not removed: the fence ran out before this copy's turn came (a round's earlier removals took that long). */
+function fenceExpired(fence: EvictFence, wallNowMs: number): CopyOutcome | undefined {
+  if (wallNowMs <= removalDeadline(fence)) return undefined;
+  return { outcome: 'kept', reason: 'fenced', detail: `its fence expired before its turn came (removals end ${Math.round((FENCE_HOLD_MS - FENCE_SKEW_MS) / 1000)} s `
+    + 'after the last look): not removed, left for the next run', freedBytes: 0 };
+}
+
 /**
  * After a round: the removed copies are checked in the pool (gone: evicted; in its trash: a newer Glance moved it
  * there because a clone appeared, no byte freed), and every other fence of the round is lifted (only where it is
- * still this run's). Never throws: a fence it could not lift runs out on its own (FENCE_HOLD_MS).
+ * still this run's), a removed copy's still in the pool included. Never throws: a fence it could not lift is added to
+ * `fencesLeft` (the report says so) and runs out on its own (FENCE_HOLD_MS).
  */
 async function settle(ctx: EvictContext, round: { readonly fenced: readonly CopyFacts[]; readonly removed: readonly CopyFacts[]; readonly value: string },
-  outcomes: Map<string, CopyOutcome>, pool: StorePool, options: ResolvedEvictOptions): Promise<void> {
+  outcomes: Map<string, CopyOutcome>, pool: StorePool, options: ResolvedEvictOptions, fencesLeft: FenceLeft[]): Promise<void> {
   const { fenced, removed } = round;
   const quiet = { ...options.ceph, signal: undefined };
+  const stillInPool = new Set<CopyFacts>();
   if (removed.length > 0) {
     const entries = await checkStoreCopies(pool, removed.map((copy) => copy.rbdImage), quiet).catch((error: unknown) => {
       ctx.logger.warn({ store: options.store, error: String(error) }, 'eviction: the removed copies could not be checked in the pool');
@@ -186,6 +257,7 @@ async function settle(ctx: EvictContext, round: { readonly fenced: readonly Copy
     });
     removed.forEach((copy, index) => {
       const entry = entries?.[index];
+      if (entry !== undefined && entry.kind !== 'absent') stillInPool.add(copy);
       outcomes.set(copy.imageId, entry === undefined ? { outcome: 'evicted', detail: 'removed through Glance (not checked in the pool)', freedBytes: copy.bytes }
         : entry.kind === 'absent' && entry.trashedMs !== undefined
           ? { outcome: 'trashed', detail: 'Glance moved it to the pool\'s RBD trash (a clone appeared at the last moment): its clones keep working, no byte was freed', freedBytes: 0 }
@@ -193,8 +265,13 @@ async function settle(ctx: EvictContext, round: { readonly fenced: readonly Copy
             : { outcome: 'failed', detail: 'Glance answered that it removed it, but the pool still holds it', freedBytes: 0 });
     });
   }
-  const lift = fenced.filter((copy) => !removed.includes(copy)).map((copy) => copy.rbdImage);
-  await clearCopyMarks(pool, FENCE_KEY, round.value, lift, quiet).catch((error: unknown) => {
-    ctx.logger.warn({ store: options.store, copies: lift.length, error: String(error) }, 'eviction: fences could not be lifted; they run out on their own');
-  });
+  const lift = fenced.filter((copy) => !removed.includes(copy) || stillInPool.has(copy));
+  const lifted = await clearCopyMarks(pool, FENCE_KEY, round.value, lift.map((copy) => copy.rbdImage), quiet).catch((error: unknown) => String(error));
+  for (const copy of lift) {
+    const result = typeof lifted === 'string' ? { error: lifted, errno: 0 } : lifted.get(copy.rbdImage);
+    if (result !== undefined && !isMarkError(result)) continue;
+    const detail = `its fence could not be lifted (${result?.error ?? 'no answer for it'}): it runs out on its own ${Math.round(FENCE_HOLD_MS / 1000)} s after its last look`;
+    fencesLeft.push(Object.freeze({ imageId: copy.imageId, rbdImage: copy.rbdImage, detail }));
+    ctx.logger.warn({ store: options.store, imageId: copy.imageId, rbdImage: copy.rbdImage }, `eviction: ${detail}`);
+  }
 }

@@ -1,4 +1,5 @@
 import { formatBytes } from '../../evict/evict-budget.js';
+import { FENCE_HOLD_MS } from '../../evict/evict-fence.js';
 import type { EvictItem, EvictReport } from '../../evict/evict-report.js';
 import { formatAge, KEEP_REASONS, type KeepReason } from '../../evict/plan-eviction.js';
 import type { TextStyle } from '../output/text-style.js';
@@ -30,6 +31,11 @@ export function renderEvict(report: EvictReport, style: TextStyle): string {
   const kept = KEEP_REASONS.filter((reason) => reason !== 'under-budget' && report.budget.kept[reason].copies > 0)
     .map((reason) => `${report.budget.kept[reason].copies} ${KEEP_WORDS[reason]} (${formatBytes(report.budget.kept[reason].bytes)})`);
   if (kept.length > 0) lines.push(`kept: ${kept.join(', ')}`);
+  if (report.fencesLeft.length > 0) {
+    lines.push(style.warn(`warning: ${report.fencesLeft.length} fence${report.fencesLeft.length === 1 ? '' : 's'} could not be lifted; `
+      + `each holds its copy until it runs out (${FENCE_HOLD_MS / 1000} s after its last look):`));
+    for (const left of report.fencesLeft) lines.push(style.warn(`  ${left.imageId} (${left.rbdImage}): ${left.detail}`));
+  }
   if (report.otherBytes > 0) lines.push(style.dim(`the pool also holds ${formatBytes(report.otherBytes)} that is no copy Glance lists in ${report.store}`
     + (report.trashBytes > 0 ? ` (${formatBytes(report.trashBytes)} of it in its trash)` : '')));
   return lines.join('\n');

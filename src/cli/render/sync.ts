@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatBytes } from '../../evict/evict-budget.js';
 import { KEEP_REASONS } from '../../evict/plan-eviction.js';
 import type { StoreBudget, SyncReport } from '../../sync/sync-report.js';
-import { evictCopyJsonSchema, evictToJson, type EvictJson } from '../reports/evict-json.js';
+import { evictCopyJsonSchema, evictJsonSchema, evictToJson, type EvictJson } from '../reports/evict-json.js';
 import type { WatchPass, WatchSummary } from '../../sync/watch-sync.js';
 import type { TextStyle } from '../output/text-style.js';
 import { prewarmJsonSchema, prewarmToJson } from './prewarm-json.js';
@@ -34,6 +34,7 @@ export const syncJsonSchema = z.object({
     counts: z.object({ planned: count, evicted: count, trashed: count, kept: count, gone: count, failed: count }).strict().nullable(),
     kept: z.partialRecord(z.enum(KEEP_REASONS), z.object({ copies: count, bytes: count }).strict()),
     evictions: z.array(evictCopyJsonSchema),
+    fences_left: evictJsonSchema.shape.fences_left,
     error: passError.nullable(),
   }).strict()),
 });
@@ -65,12 +66,12 @@ const actedOn = (copy: EvictJson['copies'][number]): boolean => copy.action === 
 export function budgetToJson(entry: StoreBudget): SyncJson['budgets'][number] {
   if (entry.report === undefined) {
     return { store: entry.store, pool: null, budget: null, budget_bytes: null, used_bytes: null, after_bytes: null, verdict: null, shortfall_bytes: 0,
-      counts: null, kept: {}, evictions: [], error: entry.error };
+      counts: null, kept: {}, evictions: [], fences_left: [], error: entry.error };
   }
   const json = evictToJson(entry.report);
   return { store: entry.store, pool: json.pool, budget: json.budget.budget, budget_bytes: json.budget.budget_bytes, used_bytes: json.budget.used_bytes,
     after_bytes: json.budget.after_bytes, verdict: json.budget.verdict, shortfall_bytes: json.budget.shortfall_bytes, counts: json.counts,
-    kept: json.budget.kept, evictions: json.copies.filter(actedOn), error: null };
+    kept: json.budget.kept, evictions: json.copies.filter(actedOn), fences_left: json.fences_left, error: null };
 }
 
 export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): string {

@@ -27,6 +27,8 @@ export const evictJsonSchema = z.object({
   copies: z.array(evictCopyJsonSchema),
   counts: z.object({ planned: count, evicted: count, trashed: count, kept: count, gone: count, failed: count }).strict(),
   other_bytes: bytes, trash_bytes: bytes,
+  /** Fences the run could not lift (empty when every one was lifted or went with its copy). */
+  fences_left: z.array(z.object({ image: z.string(), rbd_image: z.string(), detail: z.string() }).strict()),
 }).strict();
 
 export type EvictJson = z.infer<typeof evictJsonSchema>;
@@ -49,6 +51,7 @@ export function evictToJson(report: EvictReport): EvictJson {
     })),
     counts: { ...report.counts },
     other_bytes: report.otherBytes, trash_bytes: report.trashBytes,
+    fences_left: report.fencesLeft.map((left) => ({ image: left.imageId, rbd_image: left.rbdImage, detail: left.detail })),
   };
 }
 

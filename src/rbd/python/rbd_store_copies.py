@@ -19,9 +19,15 @@ Commands, each printing one JSON object on stdout:
 - `look NAME...`: {"images": [{"name", "protected", "meta"}]} (or "absent"/"error" as above): what whoever hands a
   copy out needs (the agent): the snapshot and the fence, read with the image opened read-only and no children
   listed, so a user with read-only caps on the images pool alone can ask.
-- `fence KEY VALUE NAME...`: image-meta KEY=VALUE on each: {"results": [{"name", "ok" | "absent" | "error"}]}.
+- `fence KEY VALUE EXPECTED NAME...`: image-meta KEY=VALUE on each image where KEY holds EXPECTED now (EXPECTED
+  empty: where there is no KEY), then KEY read again: {"results": [{"name", "ok" | "held" | "absent" | "error"}]}.
+  "held": the value KEY holds (another's mark, found before writing or written over ours between the write and the
+  read again): not ours. librbd has no compare-and-set for image-meta: this is read, compare, write, read again;
+  two writers that both read no mark within the same milliseconds both write, and the one read again last wins,
+  the other sees "held" (the eviction's last look reads the fence once more before a removal: docs/evict.md).
 - `unfence KEY VALUE NAME...`: removes KEY where it still holds VALUE (another run's fence is left alone):
-  {"results": [{"name", "removed" | "other" | "none" | "absent" | "error"}]}.
+  {"results": [{"name", "removed" | "other" | "none" | "absent" | "error"}]}: a mark that could not be read or
+  removed is an "error", never "none".
 Exit 0; 3 with {"unavailable"} without the binding; a failure to reach the cluster or open the pool exits with its
 errno (110: the mons did not answer, 2: no such pool or conf, 13/1: refused) and the message on stderr.
 """
@@ -170,12 +176,13 @@ def look(cluster, names):
 
 
 def on_each(cluster, names, work):
-    """work(image) -> the result's key for each named image, opened for writing; absent and errors said per image."""
+    """work(image) -> the result's key (or fields) for each named image, opened for writing; absent and errors per image."""
     results = []
     for name in names:
         try:
             with rbd.Image(cluster.ioctx, name) as image:
-                results.append({"name": name, work(image): True})
+                outcome = work(image)
+                results.append(dict({"name": name}, **(outcome if isinstance(outcome, dict) else {outcome: True})))
         except rbd.ImageNotFound:
             results.append({"name": name, "absent": True})
         except Exception as error:
@@ -183,16 +190,26 @@ def on_each(cluster, names, work):
     return {"results": results}
 
 
-def fence(cluster, key, value, names):
+def mark_of(image, key):
+    # From the listing of the image's keys: a key that is not there is None, and a failure to read raises (never
+    # "no mark": metadata_get's missing key and its read errors look alike to a caller that swallows both).
+    return dict(image.metadata_list()).get(key)
+
+
+def fence(cluster, key, value, expected, names):
     def mark(image):
+        held = mark_of(image, key)
+        if held != (expected or None):
+            return {"held": held}
         image.metadata_set(key, value)
-        return "ok"
+        held = mark_of(image, key)
+        return "ok" if held == value else {"held": held}
     return on_each(cluster, names, mark)
 
 
 def unfence(cluster, key, value, names):
     def lift(image):
-        held = quietly(lambda: image.metadata_get(key))
+        held = mark_of(image, key)
         if held is None:
             return "none"
         if held != value:
@@ -228,7 +245,7 @@ elif command == "check":
 elif command == "look":
     answer = look(cluster, args)
 elif command == "fence":
-    answer = fence(cluster, args[0], args[1], args[2:])
+    answer = fence(cluster, args[0], args[1], args[2], args[3:])
 elif command == "unfence":
     answer = unfence(cluster, args[0], args[1], args[2:])
 else:

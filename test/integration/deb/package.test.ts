@@ -285,19 +285,19 @@ systemctl daemon-reload && systemctl start nova-compute.service`);
       const lines = ok(`curl -s -o - -w '\\n%{http_code}' --unix-socket ${SOCKET} http://agent/healthz`).trim().split('\n');
       return { code: lines.at(-1) ?? '', body: JSON.parse(lines.slice(0, -1).join('\n')) as Record<string, unknown> };
     };
-    const staleMetric = (): string => ok(`curl -s --unix-socket ${SOCKET} http://agent/metrics | grep '^ferry_nova_integration_stale ' || true`).trim();
+    const staleMetric = (): string => ok(`curl -s --unix-socket ${SOCKET} http://agent/metrics | grep '^ferry_agent_nova_integration_stale ' || true`).trim();
     const stale = healthz();
     expect(stale.code).toBe('503');
     expect(stale.body).toMatchObject({ ok: false, failing: ['nova_integration'], checks: { nova_integration: { ok: false, state: 'applied',
       code: 'FERRY_NOVA_INTEGRATION', nova_compute: { stale: true, pid: novaPid }, message: expect.stringContaining('Restart nova-compute') } } });
-    expect(staleMetric()).toBe('ferry_nova_integration_stale 1');
+    expect(staleMetric()).toBe('ferry_agent_nova_integration_stale 1');
     // Restarted: the next check (ferry-nova-check.timer runs it every minute; started by hand here) clears it.
     expect(ok('systemctl is-enabled ferry-nova-check.timer; systemctl is-active ferry-nova-check.timer').trim().split('\n')).toEqual(['enabled', 'active']);
     ok('systemctl restart nova-compute.service && systemctl start ferry-nova-check.service');
     expect(JSON.parse(ok('cat /var/lib/ferry/nova-compute.json'))).toMatchObject({ running: true, stale: false });
     const current = healthz();
     expect(current.body, JSON.stringify(current.body)).toMatchObject({ checks: { nova_integration: { ok: true, state: 'applied', nova_compute: { stale: false } } } });
-    expect(staleMetric()).toBe('ferry_nova_integration_stale 0');
+    expect(staleMetric()).toBe('ferry_agent_nova_integration_stale 0');
     ok('systemctl stop nova-compute.service && rm /etc/systemd/system/nova-compute.service && systemctl daemon-reload');
 
     // A nova whose file the patch no longer fits (pristine file, one changed line in Rbd.copy_to_store's context).

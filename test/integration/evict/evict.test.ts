@@ -108,12 +108,16 @@ describe('ferry evict against the dev cloud (site-c)', () => {
   it('a clone made during the grace (a boot handed the copy before the fence): kept at the last look, no DELETE sent — what protects it on a Glance that would trash it instead of refusing (glance_store ≥ 4.6)', async () => {
     const id = await copyImage(4 * MIB, ['central', STORE], 'grace');
     deletes.length = 0;
-    // The run's first Glance read after the fence is the last look's GET of this image: clone it just before.
+    // A boot that was handed the copy before the fence clones it during the grace: watch for the fence, clone at once.
+    // The run looks at the round's copies in the pool right after the grace (one process), before any Glance read.
     let cloned = '';
+    let clonedBeforeLook = false;
     const fenced = (): boolean => ceph('site-b', 'rbd', ['image-meta', 'get', `${POOL}/${id}`, 'ferry.evicting'], 'admin').code === 0;
-    onRequest = { match: `/v2/images/${id}`, run: () => { if (fenced()) cloned = cloneOf(id, 'grace'); } };
-    const run = await evict(['--idle', '0', '--grace', '3s']);
+    onRequest = { match: `/v2/images/${id}`, run: () => { clonedBeforeLook = cloned !== ''; } };
+    const watch = setInterval(() => { if (cloned === '' && fenced()) cloned = cloneOf(id, 'grace'); }, 200);
+    const run = await evict(['--idle', '0', '--grace', '5s']).finally(() => clearInterval(watch));
     expect(cloned, 'the clone was made while the copy was fenced').not.toBe('');
+    expect(clonedBeforeLook, 'the clone was there before the run read the image again').toBe(true);
     expect(run.code, run.stderr).toBe(0);
     expect(row(run.json, id)).toMatchObject({ action: 'evict', outcome: 'kept', outcome_reason: 'in-use' });
     expect(deletes.filter((path) => path.endsWith(id))).toEqual([]);

@@ -24,6 +24,11 @@ describe('agent metrics: names and types', () => {
     expect(Object.fromEntries(real)).toEqual(Object.fromEntries(documentedMetrics('docs/agent.md', 'ferry_agent_')));
   });
 
+  it('agent metrics: every one of ferry\'s own is named ferry_agent_* (the rest are prom-client\'s process_ and nodejs_ defaults)', async () => {
+    const names = [...(await exported()).keys()];
+    expect(names.filter((name) => !/^(ferry_agent_|process_|nodejs_)/.test(name))).toEqual([]);
+  });
+
   it('agent metrics: prom-client defaults keep their standard names (no ferry_agent_ prefix)', async () => {
     const names = [...(await exported()).keys()];
     expect(names).toEqual(expect.arrayContaining(['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds',
@@ -152,19 +157,19 @@ describe('agent health probe and the healthy gauge', () => {
     expect(await seriesOf(metrics, 'ferry_agent_fsid_source')).toEqual([]);
   });
 
-  it('health probe: nova-compute running the code from before the patch shows in ferry_nova_integration_stale, 1 then 0', async () => {
+  it('health probe: nova-compute running the code from before the patch shows in ferry_agent_nova_integration_stale, 1 then 0', async () => {
     const metrics = createAgentMetrics({ processMetrics: false });
     const stale: AgentHealth = { ...good, nova_integration: { ok: false, state: 'applied', code: 'FERRY_NOVA_INTEGRATION', message: 'restart',
       nova_compute: { stale: true, pid: 10 } } };
     const restarted: AgentHealth = { ...good, nova_integration: { ok: true, state: 'applied', nova_compute: { stale: false, pid: 11 } } };
     const probe = createHealthProbe({ service: serviceAnswering([stale, restarted, good]), metrics, timeoutMs: 1000, clock: fakeClock() });
     expect(await probe.check()).toMatchObject({ ok: false, failing: ['nova_integration'] });
-    expect(await seriesOf(metrics, 'ferry_nova_integration_stale')).toEqual(['ferry_nova_integration_stale 1']);
+    expect(await seriesOf(metrics, 'ferry_agent_nova_integration_stale')).toEqual(['ferry_agent_nova_integration_stale 1']);
     expect(await probe.check()).toMatchObject({ ok: true });
-    expect(await seriesOf(metrics, 'ferry_nova_integration_stale')).toEqual(['ferry_nova_integration_stale 0']);
+    expect(await seriesOf(metrics, 'ferry_agent_nova_integration_stale')).toEqual(['ferry_agent_nova_integration_stale 0']);
     // nothing recorded about nova-compute (not running, or no package): 0
     await probe.check();
-    expect(await seriesOf(metrics, 'ferry_nova_integration_stale')).toEqual(['ferry_nova_integration_stale 0']);
+    expect(await seriesOf(metrics, 'ferry_agent_nova_integration_stale')).toEqual(['ferry_agent_nova_integration_stale 0']);
   });
 
   it('health probe: a scrape reuses a check younger than maxAgeMs, then checks again', async () => {

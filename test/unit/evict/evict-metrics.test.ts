@@ -10,7 +10,7 @@ import { MIB, NOW } from './copy-facts-fixture.js';
 // metrics with the one-shot's prefix, and documented (docs/evict.md, "See it").
 
 const EVICT_NAMES = ['ferry_evict_build_info', 'ferry_evict_store_bytes', 'ferry_evict_store_budget_bytes', 'ferry_evict_store_over_budget',
-  'ferry_evict_store_kept_bytes', 'ferry_evict_evictions', 'ferry_evict_last_run_timestamp_seconds'];
+  'ferry_evict_store_kept_bytes', 'ferry_evict_evictions', 'ferry_evict_fences_left', 'ferry_evict_last_run_timestamp_seconds'];
 
 async function run(budget: string) {
   const world = createWorld([
@@ -46,6 +46,7 @@ describe('createEvictMetrics', () => {
     expect(text).toContain('ferry_evict_evictions{store="site-b",outcome="evicted",reason="idle"} 1');
     expect(text).toContain(`ferry_evict_store_kept_bytes{store="site-b",reason="in-use"} ${300 * MIB}`);
     expect(text).toContain(`ferry_evict_last_run_timestamp_seconds{store="site-b"} ${(NOW + 31_000) / 1000}`);
+    expect(text).toContain('ferry_evict_fences_left{store="site-b"} 0');
   });
 
   it('a run that could not meet it: over_budget 1, and what kept the rest', async () => {

@@ -3,6 +3,9 @@ import { FerryError } from '../../../src/errors/ferry-error.js';
 import { FENCE_KEY } from '../../../src/evict/evict-fence.js';
 import { evictStore } from '../../../src/evict/evict-store.js';
 import type { EvictOptions } from '../../../src/evict/evict-options.js';
+import { textStyle } from '../../../src/cli/output/text-style.js';
+import { renderEvict } from '../../../src/cli/render/evict.js';
+import { evictToJson } from '../../../src/cli/reports/evict-json.js';
 import { createWorld, type World } from './evict-world.js';
 import { DAY, MIB, NOW } from './copy-facts-fixture.js';
 
@@ -38,13 +41,14 @@ describe('evictStore', () => {
     expect(report.budget).toMatchObject({ verdict: 'none', usedBytes: 1050 * MIB, afterBytes: 750 * MIB });
   });
 
-  it('no budget: every idle candidate goes after one fence and one grace; each is looked at again, removed, checked gone (no fence left to lift)', async () => {
+  it('no budget: every idle candidate goes after one fence and one grace; all looked at again in one process, each removed, checked gone (no fence left to lift)', async () => {
     const world = cloud();
     const report = await evictStore(world.ctx, options(world));
     expect(outcomes(report)).toEqual([['b-idle', 'evict', 'evicted'], ['a-idle', 'evict', 'evicted'], ['c-busy', 'keep', '-'], ['d-only', 'keep', '-'],
       ['e-fresh', 'keep', '-']]);
+    // The round's last look at the pool is one process for all its copies (not one per copy, one after another).
     expect(world.calls.filter((call) => !call.startsWith('GET /v2'))).toEqual(['rbd list', 'rbd fence ferry.evicting b-idle a-idle',
-      'GET b-idle', 'rbd check b-idle', 'DELETE site-b/b-idle', 'GET a-idle', 'rbd check a-idle', 'DELETE site-b/a-idle',
+      'rbd check b-idle a-idle', 'GET b-idle', 'DELETE site-b/b-idle', 'GET a-idle', 'DELETE site-b/a-idle',
       'rbd check b-idle a-idle']);
     expect(world.clock.sleeps).toEqual([30_000]);
     expect(report.counts).toMatchObject({ planned: 2, evicted: 2, kept: 0, failed: 0 });
@@ -129,6 +133,62 @@ describe('evictStore', () => {
     world.copies.get('b-idle')!.meta[FENCE_KEY] = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'other host' });
     const report = await evictStore(world.ctx, options(world, { dryRun: true }));
     expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ action: 'keep', reason: 'fenced', detail: 'another eviction is at it (other host)' });
+  });
+
+  it('another run fences a copy between the plan and the fence: its fence is left alone and the copy kept, the others go', async () => {
+    const world = cloud();
+    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7' });
+    world.beforeFence = () => { world.copies.get('b-idle')!.meta[FENCE_KEY] = theirs; };
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'kept', outcomeReason: 'fenced',
+      outcomeDetail: 'another eviction run holds its fence (host-2 pid 7, run run-0): left to it' });
+    expect(world.copies.get('b-idle')!.meta[FENCE_KEY]).toBe(theirs);
+    expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual(['DELETE site-b/a-idle']);
+  });
+
+  it('a fence whose run is gone (past its last look by 2 min) is taken over, only while it still holds what was read', async () => {
+    const world = cloud();
+    const stale = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW - 200_000).toISOString(), by: 'killed host' });
+    world.copies.get('b-idle')!.meta[FENCE_KEY] = stale;
+    const report = await evictStore(world.ctx, options(world));
+    expect(world.calls.filter((call) => call.startsWith('rbd fence'))).toEqual(['rbd fence ferry.evicting b-idle a-idle',
+      'rbd fence ferry.evicting b-idle']);
+    expect(outcomes(report).slice(0, 2)).toEqual([['b-idle', 'evict', 'evicted'], ['a-idle', 'evict', 'evicted']]);
+  });
+
+  it('a fence it cannot lift (its image-meta unreadable) is reported, in the report and its JSON', async () => {
+    const world = cloud();
+    world.duringGrace(() => {
+      const copy = world.copies.get('b-idle')!;
+      copy.clones.push({ trash: false, created: NOW + 1_000 });
+      copy.metaErrno = 108;
+    });
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'kept', outcomeReason: 'in-use' });
+    expect(report.fencesLeft).toEqual([{ imageId: 'b-idle', rbdImage: 'b-idle',
+      detail: 'its fence could not be lifted (RBD error reading metadata): it runs out on its own 120 s after its last look' }]);
+    expect(evictToJson(report).fences_left).toEqual([{ image: 'b-idle', rbd_image: 'b-idle', detail: report.fencesLeft[0]!.detail }]);
+    expect(renderEvict(report, textStyle(false))).toContain('warning: 1 fence could not be lifted; each holds its copy until it runs out '
+      + '(120 s after its last look):\n  b-idle (b-idle): its fence could not be lifted (RBD error reading metadata)');
+  });
+
+  it('an unfence that fails as a whole leaves every fence it was to lift reported', async () => {
+    const world = cloud();
+    world.duringGrace(() => { for (const id of ['a-idle', 'b-idle']) world.copies.get(id)!.importing = true; });
+    world.unfenceError = { outcome: 'exited', exitCode: 110, signal: null, stdout: '', stderr: '[errno 110] RADOS timed out' };
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.fencesLeft.map((left) => left.imageId)).toEqual(['b-idle', 'a-idle']);
+    expect(report.fencesLeft[0]!.detail).toMatch(/^its fence could not be lifted \(FerryError: rbd_store_copies unfence images .*exit 110/);
+  });
+
+  it('slow removals: a copy whose fence expired before its turn is not removed (kept, fenced)', async () => {
+    const world = cloud();
+    world.deleteTakesMs = 100_000; // the fence's removals end 90 s after its last look
+    const report = await evictStore(world.ctx, options(world));
+    expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual(['DELETE site-b/b-idle']);
+    expect(report.items.find((item) => item.imageId === 'a-idle')).toMatchObject({ outcome: 'kept', outcomeReason: 'fenced',
+      outcomeDetail: 'its fence expired before its turn came (removals end 90 s after the last look): not removed, left for the next run' });
+    expect(fences(world)).toEqual([]);
   });
 
   it('a user that may not write image-meta: FERRY_CEPH before any removal, nothing fenced', async () => {

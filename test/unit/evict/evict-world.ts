@@ -3,7 +3,7 @@ import type { GlanceClient, StoreDeleteOutcome } from '../../../src/glance/glanc
 import { parseImage, type GlanceImage } from '../../../src/glance/image.js';
 import { parseStoresInfo } from '../../../src/glance/image-store-info.js';
 import { silentLogger } from '../../../src/logging/logger.js';
-import type { CommandRunner } from '../../../src/rbd/command-runner.js';
+import type { CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
 import type { EvictContext } from '../../../src/evict/run-eviction.js';
 import { fakeClock, type FakeClock } from '../../helpers/fake-clock.js';
 import { FSID_A, FSID_B, imageBody } from '../../helpers/image-body.js';
@@ -28,6 +28,8 @@ export interface WorldCopy {
   /** The project that owns the image (default: the scripted credential's, SCRIPTED_PROJECT). */
   owner?: string;
   inTrash?: boolean;
+  /** Reading its image-meta fails with this errno (unfence answers the error). */
+  metaErrno?: number;
 }
 
 export interface World {
@@ -43,6 +45,12 @@ export interface World {
   trashing: boolean;
   deleteError: Error | undefined;
   fenceErrno: number | undefined;
+  /** What the unfence process answers instead (a process that fails: no result for any copy). */
+  unfenceError: CommandOutcome | undefined;
+  /** Runs once, right before the next fence is written: what another host does between the plan and the fence. */
+  beforeFence: (() => void) | undefined;
+  /** Wall-clock ms each Glance DELETE takes (a slow removal: a large copy, a loaded Glance). */
+  deleteTakesMs: number;
 }
 
 export const SECONDS = (ms: number): number => ms / 1000;
@@ -66,7 +74,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
     tags: copy.tags ?? [], ...copy.properties, ...(copy.owner === undefined ? {} : { owner: copy.owner }), ...(copy.importing ? { os_glance_import_task: 'task-1' } : {}),
     locations: copy.stores.map((store) => ({ url: `rbd://${store === 'site-a' ? FSID_A : FSID_B}/images/${copy.id}/snap`, metadata: { store } })) });
   const world: World = {
-    copies: state, calls, clock, trashing: false, deleteError: undefined, fenceErrno: undefined,
+    copies: state, calls, clock, trashing: false, deleteError: undefined, fenceErrno: undefined, unfenceError: undefined, deleteTakesMs: 0, beforeFence: undefined,
     duringGrace: (event) => { pending = event; },
     ctx: undefined as never, glance: undefined as never, runner: undefined as never,
   };
@@ -85,6 +93,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
       { id: 'site-b', type: 'rbd', properties: { pool: 'images' } }] })),
     deleteFromStore(id, store): Promise<StoreDeleteOutcome> {
       calls.push(`DELETE ${store}/${id}`);
+      clock.advance(world.deleteTakesMs);
       if (world.deleteError !== undefined) return Promise.reject(world.deleteError);
       const copy = state.get(id);
       if (copy === undefined || !copy.stores.includes(store)) return Promise.resolve({ kind: 'not-in-store', message: `Image ${id} is not stored in store ${store}.` });
@@ -108,7 +117,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
   const runner: CommandRunner = {
     run(_file, args) {
       const [command, ...rest] = args.slice(8);
-      calls.push(`rbd ${command ?? ''}${rest.length > 0 ? ` ${rest.filter((arg) => !arg.startsWith('{')).join(' ')}` : ''}`);
+      calls.push(`rbd ${command ?? ''}${rest.length > 0 ? ` ${rest.filter((arg) => arg !== '' && !arg.startsWith('{')).join(' ')}` : ''}`);
       const out = (value: unknown) => Promise.resolve({ outcome: 'exited' as const, exitCode: 0, signal: null, stdout: JSON.stringify(value), stderr: '' });
       const site = [...state.values()].filter((copy) => copy.stores.includes('site-b') || copy.inTrash);
       if (command === 'list') {
@@ -123,19 +132,26 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
           return entry(copy);
         }) });
       }
-      const [key = '', value = '', ...names] = rest;
       if (command === 'fence') {
+        const event = world.beforeFence;
+        world.beforeFence = undefined;
+        event?.();
+        const [key = '', value = '', expected = '', ...names] = rest;
         return out({ results: names.map((name) => {
           const copy = state.get(name);
           if (copy === undefined || !inPool(copy)) return { name, absent: true };
           if (world.fenceErrno !== undefined) return { name, error: 'RBD permission error', errno: world.fenceErrno };
+          if ((copy.meta[key] ?? '') !== expected) return { name, held: copy.meta[key] ?? null };
           copy.meta[key] = value;
           return { name, ok: true };
         }) });
       }
+      if (world.unfenceError !== undefined) return Promise.resolve(world.unfenceError);
+      const [key = '', value = '', ...names] = rest;
       return out({ results: names.map((name) => {
         const copy = state.get(name);
         if (copy === undefined || !inPool(copy)) return { name, absent: true };
+        if (copy.metaErrno !== undefined) return { name, error: 'RBD error reading metadata', errno: copy.metaErrno };
         if (copy.meta[key] === undefined) return { name, none: true };
         if (copy.meta[key] !== value) return { name, other: true };
         delete copy.meta[key];

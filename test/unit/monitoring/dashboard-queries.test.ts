@@ -88,7 +88,7 @@ describe('packaging/monitoring/ferry-alerts.yml', () => {
   const rules = (parseYaml(readFileSync('packaging/monitoring/ferry-alerts.yml', 'utf8')) as
     { groups: { rules: { alert?: string; record?: string; expr: string }[] }[] }).groups.flatMap((group) => group.rules);
   /** Series the rules read that ferry does not export: Prometheus's `up`, node_exporter's systemd collector, the package's nova check. */
-  const OTHERS = ['up', 'node_systemd_unit_state', 'ferry_nova_integration_stale'];
+  const OTHERS = ['up', 'node_systemd_unit_state', 'ferry_agent_nova_integration_stale'];
 
   it('alert rules: the fleet, the agent, nova, sync and the store budgets', () => {
     expect(rules.map((rule) => rule.alert ?? rule.record)).toEqual(['ferry:fleet_check_failing', 'FerryFleetCheckFailing', 'FerryAgentDown',

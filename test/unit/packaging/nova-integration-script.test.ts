@@ -1,8 +1,9 @@
 // debian/ferry-nova-integration, the package's keeper of the nova patch, run as postinst and the dpkg trigger
 // run it, on a nova made of fixtures/nova's 26.2.2 files: what FERRY_NOVA_PATCH values it reads as yes and no (as
-// /etc/default/ferry-agent documents them), and `revert`, which the package's prerm runs at remove.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// /etc/default/ferry-agent documents them), `revert`, which the package's prerm runs at remove, and `check-running`
+// (ferry-nova-check.timer) against a real process named nova-compute.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -23,11 +24,11 @@ function makeNova(): string {
   return nova;
 }
 
-function run(action: string, defaults: string): { code: number; stderr: string; state: { state: string; detail: string } } {
+function run(action: string, defaults: string, env: Record<string, string> = {}): { code: number; stderr: string; state: { state: string; detail: string } } {
   writeFileSync(join(dir, 'ferry-agent'), defaults);
   const result = spawnSync('sh', [script, action], { encoding: 'utf8', timeout: 30_000, env: {
     PATH: process.env.PATH, FERRY_DEFAULTS: join(dir, 'ferry-agent'), FERRY_STATE_DIR: join(dir, 'state'), FERRY_NOVA_DIR: join(dir, 'site'),
-    FERRY_NODE: process.execPath, FERRY_NOVA_PATCHER: join(root, 'integrations/nova/ferry-nova-patch') } });
+    FERRY_NOVA_PATCHER: join(root, 'integrations/nova/ferry-nova-patch'), ...env } });
   let state = { state: 'none', detail: '' };
   try {
     state = JSON.parse(readFileSync(join(dir, 'state/nova-integration.json'), 'utf8')) as typeof state;
@@ -83,5 +84,79 @@ describe('debian/ferry-nova-integration', () => {
     const again = run('revert', 'FERRY_NOVA_PATCH=yes\n');
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('');
+  });
+
+  it('needs no node (it runs at dpkg time): the state is JSON whatever the detail holds', () => {
+    const result = run('sync', 'FERRY_NOVA_PATCH=ma"y\\be\n', { FERRY_NODE: '/nonexistent/node' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.state).toMatchObject({ state: 'off', detail: expect.stringContaining('FERRY_NOVA_PATCH=ma"y\\be in') as unknown });
+  });
+});
+
+describe('debian/ferry-nova-integration check-running', () => {
+  let compute: ChildProcess | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ferry-nova-check-'));
+    makeNova();
+    // Stand-ins on PATH: no nova-compute.service here (MainPID 0), and getconf as the test wants it.
+    mkdirSync(join(dir, 'stubs'));
+    writeFileSync(join(dir, 'stubs/systemctl'), '#!/bin/sh\necho 0\n');
+    chmodSync(join(dir, 'stubs/systemctl'), 0o755);
+  });
+  afterEach(() => {
+    compute?.kill('SIGKILL');
+    compute = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** A process named nova-compute (a copy of sleep), of this test's user. */
+  async function startCompute(): Promise<number> {
+    copyFileSync('/bin/sleep', join(dir, 'nova-compute'));
+    compute = spawn(join(dir, 'nova-compute'), ['120'], { stdio: 'ignore' });
+    await sleep(150);
+    return compute.pid!;
+  }
+  const user = (): string => spawnSync('id', ['-un'], { encoding: 'utf8' }).stdout.trim();
+  function check(env: Record<string, string> = {}): { stale: boolean; running: boolean; pid?: number; started_at?: string; code_changed_at?: string } {
+    const result = spawnSync('sh', [script, 'check-running'], { encoding: 'utf8', timeout: 30_000, env: {
+      PATH: `${join(dir, 'stubs')}:${process.env.PATH ?? ''}`, FERRY_STATE_DIR: join(dir, 'state'), FERRY_NOVA_DIR: join(dir, 'site'),
+      FERRY_NOVA_USER: user(), FERRY_NODE: '/nonexistent/node', ...env } });
+    expect(result.status, result.stderr).toBe(0);
+    return JSON.parse(readFileSync(join(dir, 'state/nova-compute.json'), 'utf8')) as ReturnType<typeof check>;
+  }
+  /** Where /proc says the process started, with `hz` ticks a second. */
+  function startedAt(pid: number, hz: number): string {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))![1]);
+    return new Date(boot * 1000 + Math.floor(ticks * 1000 / hz)).toISOString();
+  }
+
+  it('nova\'s files unchanged since nova-compute started: running, not stale, its pid and start', async () => {
+    const pid = await startCompute();
+    expect(check()).toMatchObject({ running: true, stale: false, pid, started_at: startedAt(pid, 100) });
+  });
+
+  it('a python3-nova upgrade after nova-compute started is seen though dpkg gives the file the package\'s old mtime (the ctime counts)', async () => {
+    await startCompute();
+    await sleep(2_200);
+    const file = join(dir, 'site/nova/virt/libvirt/imagebackend.py');
+    writeFileSync(file, readFileSync(file, 'utf8'));
+    const built = new Date('2024-03-01T00:00:00Z'); // dpkg unpacks with the mtime the file has in the .deb
+    utimesSync(file, built, built);
+    expect(check()).toMatchObject({ running: true, stale: true });
+  });
+
+  it('a process named nova-compute of another user is not nova\'s: not running', async () => {
+    await startCompute();
+    expect(check({ FERRY_NOVA_USER: 'daemon' })).toMatchObject({ running: false, stale: false });
+  });
+
+  it('the start time uses the kernel\'s clock ticks a second (getconf CLK_TCK), not 100', async () => {
+    const pid = await startCompute();
+    writeFileSync(join(dir, 'stubs/getconf'), '#!/bin/sh\n[ "$1" = CLK_TCK ] && echo 250\n');
+    chmodSync(join(dir, 'stubs/getconf'), 0o755);
+    expect(check()).toMatchObject({ running: true, pid, started_at: startedAt(pid, 250) });
   });
 });

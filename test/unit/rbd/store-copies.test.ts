@@ -74,14 +74,19 @@ describe('checkStoreCopies and the marks', () => {
 
   it('fence and unfence: one process for every image, each image\'s result', async () => {
     const runner = scriptedRunner(
-      exited(0, JSON.stringify({ results: [{ name: 'a', ok: true }, { name: 'b', absent: true }, { name: 'c', error: 'denied', errno: 1 }] })),
-      exited(0, JSON.stringify({ results: [{ name: 'a', removed: true }, { name: 'b', other: true }, { name: 'c', none: true }] })));
-    const set = await setCopyMarks(STORE, 'ferry.evicting', 'v', ['a', 'b', 'c'], { runner });
-    expect([...set]).toEqual([['a', 'set'], ['b', 'absent'], ['c', { error: 'denied', errno: 1 }]]);
-    const cleared = await clearCopyMarks(STORE, 'ferry.evicting', 'v', ['a', 'b', 'c'], { runner });
-    expect([...cleared]).toEqual([['a', 'removed'], ['b', 'held-by-other'], ['c', 'not-set']]);
-    expect(runner.calls.map((call) => call.args.slice(8))).toEqual([['fence', 'ferry.evicting', 'v', 'a', 'b', 'c'],
-      ['unfence', 'ferry.evicting', 'v', 'a', 'b', 'c']]);
+      exited(0, JSON.stringify({ results: [{ name: 'a', ok: true }, { name: 'b', absent: true }, { name: 'c', error: 'denied', errno: 1 },
+        { name: 'd', held: 'w' }] })),
+      exited(0, JSON.stringify({ results: [{ name: 'a', removed: true }, { name: 'b', other: true }, { name: 'c', none: true },
+        { name: 'd', error: 'metadata unreadable', errno: 5 }] })),
+      exited(0, JSON.stringify({ results: [{ name: 'd', held: null }] })));
+    const set = await setCopyMarks(STORE, 'ferry.evicting', 'v', undefined, ['a', 'b', 'c', 'd'], { runner });
+    expect([...set]).toEqual([['a', 'set'], ['b', 'absent'], ['c', { error: 'denied', errno: 1 }], ['d', { held: 'w' }]]);
+    const cleared = await clearCopyMarks(STORE, 'ferry.evicting', 'v', ['a', 'b', 'c', 'd'], { runner });
+    expect([...cleared]).toEqual([['a', 'removed'], ['b', 'held-by-other'], ['c', 'not-set'], ['d', { error: 'metadata unreadable', errno: 5 }]]);
+    const takeover = await setCopyMarks(STORE, 'ferry.evicting', 'v', 'w', ['d'], { runner });
+    expect([...takeover]).toEqual([['d', { held: null }]]);
+    expect(runner.calls.map((call) => call.args.slice(8))).toEqual([['fence', 'ferry.evicting', 'v', '', 'a', 'b', 'c', 'd'],
+      ['unfence', 'ferry.evicting', 'v', 'a', 'b', 'c', 'd'], ['fence', 'ferry.evicting', 'v', 'w', 'd']]);
   });
 });
 

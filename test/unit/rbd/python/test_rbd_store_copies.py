@@ -144,16 +144,39 @@ class RbdStoreCopies(World):
 
     def test_fence_then_unfence_removes_only_a_mark_that_still_holds_the_value(self):
         conf = self.world({COPY: glance_copy(), "other": glance_copy(id="2")})
-        self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", COPY, "other", "nosuch")),
+        self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", "", COPY, "other", "nosuch")),
                          {"results": [{"name": COPY, "ok": True}, {"name": "other", "ok": True}, {"name": "nosuch", "absent": True}]})
         self.assertEqual(self.saved()["pools"]["images"]["images"][COPY]["meta"]["ferry.evicting"], "run-1")
-        self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-2", "other"))
+        self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-2", "run-1", "other"))
         self.assertEqual(self.answer(self.run_program(conf, "unfence", "ferry.evicting", "run-1", COPY, "other", "nosuch")),
                          {"results": [{"name": COPY, "removed": True}, {"name": "other", "other": True}, {"name": "nosuch", "absent": True}]})
         images = self.saved()["pools"]["images"]["images"]
         self.assertEqual((images[COPY]["meta"].get("ferry.evicting"), images["other"]["meta"]["ferry.evicting"]), (None, "run-2"))
         self.assertEqual(self.answer(self.run_program(conf, "unfence", "ferry.evicting", "run-1", COPY)),
                          {"results": [{"name": COPY, "none": True}]})
+
+    def test_fence_leaves_another_mark_alone_and_says_whose_it_is(self):
+        conf = self.world({COPY: glance_copy(meta={"ferry.evicting": "run-0"}), "free": glance_copy(id="2")})
+        self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", "", COPY, "free")),
+                         {"results": [{"name": COPY, "held": "run-0"}, {"name": "free", "ok": True}]})
+        self.assertEqual(self.saved()["pools"]["images"]["images"][COPY]["meta"]["ferry.evicting"], "run-0")
+
+    def test_fence_takes_a_mark_over_only_while_it_still_holds_the_value_expected(self):
+        conf = self.world({COPY: glance_copy(meta={"ferry.evicting": "run-0"}), "moved": glance_copy(id="2", meta={"ferry.evicting": "run-9"})})
+        self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", "run-0", COPY, "moved")),
+                         {"results": [{"name": COPY, "ok": True}, {"name": "moved", "held": "run-9"}]})
+        images = self.saved()["pools"]["images"]["images"]
+        self.assertEqual((images[COPY]["meta"]["ferry.evicting"], images["moved"]["meta"]["ferry.evicting"]), ("run-1", "run-9"))
+
+    def test_fence_written_over_right_after_ours_is_not_ours(self):
+        conf = self.world({COPY: glance_copy(overwritten_by="run-2")})
+        self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", "", COPY)),
+                         {"results": [{"name": COPY, "held": "run-2"}]})
+
+    def test_unfence_a_mark_that_cannot_be_read_is_an_error_not_no_mark(self):
+        conf = self.world({COPY: glance_copy(meta={"ferry.evicting": "run-1"}, fail_meta=108)})
+        self.assertEqual(self.answer(self.run_program(conf, "unfence", "ferry.evicting", "run-1", COPY)),
+                         {"results": [{"name": COPY, "error": "[errno 108] error reading metadata", "errno": 108}]})
 
     def test_a_pool_that_is_not_there_exits_2_with_the_message_on_stderr(self):
         done = self.run_program(self.world({}), "list", pool="nosuch")

@@ -3,7 +3,8 @@
 IMAGE = {"id", "size", "features", "flags", "objects" (allocated object indexes), "object_size", "created",
 "accessed", "modified" ("YYYY-MM-DD HH:MM:SS", UTC as the binding answers), "snaps": {NAME: {"protected",
 "children": [{"pool", "pool_namespace", "image", "id", "trash"}]}}, "meta": {KEY: VALUE}, "trashed": {"deleted"}
-(in the pool's trash), "fail_open": ERRNO, "fail_children": ERRNO}.
+(in the pool's trash), "fail_open": ERRNO, "fail_children": ERRNO, "fail_meta": ERRNO (reading image-meta fails),
+"overwritten_by": VALUE (another writer sets the key to VALUE right after each metadata_set)}.
 """
 import datetime
 
@@ -102,9 +103,13 @@ class Image:
         return list(snap.get("children", []))
 
     def metadata_list(self):
+        if self.image().get("fail_meta"):
+            raise Error("[errno %d] error reading metadata" % self.image()["fail_meta"], self.image()["fail_meta"])
         return sorted(self.image().get("meta", {}).items())
 
     def metadata_get(self, key):
+        if self.image().get("fail_meta"):
+            raise Error("[errno %d] error reading metadata" % self.image()["fail_meta"], self.image()["fail_meta"])
         meta = self.image().get("meta", {})
         if key not in meta:
             raise KeyError(key)
@@ -114,6 +119,9 @@ class Image:
         if self.read_only:
             raise Error("read-only", 30)
         self.update(lambda image: image.setdefault("meta", {}).__setitem__(key, value))
+        # Another writer right after ours (a second run that read no mark in the same milliseconds).
+        if self.image().get("overwritten_by"):
+            self.update(lambda image: image["meta"].__setitem__(key, image["overwritten_by"]))
 
     def metadata_remove(self, key):
         self.update(lambda image: image["meta"].pop(key))
