@@ -240,6 +240,15 @@ function fenceExpired(fence: EvictFence, wallNowMs: number): CopyOutcome | undef
 }
 
 /**
+ * Whether the pool's image of the removed copy's name is a newer one (created after the copy the plan saw): the removal
+ * went through and something (a boot's ensure, a prewarm) had Glance copy the image into the store again meanwhile.
+ * Only the report's wording and the bytes counted freed depend on it, never a removal.
+ */
+function copiedAnew(copy: CopyFacts, entry: PoolEntry): boolean {
+  return entry.kind === 'image' && entry.createdMs !== undefined && copy.copiedMs !== undefined && entry.createdMs > copy.copiedMs;
+}
+
+/**
  * After a round: the removed copies are checked in the pool (gone: evicted; in its trash: a newer Glance moved it
  * there because a clone appeared, no byte freed), and every other fence of the round is lifted (only where it is
  * still this run's), a removed copy's still in the pool included. Never throws: a fence it could not lift is added to
@@ -262,7 +271,9 @@ async function settle(ctx: EvictContext, round: { readonly fenced: readonly Copy
         : entry.kind === 'absent' && entry.trashedMs !== undefined
           ? { outcome: 'trashed', detail: 'Glance moved it to the pool\'s RBD trash (a clone appeared at the last moment): its clones keep working, no byte was freed', freedBytes: 0 }
           : entry.kind === 'absent' ? { outcome: 'evicted', detail: 'removed through Glance; gone from the pool', freedBytes: copy.bytes }
-            : { outcome: 'failed', detail: 'Glance answered that it removed it, but the pool still holds it', freedBytes: 0 });
+            : copiedAnew(copy, entry)
+              ? { outcome: 'evicted', detail: 'removed through Glance; copied anew since (a boot or a copy asked for it here): the pool holds the new copy', freedBytes: 0 }
+              : { outcome: 'failed', detail: 'Glance answered that it removed it, but the pool still holds it', freedBytes: 0 });
     });
   }
   const lift = fenced.filter((copy) => !removed.includes(copy) || stillInPool.has(copy));

@@ -116,6 +116,39 @@ describe('evictStore', () => {
     expect(report.budget.afterBytes).toBe(1050 * MIB - 100 * MIB);
   });
 
+  it('a boot copies the image anew between the DELETE and the check (same name, a newer copy): evicted, not failed; no byte counted freed', async () => {
+    // Seen in the boot race: the agent's ensure had Glance copy the image back into the store right after the removal;
+    // the check found an image of that name and the run failed (exit 50) though it did what it was asked.
+    const world = cloud();
+    const glance = world.glance;
+    const remove = glance.deleteFromStore.bind(glance);
+    Object.assign(glance, { deleteFromStore: async (id: string, store: string) => {
+      const answer = await remove(id, store);
+      if (id === 'b-idle') Object.assign(world.copies.get(id)!, { bytes: 200 * MIB, created: NOW + 5_000, accessed: NOW + 5_000 });
+      return answer;
+    } });
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'evicted',
+      outcomeDetail: expect.stringContaining('copied anew since') as unknown });
+    expect(report.counts).toMatchObject({ evicted: 2, failed: 0 });
+    expect(report.budget.afterBytes).toBe(1050 * MIB - 100 * MIB);
+  });
+
+  it('the pool still holds the very copy Glance said it removed (the same creation time): failed', async () => {
+    const world = cloud();
+    const glance = world.glance;
+    const remove = glance.deleteFromStore.bind(glance);
+    Object.assign(glance, { deleteFromStore: async (id: string, store: string) => {
+      const before = world.copies.get(id)!.bytes;
+      const answer = await remove(id, store);
+      if (id === 'b-idle') world.copies.get(id)!.bytes = before;
+      return answer;
+    } });
+    const report = await evictStore(world.ctx, options(world));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'failed',
+      outcomeDetail: 'Glance answered that it removed it, but the pool still holds it' });
+  });
+
   it('an import started during the grace, another run\'s fence, the other location gone: each keeps its copy', async () => {
     const world = cloud();
     world.duringGrace(() => {
