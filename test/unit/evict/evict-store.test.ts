@@ -6,8 +6,8 @@ import type { EvictOptions } from '../../../src/evict/evict-options.js';
 import { textStyle } from '../../../src/cli/output/text-style.js';
 import { renderEvict } from '../../../src/cli/render/evict.js';
 import { evictToJson } from '../../../src/cli/reports/evict-json.js';
-import { createWorld, type World } from './evict-world.js';
-import { DAY, MIB, NOW } from './copy-facts-fixture.js';
+import { fiveCopyWorld, type World } from './evict-world.js';
+import { MIB, NOW } from './copy-facts-fixture.js';
 
 // evictStore against a small cloud (evict-world.ts): the plan, the fence, the grace, the last look, the removal
 // through Glance, the check in the pool, and every fence lifted that did not go with its copy. No real time passes:
@@ -20,15 +20,7 @@ const options = (world: World, extra: Partial<EvictOptions> = {}): EvictOptions 
 const outcomes = (report: Awaited<ReturnType<typeof evictStore>>) => report.items.map((item) => [item.imageId, item.action, item.outcome ?? '-']);
 const fences = (world: World) => [...world.copies.values()].filter((copy) => copy.meta[FENCE_KEY] !== undefined).map((copy) => copy.id);
 
-function cloud(): World {
-  return createWorld([
-    { id: 'a-idle', stores: ['site-a', 'site-b'], bytes: 100 * MIB },
-    { id: 'b-idle', stores: ['site-a', 'site-b'], bytes: 200 * MIB, created: NOW - 9 * DAY, accessed: NOW - 9 * DAY },
-    { id: 'c-busy', stores: ['site-a', 'site-b'], bytes: 300 * MIB, clones: [{ trash: false, created: NOW - DAY }] },
-    { id: 'd-only', stores: ['site-b'], bytes: 400 * MIB },
-    { id: 'e-fresh', stores: ['site-a', 'site-b'], bytes: 50 * MIB, created: NOW - 3_600_000, accessed: NOW - 3_600_000 },
-  ], NOW);
-}
+const cloud = fiveCopyWorld;
 
 describe('evictStore', () => {
   it('a dry run plans and touches nothing: no fence, no DELETE, the plan least recently used first', async () => {
@@ -89,12 +81,7 @@ describe('evictStore', () => {
 
   it('Glance refuses (409 in use: a clone between the last look and the DELETE): kept, fence lifted', async () => {
     const world = cloud();
-    const glance = world.glance;
-    const remove = glance.deleteFromStore.bind(glance);
-    Object.assign(glance, { deleteFromStore: (id: string, store: string) => {
-      world.copies.get(id)?.clones.push({ trash: false, created: NOW });
-      return remove(id, store);
-    } });
+    world.beforeDelete = (id) => world.copies.get(id)?.clones.push({ trash: false, created: NOW });
     const report = await evictStore(world.ctx, options(world));
     expect(report.items.filter((item) => item.action === 'evict').map((item) => [item.outcome, item.outcomeReason])).toEqual([['kept', 'in-use'], ['kept', 'in-use']]);
     expect(world.copies.get('b-idle')?.stores).toEqual(['site-a', 'site-b']);
@@ -104,12 +91,9 @@ describe('evictStore', () => {
   it('a Glance that trashes a copy with clones (glance_store ≥ 4.6) and answers 204: reported trashed, no byte freed', async () => {
     const world = cloud();
     world.trashing = true;
-    const glance = world.glance;
-    const remove = glance.deleteFromStore.bind(glance);
-    Object.assign(glance, { deleteFromStore: (id: string, store: string) => {
+    world.beforeDelete = (id) => {
       if (id === 'b-idle') world.copies.get(id)?.clones.push({ trash: false, created: NOW });
-      return remove(id, store);
-    } });
+    };
     const report = await evictStore(world.ctx, options(world));
     expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'trashed',
       outcomeDetail: expect.stringContaining('its clones keep working, no byte was freed') as unknown });
@@ -120,13 +104,9 @@ describe('evictStore', () => {
     // Seen in the boot race: the agent's ensure had Glance copy the image back into the store right after the removal;
     // the check found an image of that name and the run failed (exit 50) though it did what it was asked.
     const world = cloud();
-    const glance = world.glance;
-    const remove = glance.deleteFromStore.bind(glance);
-    Object.assign(glance, { deleteFromStore: async (id: string, store: string) => {
-      const answer = await remove(id, store);
+    world.afterDelete = (id) => {
       if (id === 'b-idle') Object.assign(world.copies.get(id)!, { bytes: 200 * MIB, created: NOW + 5_000, accessed: NOW + 5_000 });
-      return answer;
-    } });
+    };
     const report = await evictStore(world.ctx, options(world));
     expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'evicted',
       outcomeDetail: expect.stringContaining('copied anew since') as unknown });
@@ -136,14 +116,9 @@ describe('evictStore', () => {
 
   it('the pool still holds the very copy Glance said it removed (the same creation time): failed', async () => {
     const world = cloud();
-    const glance = world.glance;
-    const remove = glance.deleteFromStore.bind(glance);
-    Object.assign(glance, { deleteFromStore: async (id: string, store: string) => {
-      const before = world.copies.get(id)!.bytes;
-      const answer = await remove(id, store);
-      if (id === 'b-idle') world.copies.get(id)!.bytes = before;
-      return answer;
-    } });
+    world.afterDelete = (id) => {
+      if (id === 'b-idle') world.copies.get(id)!.bytes = 200 * MIB;
+    };
     const report = await evictStore(world.ctx, options(world));
     expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'failed',
       outcomeDetail: 'Glance answered that it removed it, but the pool still holds it' });

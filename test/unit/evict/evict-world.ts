@@ -7,6 +7,7 @@ import type { CommandOutcome, CommandRunner } from '../../../src/rbd/command-run
 import type { EvictContext } from '../../../src/evict/run-eviction.js';
 import { fakeClock, type FakeClock } from '../../helpers/fake-clock.js';
 import { FSID_A, FSID_B, imageBody } from '../../helpers/image-body.js';
+import { DAY, MIB, NOW } from './copy-facts-fixture.js';
 
 /**
  * A small cloud for the eviction's orchestration tests: Glance's images with their stores, site-b's pool with each
@@ -51,6 +52,10 @@ export interface World {
   beforeFence: (() => void) | undefined;
   /** Wall-clock ms each Glance DELETE takes (a slow removal: a large copy, a loaded Glance). */
   deleteTakesMs: number;
+  /** Runs at every Glance DELETE of a store's copy, before Glance acts on it (a clone appears at the last moment). */
+  beforeDelete: ((id: string) => void) | undefined;
+  /** Runs at every Glance DELETE, after Glance acted and before it answers (a boot has the image copied anew). */
+  afterDelete: ((id: string) => void) | undefined;
 }
 
 export const SECONDS = (ms: number): number => ms / 1000;
@@ -75,6 +80,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
     locations: copy.stores.map((store) => ({ url: `rbd://${store === 'site-a' ? FSID_A : FSID_B}/images/${copy.id}/snap`, metadata: { store } })) });
   const world: World = {
     copies: state, calls, clock, trashing: false, deleteError: undefined, fenceErrno: undefined, unfenceError: undefined, deleteTakesMs: 0, beforeFence: undefined,
+    beforeDelete: undefined, afterDelete: undefined,
     duringGrace: (event) => { pending = event; },
     ctx: undefined as never, glance: undefined as never, runner: undefined as never,
   };
@@ -94,6 +100,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
     deleteFromStore(id, store): Promise<StoreDeleteOutcome> {
       calls.push(`DELETE ${store}/${id}`);
       clock.advance(world.deleteTakesMs);
+      world.beforeDelete?.(id);
       if (world.deleteError !== undefined) return Promise.reject(world.deleteError);
       const copy = state.get(id);
       if (copy === undefined || !copy.stores.includes(store)) return Promise.resolve({ kind: 'not-in-store', message: `Image ${id} is not stored in store ${store}.` });
@@ -103,6 +110,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
       if (copy.clones.length > 0) copy.inTrash = true;
       else copy.bytes = -1; // gone from the pool
       copy.meta = copy.clones.length > 0 ? copy.meta : {};
+      world.afterDelete?.(id);
       return Promise.resolve({ kind: 'removed' });
     },
     findImage: () => Promise.reject(new Error('not scripted')), requestCopy: () => Promise.reject(new Error('not scripted')),
@@ -161,4 +169,18 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
   };
   Object.assign(world, { glance, runner, ctx: { glance, clock, logger: silentLogger } });
   return world;
+}
+
+/**
+ * The cloud most evict tests start from: site-b holds five copies, each a case of the plan (idle, idle for longer,
+ * cloned, the only location, used an hour ago).
+ */
+export function fiveCopyWorld(): World {
+  return createWorld([
+    { id: 'a-idle', stores: ['site-a', 'site-b'], bytes: 100 * MIB },
+    { id: 'b-idle', stores: ['site-a', 'site-b'], bytes: 200 * MIB, created: NOW - 9 * DAY, accessed: NOW - 9 * DAY },
+    { id: 'c-busy', stores: ['site-a', 'site-b'], bytes: 300 * MIB, clones: [{ trash: false, created: NOW - DAY }] },
+    { id: 'd-only', stores: ['site-b'], bytes: 400 * MIB },
+    { id: 'e-fresh', stores: ['site-a', 'site-b'], bytes: 50 * MIB, created: NOW - 3_600_000, accessed: NOW - 3_600_000 },
+  ], NOW);
 }
