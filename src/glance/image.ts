@@ -95,7 +95,7 @@ function imageFromWire(wire: ImageWire): GlanceImage {
     visibility: wire.visibility,
     updatedAt: asUtcTimestamp(wire.updated_at),
     createdAt: asUtcTimestamp(wire.created_at),
-    stores: sharedWithLocations(parseStoreList(wire.stores), wire.locations),
+    stores: parseStoreList(wire.stores),
     importingTo: parseStoreList(wire.os_glance_importing_to_stores),
     failedImport: parseStoreList(wire.os_glance_failed_import),
     importTask: importTask === '' ? undefined : importTask,
@@ -106,33 +106,6 @@ function imageFromWire(wire: ImageWire): GlanceImage {
     properties: Object.freeze(properties),
     raw: Object.freeze(wire),
   });
-}
-
-/**
- * `stores` with each name as its location's own `metadata.store` string where the two agree (the same text): JSON.parse
- * shares short strings (V8: up to 10 characters), so a fleet's 10 000 images hold each store's name once instead of once per image, and compare
- * them by reference. Locations come in `stores`' order (Glance builds one from the other): looked at by index first.
- */
-function sharedWithLocations(stores: readonly string[], locations: ImageWire['locations']): readonly string[] {
-  if (locations === undefined || stores.length === 0) return stores;
-  let shared: string[] | undefined;
-  stores.forEach((store, i) => {
-    const named = locationStoreAt(locations, i, store);
-    if (named === undefined || named === store) return;
-    shared ??= [...stores];
-    shared[i] = named;
-  });
-  return shared === undefined ? stores : Object.freeze(shared);
-}
-
-function locationStoreAt(locations: NonNullable<ImageWire['locations']>, i: number, store: string): string | undefined {
-  const likely = locations[i]?.metadata?.['store'];
-  if (likely === store) return likely;
-  for (const location of locations) {
-    const named = location.metadata?.['store'];
-    if (named === store) return named;
-  }
-  return undefined;
 }
 
 function locationFromWire(wire: NonNullable<ImageWire['locations']>[number]): ImageLocation {
