@@ -68,10 +68,17 @@ export interface EvictionPlan {
 
 /** Pure: the plan for one store. */
 export function planEviction(input: EvictionInput): EvictionPlan {
-  // Each copy's reason as a code in an array beside the copies (no object per copy): a fleet's plan judges 100 000 of
-  // them. The detail texts are written when a report reads them (PlannedEntry), not for every copy planned.
-  const keeps = input.copies.map((copy) => keepCode(copy, input));
-  const candidates = inLeastRecentlyUsedOrder(input.copies.filter((_copy, i) => keeps[i] === undefined));
+  // Each copy goes into its group as it is judged: the candidates, or the bucket of the reason it stays for (no object
+  // per copy): a fleet's plan judges 100 000 of them. The detail texts are written when a report reads them
+  // (PlannedEntry), not for every copy planned.
+  const unsorted: CopyFacts[] = [];
+  const buckets: CopyFacts[][] = KEEP_REASONS.map(() => []);
+  for (const copy of input.copies) {
+    const keep = keepCode(copy, input);
+    if (keep === undefined) unsorted.push(copy);
+    else buckets[KEEP_RANK[keep]]?.push(copy);
+  }
+  const candidates = inLeastRecentlyUsedOrder(unsorted);
   const overBy = input.budgetBytes === undefined ? Number.POSITIVE_INFINITY : input.poolBytes - input.budgetBytes;
   let chosen = 0;
   let freed = 0;
@@ -80,22 +87,16 @@ export function planEviction(input: EvictionInput): EvictionPlan {
     chosen += 1;
   }
   const context: DetailContext = Object.freeze({ idleMs: input.idleMs, wallNowMs: input.wallNowMs, budgetBytes: input.budgetBytes });
-  const planned: PlannedCopy[] = candidates.slice(0, chosen).map((copy) => new PlannedEntry(copy, 'idle', context));
+  const entries: PlannedCopy[] = [];
+  for (let i = 0; i < chosen; i++) entries.push(new PlannedEntry(candidates[i] as CopyFacts, 'idle', context));
   // What stays, grouped by reason in KEEP_REASONS' order, each group least recently used first (a candidate the budget
-  // did not need is `under-budget`): one bucket per reason, so that the sort compares within a group only.
-  const buckets: CopyFacts[][] = KEEP_REASONS.map(() => []);
-  input.copies.forEach((copy, i) => {
-    const keep = keeps[i];
-    if (keep !== undefined) buckets[KEEP_RANK.get(keep) ?? 0]?.push(copy);
-  });
-  buckets[KEEP_RANK.get('under-budget') ?? 0]?.push(...candidates.slice(chosen));
-  const kept: PlannedCopy[] = [];
+  // did not need is `under-budget`, in the candidates' order already): the sort compares within a group only.
   const tally = {} as Record<KeepReason, KeptTally>;
   KEEP_REASONS.forEach((reason, rank) => {
-    const bucket = reason === 'under-budget' ? buckets[rank] ?? [] : inLeastRecentlyUsedOrder(buckets[rank] ?? []);
+    const bucket = reason === 'under-budget' ? candidates.slice(chosen) : inLeastRecentlyUsedOrder(buckets[rank] ?? []);
     let bytes = 0;
     for (const copy of bucket) {
-      kept.push(new PlannedEntry(copy, reason, context));
+      entries.push(new PlannedEntry(copy, reason, context));
       bytes += copy.bytes;
     }
     tally[reason] = Object.freeze({ copies: bucket.length, bytes });
@@ -104,7 +105,7 @@ export function planEviction(input: EvictionInput): EvictionPlan {
   const budget: BudgetVerdict = input.budgetBytes === undefined ? 'none' : input.poolBytes <= input.budgetBytes ? 'under'
     : afterBytes <= input.budgetBytes ? 'met' : 'unmet';
   return Object.freeze({
-    store: input.store, idleMs: input.idleMs, wallNowMs: input.wallNowMs, copies: Object.freeze([...planned, ...kept]),
+    store: input.store, idleMs: input.idleMs, wallNowMs: input.wallNowMs, copies: Object.freeze(entries),
     poolBytes: input.poolBytes, budgetBytes: input.budgetBytes, evictBytes: freed, afterBytes, budget, kept: Object.freeze(tally),
   });
 }
@@ -141,25 +142,30 @@ class PlannedEntry implements PlannedCopy {
 }
 
 /**
- * `copies` least recently used first (never seen used: first of all), then the larger (frees more), then by id. Each
- * copy's last use and bytes are read once, not twice per comparison: a fleet's plan sorts 100 000 copies, and the last
- * use is worked out from the pool's entry each time it is read.
+ * `copies` least recently used first (never seen used: first of all), then the larger (frees more), then by id in
+ * code-unit order: the same plan on every host whatever its locale (for Glance's ids, lowercase UUIDs, the same order
+ * as localeCompare's, which this was; the collator's call was most of the sort's time when many copies share a last
+ * use and a size). Each copy's sort keys are read once, not twice per comparison: a fleet's plan sorts 100 000 copies,
+ * and the last use is worked out from the pool's entry each time it is read.
  */
 function inLeastRecentlyUsedOrder(copies: readonly CopyFacts[]): CopyFacts[] {
   if (copies.length < 2) return [...copies];
   const used = copies.map((copy) => copy.lastUsedMs ?? Number.NEGATIVE_INFINITY);
   const bytes = copies.map((copy) => copy.bytes);
+  const ids = copies.map((copy) => copy.imageId);
   const order = copies.map((_copy, i) => i).sort((a, b) => {
     const byUse = (used[a] ?? 0) - (used[b] ?? 0);
     if (byUse !== 0 && !Number.isNaN(byUse)) return byUse;
-    return (bytes[b] ?? 0) - (bytes[a] ?? 0) || compareIds(copies[a]?.imageId ?? '', copies[b]?.imageId ?? '');
+    const byBytes = (bytes[b] ?? 0) - (bytes[a] ?? 0);
+    if (byBytes !== 0) return byBytes;
+    const idA = ids[a] ?? '';
+    const idB = ids[b] ?? '';
+    return idA < idB ? -1 : idA > idB ? 1 : 0;
   });
   return order.map((i) => copies[i] as CopyFacts);
 }
 
-/** String.prototype.localeCompare's order (the default locale's collator), made once: sorting a store's copies calls it often. */
-const compareIds = new Intl.Collator().compare;
-const KEEP_RANK: ReadonlyMap<string, number> = new Map(KEEP_REASONS.map((reason, rank) => [reason, rank]));
+const KEEP_RANK = Object.freeze(Object.fromEntries(KEEP_REASONS.map((reason, rank) => [reason, rank]))) as Readonly<Record<KeepReason, number>>;
 
 /** Why a copy cannot go (the first rule that applies) with its detail, or undefined for a candidate. Pure. */
 export function keepReason(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNowMs' | 'run' | 'removedElsewhere'>):

@@ -22,16 +22,15 @@ const entryBytes = (entry: PoolEntry): number => (entry.kind === 'image' ? entry
 
 /** Pure: one store's usage from the images Glance lists (any order, any number of stores) and the pool's listing. */
 export function storeUsageOf(store: string, images: readonly GlanceImage[], listing: PoolListing, pins: PinSet = NO_PINS): StoreUsage {
-  const members: GlanceImage[] = [];
-  const at: number[] = [];
+  const members: StoreMembers = { images: [], names: [] };
   for (const image of images) {
     // indexOf, not hasStore: the same whole-token test, and where the store's location likely is.
     const index = image.stores.indexOf(store);
     if (index < 0) continue;
-    members.push(image);
-    at.push(index);
+    members.images.push(image);
+    members.names.push(rbdImageOf(image, store, index));
   }
-  return usageOfStore(store, members, at, listing, pins);
+  return usageOfStore(store, members, listing, pins);
 }
 
 /**
@@ -41,33 +40,41 @@ export function storeUsageOf(store: string, images: readonly GlanceImage[], list
  */
 export function fleetUsageOf(images: readonly GlanceImage[], pools: ReadonlyMap<string, PoolListing>, pinsOf: (store: string) => PinSet):
   ReadonlyMap<string, StoreUsage> {
-  // Per store, its images and where the store is in each one's `stores` (where its location likely is too).
-  const members = new Map<string, { images: GlanceImage[]; at: number[] }>([...pools.keys()].map((store) => [store, { images: [], at: [] }]));
+  // Per store, its images and the RBD name each one's location there gives. The names are cut here, image after
+  // image, while each image's locations are at hand: cut store after store, the same 100 000 URLs (at 10 000 images)
+  // are met in scattered order, and that took three times as long (bench/RESULTS.md, fourth pass).
+  const members = new Map<string, StoreMembers>([...pools.keys()].map((store) => [store, { images: [], names: [] }]));
   for (const image of images) {
     const stores = image.stores;
     for (let at = 0; at < stores.length; at++) {
       const store = stores[at] ?? '';
       const member = members.get(store);
-      // A store named twice in `stores` is one copy (hasStore's whole-token test): the first mention makes it.
-      if (member === undefined || stores.indexOf(store) !== at) continue;
+      // A store named twice in `stores` is one copy (hasStore's whole-token test): the first mention made it, and
+      // this image is then the store's last member already.
+      if (member === undefined || member.images.at(-1) === image) continue;
       member.images.push(image);
-      member.at.push(at);
+      member.names.push(rbdImageOf(image, store, at));
     }
   }
-  return new Map([...pools].map(([store, listing]) => {
-    const member = members.get(store) ?? { images: [], at: [] };
-    return [store, usageOfStore(store, member.images, member.at, listing, pinsOf(store))];
-  }));
+  return new Map([...pools].map(([store, listing]) => [store, usageOfStore(store, members.get(store) ?? NO_MEMBERS, listing, pinsOf(store))]));
 }
 
-/** One store's usage from its images (with where the store is in each one's `stores`) and its pool's listing. */
-function usageOfStore(store: string, images: readonly GlanceImage[], at: readonly number[], listing: PoolListing, pins: PinSet): StoreUsage {
+/** A store's images, and beside each the RBD image name its location in the store gives (rbdImageOf). */
+interface StoreMembers {
+  readonly images: GlanceImage[];
+  readonly names: string[];
+}
+
+const NO_MEMBERS: StoreMembers = Object.freeze({ images: [], names: [] });
+
+/** One store's usage from its images (with their RBD names) and its pool's listing. */
+function usageOfStore(store: string, members: StoreMembers, listing: PoolListing, pins: PinSet): StoreUsage {
   const indexByName = new Map<string, number>();
   listing.images.forEach((entry, i) => indexByName.set(entry.name, i));
   const claimed = new Uint8Array(listing.images.length);
   const copies: CopyFacts[] = [];
-  images.forEach((image, i) => {
-    const name = rbdImageOf(image, store, at[i]);
+  members.images.forEach((image, i) => {
+    const name = members.names[i] ?? image.id;
     const index = indexByName.get(name);
     const entry = index === undefined ? undefined : listing.images[index];
     if (index !== undefined) claimed[index] = 1;

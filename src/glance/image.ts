@@ -61,13 +61,14 @@ export function hasStore(list: readonly string[], store: string): boolean {
 }
 
 /**
- * Splits Glance's comma-joined store lists once: absent, null or `""` is empty; pieces are trimmed and empty pieces
- * dropped. Real arrays (nova-style fakes) get the same trimming.
+ * Splits Glance's comma-joined store lists once: absent, null or `""` is empty; pieces are trimmed, empty pieces
+ * dropped, and a store named again dropped (its first mention kept). Real arrays (nova-style fakes) get the same trimming.
  */
 export function parseStoreList(value: string | readonly string[] | null | undefined): readonly string[] {
   if (value === undefined || value === null || value === '') return NO_STORES;
   const pieces = typeof value === 'string' ? value.split(',') : value;
-  const stores = pieces.map((piece) => piece.trim()).filter((piece) => piece !== '');
+  // A store named twice is one store: counted twice, its only copy would not look like the image's last location.
+  const stores = pieces.map((piece) => piece.trim()).filter((piece, at, all) => piece !== '' && all.indexOf(piece) === at);
   return stores.length === 0 ? NO_STORES : Object.freeze(stores);
 }
 

@@ -95,8 +95,10 @@ export function planFleet(input: FleetInput): FleetPlan {
     }
     const plan = planEviction({ store, copies, poolBytes: storeUsage.poolBytes, budgetBytes: bytes, idleMs: settings.idleMs ?? EVICT_DEFAULTS.idleMs,
       wallNowMs: input.wallNowMs, run: input.run, removedElsewhere });
+    // The copies to evict come first in a plan: counted until the first one kept.
     for (const entry of plan.copies) {
-      if (entry.action === 'evict') removedElsewhere.set(entry.copy.imageId, (removedElsewhere.get(entry.copy.imageId) ?? 0) + 1);
+      if (entry.action !== 'evict') break;
+      removedElsewhere.set(entry.copy.imageId, (removedElsewhere.get(entry.copy.imageId) ?? 0) + 1);
     }
     evictions.push(Object.freeze({ store, usage: Object.freeze({ ...storeUsage, copies }), plan, budgetError: undefined }));
   }

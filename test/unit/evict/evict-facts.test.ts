@@ -5,6 +5,7 @@ import { ignoredPinOf, NO_PINS, pinOf, pinOwnersOf, PIN_PROPERTY, PIN_TAG } from
 import { budgetBytes, formatBytes, parseBudget } from '../../../src/evict/evict-budget.js';
 import { FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline } from '../../../src/evict/evict-fence.js';
 import { judgeLastLook } from '../../../src/evict/judge-last-look.js';
+import { keepReason } from '../../../src/evict/plan-eviction.js';
 import { fleetUsageOf, storeUsageOf } from '../../../src/evict/store-usage.js';
 import { parseImage } from '../../../src/glance/image.js';
 import { parsePoolListing } from '../../../src/rbd/store-copy-listing.js';
@@ -192,6 +193,22 @@ describe('rbdImageOf / fleetUsageOf: the join of a location with the pool, whate
     const usage = fleetUsageOf(images, new Map([['site-b', listing], ['site-a', listing]]), () => NO_PINS);
     expect([...usage].map(([store, { copies }]) => [store, copies.map((copy) => copy.imageId)]))
       .toEqual([['site-b', ['twice', 'both']], ['site-a', ['a-only', 'both']]]);
+  });
+});
+
+describe('a store Glance names twice', () => {
+  it('is one location: the image\'s only copy is its last one, and stays', () => {
+    // The recorded listing's first copy, its clone gone.
+    const recorded = JSON.parse(readFileSync('fixtures/rbd/store-listing-site-b.json', 'utf8')) as { images: { name: string; children: unknown[] }[] };
+    const [first] = recorded.images;
+    const listing = parsePoolListing(JSON.stringify({ ...recorded, images: [{ ...first, children: [] }] }), 'recorded');
+    const id = first?.name ?? '';
+    const twice = parseImage({ ...imageBody({ stores: ['site-b'] }), id, stores: 'site-b, site-b,site-b',
+      locations: [{ url: `rbd://${FSID_B}/images/${id}/snap`, metadata: { store: 'site-b' } }] });
+    expect(twice.stores).toEqual(['site-b']);
+    const [copy] = storeUsageOf('site-b', [twice], listing).copies;
+    expect(copy?.locations).toBe(1);
+    expect(copy === undefined ? undefined : keepReason(copy, { idleMs: 0, wallNowMs: NOW, run: 'r' })?.reason).toBe('last-copy');
   });
 });
 

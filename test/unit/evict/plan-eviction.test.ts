@@ -108,6 +108,13 @@ describe('planEviction: order and budget', () => {
     expect(planEviction(input({ copies: [a, c, b], poolBytes: 50 * MIB })).copies.map((entry) => entry.copy.imageId)).toEqual(['b', 'c', 'a']);
   });
 
+  it('equal last use and size: by id in code-unit order, whatever the locale (a collator puts a before B)', () => {
+    const ids = ['a-2', 'B-1', '0-3', 'a-10', '872abc64-2f0b-4c7a-9d4e-3b1a2c5d6e7f', '872abc64-2f0b-4c7a-9d4e-3b1a2c5d6e70'];
+    const copies = ids.map((imageId) => facts({ imageId, bytes: 10 * MIB }));
+    expect(planEviction(input({ copies, poolBytes: 60 * MIB })).copies.map((entry) => entry.copy.imageId))
+      .toEqual(['0-3', '872abc64-2f0b-4c7a-9d4e-3b1a2c5d6e70', '872abc64-2f0b-4c7a-9d4e-3b1a2c5d6e7f', 'B-1', 'a-10', 'a-2']);
+  });
+
   it('no copy at all: nothing to do, the budget judged on the pool alone', () => {
     expect(planEviction(input({ poolBytes: 5 * MIB, budgetBytes: 1 * MIB }))).toMatchObject({ copies: [], budget: 'unmet', afterBytes: 5 * MIB });
   });
