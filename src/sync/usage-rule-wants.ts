@@ -5,7 +5,7 @@ import type { UsageRule } from './sync-policy.js';
  * Pure: the images each usage rule keeps, by store. An image's use is counted over every store whose pool was read:
  * `clones`, the instances cloned from its copies now (trash included); `boots`, those made in the last `days` (a boot
  * whose instance was deleted since is gone with its clone). The `keepMostUsed` images with the most use (ties: by
- * id) are wanted in each of the rule's stores; an image nobody uses is never "most used".
+ * id, in code-unit order) are wanted in each of the rule's stores; an image nobody uses is never "most used".
  */
 export function usageRuleWants(rules: readonly UsageRule[], copies: readonly (readonly CopyFacts[])[], wallNowMs: number):
   ReadonlyMap<string, ReadonlyMap<string, readonly string[]>> {
@@ -19,7 +19,9 @@ export function usageRuleWants(rules: readonly UsageRule[], copies: readonly (re
         if (count > 0) use.set(copy.imageId, (use.get(copy.imageId) ?? 0) + count);
       }
     }
-    const kept = [...use].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, rule.keepMostUsed).map(([id]) => id);
+    // Ties by id in code-unit order, as eviction breaks them (plan-eviction.ts): locale-free, and no collator call
+    // per comparison (a fleet's listing has thousands of images with clones).
+    const kept = [...use].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, rule.keepMostUsed).map(([id]) => id);
     for (const store of rule.stores) {
       const inStore = wants.get(store) ?? new Map<string, string[]>();
       wants.set(store, inStore);

@@ -113,4 +113,9 @@ describe('usageRuleWants', () => {
   ])('$what', ({ rules, wanted }) => {
     expect([...(usageRuleWants(rules, [siteA, siteB], NOW).get('site-b') ?? [])]).toEqual(wanted);
   });
+
+  it('ties by id in code-unit order, as eviction breaks them: the same choice whatever the host\'s locale (a collator puts a before B)', () => {
+    const tied = [facts({ imageId: 'a-1', clones: 2 }), facts({ imageId: 'B-1', clones: 2 }), facts({ imageId: '0-1', clones: 1 })];
+    expect([...(usageRuleWants([rule('clones', 2)], [tied], NOW).get('site-b') ?? []).keys()]).toEqual(['B-1', 'a-1']);
+  });
 });
