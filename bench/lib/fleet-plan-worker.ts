@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NO_PINS } from '../../src/evict/copy-pins.js';
 import { planEviction } from '../../src/evict/plan-eviction.js';
-import { readImageListing } from '../../src/evict/read-store-usage.js';
+import { imageIdsOf, readImageListing } from '../../src/evict/read-store-usage.js';
 import { storeUsageOf } from '../../src/evict/store-usage.js';
 import type { GlanceClient } from '../../src/glance/glance-client.js';
 import type { GlanceImage } from '../../src/glance/image.js';
@@ -60,8 +60,9 @@ const VIEWER = images[0]?.owner ?? undefined;
 const glanceCpu = cpuMs() - start;
 start = cpuMs();
 const pools = new Map<string, PoolListing>();
+const knownNames = imageIdsOf(images);
 for (const store of fleet.stores) {
-  pools.set(store, await readStoreCopies({ confFile: `/etc/ceph/${store}.conf`, user: 'ferry', pool: store, snapshot: COPY_SNAPSHOT }, { runner }));
+  pools.set(store, await readStoreCopies({ confFile: `/etc/ceph/${store}.conf`, user: 'ferry', pool: store, snapshot: COPY_SNAPSHOT }, { runner }, knownNames));
 }
 const cephCpu = cpuMs() - start;
 const rssRead = rssMb();

@@ -15,6 +15,8 @@ import { storeUsageOf, type StoreUsage } from './store-usage.js';
 export interface UsageReadOptions {
   readonly signal?: AbortSignal | undefined;
   readonly ceph?: StoreCopiesOptions;
+  /** imageIdsOf(images), made once for all the stores read (readStoreCopies' knownNames). */
+  readonly knownNames?: ReadonlyMap<string, string>;
 }
 
 /** A listing larger than this is refused: at 10 000 images (the fleet bench) the reads stay O(pages). */
@@ -24,6 +26,14 @@ export const MAX_LISTED_IMAGES = 100_000;
 export async function readImageListing(glance: GlanceClient, signal?: AbortSignal): Promise<readonly GlanceImage[]> {
   const selected = await selectImages(glance, { all: true, visibility: 'all' }, { signal, pageSize: SELECT_DEFAULTS.pageSize, maxImages: MAX_LISTED_IMAGES });
   return selected.images;
+}
+
+/**
+ * Each image's id as its own key: the strings a fleet's pool listings keep as their copies' names (readStoreCopies'
+ * knownNames), so that an image's id is held once and not once per store.
+ */
+export function imageIdsOf(images: readonly GlanceImage[]): ReadonlyMap<string, string> {
+  return new Map(images.map((image) => [image.id, image.id]));
 }
 
 /**
@@ -60,6 +70,6 @@ export async function readStoreUsage(glance: GlanceClient, store: string, cluste
   pins: PinSet = NO_PINS, options: UsageReadOptions = {}): Promise<StoreUsage> {
   const pool = await resolveStorePool(glance, store, images, cluster.pool, options.signal);
   const listing = await readStoreCopies({ confFile: cluster.confFile, user: cluster.user, pool, snapshot: COPY_SNAPSHOT },
-    { ...options.ceph, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    { ...options.ceph, ...(options.signal === undefined ? {} : { signal: options.signal }) }, options.knownNames);
   return storeUsageOf(store, images, listing, pins);
 }

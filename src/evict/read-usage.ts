@@ -7,7 +7,7 @@ import { readStoreCatalogue, requireStores } from '../prewarm/store-catalogue.js
 import { NO_PINS, type PinSet } from './copy-pins.js';
 import { budgetBytes, type Budget } from './evict-budget.js';
 import { EVICT_DEFAULTS, type StoreCluster } from './evict-options.js';
-import { readImageListing, readStoreUsage } from './read-store-usage.js';
+import { imageIdsOf, readImageListing, readStoreUsage } from './read-store-usage.js';
 import type { EvictContext } from './run-eviction.js';
 import { summarizeStoreUsage, type StoreUsageSummary } from './usage-report.js';
 
@@ -58,11 +58,12 @@ export async function readUsage(ctx: EvictContext, options: UsageOptions): Promi
   }
   const images = await readImageListing(ctx.glance, signal);
   const pinsOf = options.pins?.(images) ?? ((): PinSet => NO_PINS);
+  const knownNames = imageIdsOf(images);
   const limit = pLimit(USAGE_POOL_READS);
   const stores = await Promise.all(options.stores.map((entry) => limit(async (): Promise<StoreUsageSummary | StoreUsageError> => {
     try {
       const usage = await readStoreUsage(ctx.glance, entry.store, entry.cluster, images, pinsOf(entry.store),
-        { signal, ...(options.ceph === undefined ? {} : { ceph: options.ceph }) });
+        { signal, knownNames, ...(options.ceph === undefined ? {} : { ceph: options.ceph }) });
       return summarizeStoreUsage({ usage, budget: entry.budget, idleMs: entry.idleMs ?? EVICT_DEFAULTS.idleMs, wallNowMs: ctx.clock.wallNow(),
         budgetBytes: entry.budget === undefined ? undefined : budgetBytes(entry.budget, usage.capacity, entry.store) });
     } catch (error) {

@@ -36,7 +36,7 @@ function metaOf(raw: unknown): Readonly<Record<string, string>> | undefined {
   return Object.freeze(meta);
 }
 
-function imageOf(raw: Record<string, unknown>): PoolEntry | undefined {
+function imageOf(raw: Record<string, unknown>, knownNames: ReadonlyMap<string, string> | undefined): PoolEntry | undefined {
   const { name, id, size, used, created, accessed, modified, children, deleted } = raw;
   if (typeof name !== 'string' || typeof id !== 'string' || !isCount(size) || !(used === null || isCount(used))
     || !isStamp(created) || !isStamp(accessed) || !isStamp(modified) || !isStamp(deleted)
@@ -53,14 +53,17 @@ function imageOf(raw: Record<string, unknown>): PoolEntry | undefined {
     }
     clones = Object.freeze(list);
   }
-  return Object.freeze({ kind: 'image' as const, name, id, sizeBytes: size, usedBytes: used ?? undefined, createdMs: ms(created),
-    accessedMs: ms(accessed), modifiedMs: ms(modified), protected: (raw['protected']) ?? undefined, clones, meta, trashedMs: ms(deleted) });
+  return Object.freeze({ kind: 'image' as const, name: knownNames?.get(name) ?? name, id, sizeBytes: size, usedBytes: used ?? undefined, createdMs: ms(created),
+    accessedMs: ms(accessed), protected: (raw['protected']) ?? undefined, clones, meta, trashedMs: ms(deleted) });
 }
 
-/** The entry as parsePoolListing gives it, when it fits one of the answer's three shapes; undefined when the schema must judge it. */
-export function fitPoolEntry(raw: unknown): PoolEntry | undefined {
+/**
+ * The entry as parsePoolListing gives it, when it fits one of the answer's three shapes; undefined when the schema must
+ * judge it. An image's name is the string of `knownNames` equal to it, where there is one (memory only: readStoreCopies).
+ */
+export function fitPoolEntry(raw: unknown, knownNames?: ReadonlyMap<string, string>): PoolEntry | undefined {
   if (!isPlain(raw)) return undefined;
-  const image = imageOf(raw);
+  const image = imageOf(raw, knownNames);
   if (image !== undefined) return image;
   const name = raw['name'];
   if (name !== null && typeof name !== 'string') return undefined;

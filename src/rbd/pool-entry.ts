@@ -12,7 +12,10 @@ export interface CopyClone {
   readonly createdMs: number | undefined;
 }
 
-/** One RBD image of the pool (a Glance copy is named by its image id and has the snapshot `snap`). */
+/**
+ * One RBD image of the pool (a Glance copy is named by its image id and has the snapshot `snap`). Its modify_timestamp
+ * is checked in the answer but not held: no decision reads it (writes to a copy are not uses), and a fleet holds 100 000.
+ */
 export interface PoolImage {
   readonly kind: 'image';
   readonly name: string;
@@ -23,7 +26,6 @@ export interface PoolImage {
   readonly createdMs: number | undefined;
   /** Updated by reads (also through a clone) of a client that may write the pool, once per rbd_atime_update_interval. */
   readonly accessedMs: number | undefined;
-  readonly modifiedMs: number | undefined;
   /** The copy snapshot's protection; undefined when the image has no such snapshot (not a Glance copy). */
   readonly protected: boolean | undefined;
   /** Clones of the snapshot, trash included. */

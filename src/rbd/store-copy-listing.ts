@@ -67,7 +67,7 @@ function entryOf(wire: EntryWire): PoolEntry {
   if ('error' in wire) return Object.freeze({ kind: 'unreadable', name: wire.name ?? '', message: wire.error, errno: wire.errno });
   return Object.freeze({
     kind: 'image', name: wire.name, id: wire.id, sizeBytes: wire.size, usedBytes: wire.used ?? undefined,
-    createdMs: ms(wire.created), accessedMs: ms(wire.accessed), modifiedMs: ms(wire.modified), protected: wire.protected ?? undefined,
+    createdMs: ms(wire.created), accessedMs: ms(wire.accessed), protected: wire.protected ?? undefined,
     clones: wire.children.length === 0 ? NO_CLONES : Object.freeze(wire.children.map((c) => Object.freeze({ pool: c.pool, namespace: c.namespace,
       image: c.image, id: c.id, trash: c.trash, createdMs: ms(c.created) }))),
     meta: isEmpty(wire.meta) ? NO_META : Object.freeze({ ...wire.meta }), trashedMs: ms(wire.deleted),
@@ -98,22 +98,22 @@ function badAnswer(shown: string, why: string): FerryError {
 }
 
 /** Every entry by fitPoolEntry, or undefined when one does not fit. */
-function fitEntries(raw: readonly unknown[]): readonly PoolEntry[] | undefined {
+function fitEntries(raw: readonly unknown[], knownNames: ReadonlyMap<string, string> | undefined): readonly PoolEntry[] | undefined {
   const entries: PoolEntry[] = [];
   for (const item of raw) {
-    const fitted = fitPoolEntry(item);
+    const fitted = fitPoolEntry(item, knownNames);
     if (fitted === undefined) return undefined;
     entries.push(fitted);
   }
   return Object.freeze(entries);
 }
 
-/** The `list` answer. */
-export function parsePoolListing(text: string, shown: string): PoolListing {
+/** The `list` answer; `knownNames`: strings to keep as the entries' names where equal (readStoreCopies). */
+export function parsePoolListing(text: string, shown: string, knownNames?: ReadonlyMap<string, string>): PoolListing {
   const json = jsonOf(text, shown);
   const outer = listingOuterWire.safeParse(json);
-  const images = outer.success ? fitEntries(outer.data.images) : undefined;
-  const trash = outer.success ? fitEntries(outer.data.trash) : undefined;
+  const images = outer.success ? fitEntries(outer.data.images, knownNames) : undefined;
+  const trash = outer.success ? fitEntries(outer.data.trash, knownNames) : undefined;
   if (outer.success && images !== undefined && trash !== undefined) return listingOf({ ...outer.data, images, trash });
   const wire = parsed(listingWire, json, shown);
   return listingOf({ ...wire, images: Object.freeze(wire.images.map(entryOf)), trash: Object.freeze(wire.trash.map(entryOf)) });

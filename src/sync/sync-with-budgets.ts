@@ -6,7 +6,7 @@ import type { GlanceImage } from '../glance/image.js';
 import { buildEvictReport } from '../evict/build-evict-report.js';
 import { ignoredPins, NO_PINS, pinOwnersOf } from '../evict/copy-pins.js';
 import { EVICT_DEFAULTS, resolveEvictOptions } from '../evict/evict-options.js';
-import { readImageListing, resolveStorePool } from '../evict/read-store-usage.js';
+import { imageIdsOf, readImageListing, resolveStorePool } from '../evict/read-store-usage.js';
 import { runEviction } from '../evict/run-eviction.js';
 import { resolvePrewarmOptions } from '../prewarm/prewarm-options.js';
 import { runPrewarmPlan } from '../prewarm/run-prewarm-plan.js';
@@ -58,13 +58,14 @@ export async function syncWithBudgets(ctx: CopyContext, policy: SyncPolicy, cata
 
 async function readFleet(ctx: CopyContext, policy: SyncPolicy, options: SyncOptions): Promise<FleetState> {
   const images = await readImageListing(ctx.glance, options.signal);
+  const knownNames = imageIdsOf(images);
   const limit = pLimit(FLEET_LIMITS.poolReads);
   const read = await Promise.all([...policy.stores.values()].flatMap((settings) => (settings.cluster === undefined ? [] : [limit(async () => {
     const cluster = settings.cluster;
     if (cluster === undefined) throw new Error('unreachable: filtered above');
     const pool = await resolveStorePool(ctx.glance, settings.store, images, cluster.pool, options.signal);
     const listing = await readStoreCopies({ confFile: cluster.confFile, user: cluster.user, pool, snapshot: COPY_SNAPSHOT },
-      { ...options.evict?.ceph, ...(options.signal ? { signal: options.signal } : {}) });
+      { ...options.evict?.ceph, ...(options.signal ? { signal: options.signal } : {}) }, knownNames);
     return [settings.store, listing] as const;
   })])));
   return { images, pools: new Map(read) };

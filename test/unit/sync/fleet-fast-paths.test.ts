@@ -72,9 +72,15 @@ describe('fitPoolEntry: the listing schema\'s verdict, by hand', () => {
   it('a copy reads as the schema path read it: seconds as ms, no clones and no marks shared', () => {
     const [entry] = parsePoolListing(listing([copy]), 'list').images;
     expect(entry).toEqual({ kind: 'image', name: 'img', id: 'abc', sizeBytes: 10, usedBytes: undefined, createdMs: 1000, accessedMs: undefined,
-      modifiedMs: 2000, protected: true, clones: [{ pool: 'vms', namespace: '', image: 'vm', id: 'c', trash: false, createdMs: 3000 }],
+      protected: true, clones: [{ pool: 'vms', namespace: '', image: 'vm', id: 'c', trash: false, createdMs: 3000 }],
       meta: { 'ferry.evicting': 'x' }, trashedMs: undefined });
     const bare = parsePoolListing(listing([{ ...copy, children: [], meta: {} }, { ...copy, name: 'b', children: [], meta: {} }]), 'list').images;
     expect(bare[0]?.kind === 'image' && bare[1]?.kind === 'image' && bare[0].meta === bare[1].meta && bare[0].clones === bare[1].clones).toBe(true);
+  });
+  it('known names (Glance\'s ids, kept once for every pool) change nothing of what is read, a name not known included', () => {
+    const text = listing([copy, { ...copy, name: 'other' }, { name: 'gone', absent: true }]);
+    const known = new Map([['img', 'img'], ['gone', 'gone']]);
+    expect(parsePoolListing(text, 'list', known)).toEqual(parsePoolListing(text, 'list'));
+    expect(parsePoolListing(text, 'list', known).images.map((entry) => entry.name)).toEqual(['img', 'other', 'gone']);
   });
 });

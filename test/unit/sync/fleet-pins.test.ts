@@ -21,7 +21,7 @@ function image(n: number, owner: string): GlanceImage {
 }
 
 const poolImage = (n: number): PoolImage => ({ kind: 'image', name: id(n), id: `rbd${n}`, sizeBytes: 100 * MIB, usedBytes: 100 * MIB,
-  createdMs: NOW - 3 * DAY, accessedMs: NOW - 3 * DAY, modifiedMs: NOW - 3 * DAY, protected: true, meta: {}, trashedMs: undefined, clones: [] });
+  createdMs: NOW - 3 * DAY, accessedMs: NOW - 3 * DAY, protected: true, meta: {}, trashedMs: undefined, clones: [] });
 const pools = new Map<string, PoolListing>([['site-b', { pool: 'images', snapshot: 'snap', quotaBytes: undefined, replicas: 1, capacity: undefined,
   images: [poolImage(1), poolImage(2)], trash: [] }]]);
 const catalogue: StoreCatalogue = { typesKnown: true, stores: [{ id: 'central', type: 'file', readOnly: false, isDefault: true },

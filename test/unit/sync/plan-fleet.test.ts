@@ -21,7 +21,7 @@ function image(n: number, stores: readonly string[], extra: Record<string, unkno
 
 function poolImage(n: number, bytes: number, options: { clones?: number[]; usedMs?: number } = {}): PoolImage {
   const used = options.usedMs ?? NOW - 3 * DAY;
-  return { kind: 'image', name: id(n), id: `rbd${n}`, sizeBytes: bytes, usedBytes: bytes, createdMs: used, accessedMs: used, modifiedMs: used,
+  return { kind: 'image', name: id(n), id: `rbd${n}`, sizeBytes: bytes, usedBytes: bytes, createdMs: used, accessedMs: used,
     protected: true, meta: {}, trashedMs: undefined,
     clones: (options.clones ?? []).map((createdMs, k) => ({ pool: 'vms', namespace: '', image: `vm-${n}-${k}`, id: `c${n}${k}`, trash: false, createdMs })) };
 }
