@@ -191,12 +191,16 @@ class PoolCopyFacts implements CopyFacts {
 }
 
 type PoolImageEntry = Extract<PoolEntry, { kind: 'image' }>;
+type CopyClone = PoolImageEntry['clones'][number];
 const NO_CLONES: PoolImageEntry['clones'] = Object.freeze([]);
 
 /** The newest clone's creation time (undefined when no clone's is known). */
 function newestCloneOf(copy: PoolImageEntry): number | undefined {
   let newest: number | undefined;
-  for (const clone of copy.clones) {
+  // Indexed: called for each of a fleet's 100 000 copies, most of them before the optimizing compiler has it, where
+  // an iterator's result is an object per step.
+  for (let i = 0; i < copy.clones.length; i++) {
+    const clone = copy.clones[i] as CopyClone;
     if (clone.createdMs !== undefined && (newest === undefined || clone.createdMs > newest)) newest = clone.createdMs;
   }
   return newest;

@@ -73,7 +73,8 @@ export function planEviction(input: EvictionInput): EvictionPlan {
   // (PlannedEntry), not for every copy planned.
   const unsorted: CopyFacts[] = [];
   const buckets: CopyFacts[][] = KEEP_REASONS.map(() => []);
-  for (const copy of input.copies) {
+  for (let i = 0; i < input.copies.length; i++) {
+    const copy = input.copies[i] as CopyFacts;
     const keep = keepCode(copy, input);
     if (keep === undefined) unsorted.push(copy);
     else buckets[KEEP_RANK[keep]]?.push(copy);
@@ -153,11 +154,15 @@ function inLeastRecentlyUsedOrder(copies: readonly CopyFacts[]): CopyFacts[] {
   const used = copies.map((copy) => copy.lastUsedMs ?? Number.NEGATIVE_INFINITY);
   const bytes = copies.map((copy) => copy.bytes);
   const ids = copies.map((copy) => copy.imageId);
+  // The comparator answers -1 or 1, never a difference: a difference of two timestamps is a new heap number for each of
+  // the ~900 000 comparisons of a fleet's plan (the sort's largest allocation, measured).
   const order = copies.map((_copy, i) => i).sort((a, b) => {
-    const byUse = (used[a] ?? 0) - (used[b] ?? 0);
-    if (byUse !== 0 && !Number.isNaN(byUse)) return byUse;
-    const byBytes = (bytes[b] ?? 0) - (bytes[a] ?? 0);
-    if (byBytes !== 0) return byBytes;
+    const useA = used[a] ?? 0;
+    const useB = used[b] ?? 0;
+    if (useA !== useB && !Number.isNaN(useA - useB)) return useA < useB ? -1 : 1;
+    const bytesA = bytes[a] ?? 0;
+    const bytesB = bytes[b] ?? 0;
+    if (bytesA !== bytesB) return bytesA > bytesB ? -1 : 1;
     const idA = ids[a] ?? '';
     const idB = ids[b] ?? '';
     return idA < idB ? -1 : idA > idB ? 1 : 0;

@@ -65,15 +65,14 @@ export function planFleet(input: FleetInput): FleetPlan {
 
   const byId = new Map(images.map((image) => [image.id, image]));
   const targets = new Map<string, { image: GlanceImage; stores: string[] }>();
-  for (const [store, inStore] of wants) {
-    for (const id of inStore.keys()) {
-      const image = byId.get(id);
-      if (image === undefined) continue;
-      const target = targets.get(id) ?? { image, stores: [] };
-      target.stores.push(store);
-      targets.set(id, target);
-    }
-  }
+  // forEach, not for-of with [key, value]: an entry array per wanted pair (23 800 at fleet scale) otherwise.
+  wants.forEach((inStore, store) => inStore.forEach((_reasons, id) => {
+    const image = byId.get(id);
+    if (image === undefined) return;
+    const target = targets.get(id) ?? { image, stores: [] };
+    target.stores.push(store);
+    targets.set(id, target);
+  }));
   const copy = planPrewarm({ targets: [...targets.values()], unresolved: unresolvedPolicyRefs(policy, images, input.viewerProject), catalogue: input.catalogue },
     { anyFormat: input.anyFormat === true });
 
@@ -109,13 +108,13 @@ function mergeWants(placements: PolicyWants, rules: PolicyWants): PolicyWants {
   // The placements' maps as they are where no usage rule adds to a store (most stores, at fleet scale): a copy per
   // store of every wanted image's reasons was a sixth of the plan's memory.
   const merged = new Map<string, ReadonlyMap<string, readonly string[]>>(placements);
-  for (const [store, inStore] of rules) {
+  rules.forEach((inStore, store) => {
     const target = new Map<string, readonly string[]>(placements.get(store) ?? []);
-    for (const [id, reasons] of inStore) {
+    inStore.forEach((reasons, id) => {
       const known = target.get(id);
       target.set(id, known === undefined ? reasons : [...known, ...reasons]);
-    }
+    });
     merged.set(store, target);
-  }
+  });
   return merged;
 }

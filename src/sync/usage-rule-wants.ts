@@ -13,8 +13,11 @@ export function usageRuleWants(rules: readonly UsageRule[], copies: readonly (re
   for (const rule of rules) {
     const since = wallNowMs - rule.days * 86_400_000;
     const use = new Map<string, number>();
+    // Indexed: 100 000 copies at fleet scale, mostly before the optimizing compiler has this (an iterator's result is
+    // an object per step until then).
     for (const store of copies) {
-      for (const copy of store) {
+      for (let i = 0; i < store.length; i++) {
+        const copy = store[i] as CopyFacts;
         const count = rule.by === 'clones' ? copy.clones : copy.cloneTimesMs.filter((time) => time >= since).length;
         if (count > 0) use.set(copy.imageId, (use.get(copy.imageId) ?? 0) + count);
       }
