@@ -85,7 +85,7 @@ export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): st
   lines.push(`${style.bold('sync')} ${report.policy}: ${verdict} · ${report.wanted} (image, store) pairs wanted · drift ${report.driftBefore} before, `
     + `${report.driftAfter} after`, '',
   table(['placement', 'images', 'stores', 'drift'], report.placements.map((p) =>
-    [p.name, `${p.images}${p.unresolved > 0 ? style.bad(` +${p.unresolved} not found`) : ''}`, p.stores.join(', '), String(p.drift)])),
+    [p.name, `${p.images}${p.unresolved > 0 ? style.bad(` +${p.unresolved} unresolved`) : ''}`, p.stores.join(', '), String(p.drift)])),
   '', renderPrewarm(report.result, style));
   if (report.budgets.length > 0) {
     lines.push('', table(['store', 'pool', 'budget', 'before', 'after', 'verdict', 'evicted'], report.budgets.map((entry) => entry.report === undefined
