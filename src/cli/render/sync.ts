@@ -5,6 +5,7 @@ import type { StoreBudget, SyncReport } from '../../sync/sync-report.js';
 import { evictCopyJsonSchema, evictJsonSchema, evictToJson, type EvictJson } from '../reports/evict-json.js';
 import type { WatchPass, WatchSummary } from '../../sync/watch-sync.js';
 import type { TextStyle } from '../output/text-style.js';
+import { fencesLeftLines } from './evict.js';
 import { prewarmJsonSchema, prewarmToJson } from './prewarm-json.js';
 import { renderPrewarm, seconds, table } from './prewarm.js';
 
@@ -93,6 +94,7 @@ export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): st
       : [entry.store, entry.report.pool, entry.report.budget.budget?.text ?? '', formatBytes(entry.report.budget.usedBytes),
         formatBytes(entry.report.budget.afterBytes), entry.report.budget.verdict === 'unmet' ? style.bad('unmet') : entry.report.budget.verdict,
         String(entry.report.counts.evicted)])));
+    for (const entry of report.budgets) lines.push(...fencesLeftLines(entry.report?.fencesLeft ?? [], style, entry.store));
   }
   return lines.join('\n');
 }
