@@ -176,7 +176,9 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     expect(runs.flatMap((run) => run.json.fences_left)).toEqual([]);
     const pool = await readStoreCopies({ confFile: devcloud().ceph['site-b'].conf, user: 'admin', pool: POOL, snapshot: COPY_SNAPSHOT });
     expect(pool.images.filter((image) => image.kind === 'image' && 'ferry.evicting' in image.meta).map((image) => image.name)).toEqual([]);
-    // The loser's exit: 0 when its plan already counted the copy gone, else what its report says of the budget.
+    // The other run's exit: 0 when its plan no longer counted the copy; 51 (FERRY_BUDGET_UNMET) whenever it saw the copy
+    // fenced, at its plan or its fence: by its own plan the store stays over, though the winner's removal brought it
+    // under (seen in every run so far; told to the lead as a question for the verdict, not asserted here either way).
     expect([0, 51], said).toContain(loser?.code);
   }, 300_000);
 
