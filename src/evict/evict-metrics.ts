@@ -22,15 +22,13 @@ export function createEvictMetrics(): EvictMetrics {
   const budgets = createStoreBudgetGauges(registry, 'ferry_evict');
   const evictions = new Gauge({ name: 'ferry_evict_evictions',
     help: 'Copies the last run took on, by outcome (evicted, trashed, kept, gone, failed) and why (idle, or why kept)', labelNames: ['store', 'outcome', 'reason'], registers });
-  const fencesLeft = new Gauge({ name: 'ferry_evict_fences_left', help: 'Fences the last run wrote and could not lift (each runs out on its own 2 min after its last look)',
-    labelNames: ['store'], registers });
   const lastRun = new Gauge({ name: 'ferry_evict_last_run_timestamp_seconds', help: 'When the last ferry evict run of the store finished (Unix time)',
     labelNames: ['store'], registers });
   return {
     registry,
     record(report, wallNowMs) {
       const { store } = report;
-      budgets.record(store, report.budget, report.budget.afterBytes);
+      budgets.record(store, report.budget, report.budget.afterBytes, report.fencesLeft.length);
       // Only what the run did: the file is written anew each run, so a series of an earlier run does not linger.
       const tally = new Map<string, { outcome: string; reason: string; copies: number }>();
       for (const item of report.items) {
@@ -42,7 +40,6 @@ export function createEvictMetrics(): EvictMetrics {
         tally.set(key, entry);
       }
       for (const { outcome, reason, copies } of tally.values()) evictions.set({ store, outcome, reason }, copies);
-      fencesLeft.set({ store }, report.fencesLeft.length);
       lastRun.set({ store }, Math.floor(wallNowMs / 1000));
     },
   };

@@ -4,7 +4,7 @@ import type { FerryErrorCode } from '../errors/error-table.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
 import { readStoreCatalogue, requireStores } from '../prewarm/store-catalogue.js';
-import { NO_PINS, type PinSet } from './copy-pins.js';
+import { ignoredPins, NO_PINS, type PinSet } from './copy-pins.js';
 import { budgetBytes, type Budget } from './evict-budget.js';
 import { EVICT_DEFAULTS, type StoreCluster } from './evict-options.js';
 import { imageIdsOf, readImageListing, readStoreUsage } from './read-store-usage.js';
@@ -62,10 +62,12 @@ export async function readUsage(ctx: EvictContext, options: UsageOptions): Promi
   const limit = pLimit(USAGE_POOL_READS);
   const stores = await Promise.all(options.stores.map((entry) => limit(async (): Promise<StoreUsageSummary | StoreUsageError> => {
     try {
-      const usage = await readStoreUsage(ctx.glance, entry.store, entry.cluster, images, pinsOf(entry.store),
+      const pins = pinsOf(entry.store);
+      const usage = await readStoreUsage(ctx.glance, entry.store, entry.cluster, images, pins,
         { signal, knownNames, ...(options.ceph === undefined ? {} : { ceph: options.ceph }) });
       return summarizeStoreUsage({ usage, budget: entry.budget, idleMs: entry.idleMs ?? EVICT_DEFAULTS.idleMs, wallNowMs: ctx.clock.wallNow(),
-        budgetBytes: entry.budget === undefined ? undefined : budgetBytes(entry.budget, usage.capacity, entry.store) });
+        budgetBytes: entry.budget === undefined ? undefined : budgetBytes(entry.budget, usage.capacity, entry.store),
+        ignoredPins: ignoredPins(images, entry.store, pins) });
     } catch (error) {
       if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
       ctx.logger.warn({ store: entry.store, code: error.code }, `usage: store ${entry.store} could not be read: ${error.message}`);

@@ -34,6 +34,11 @@ export interface StoreUsageSummary {
   /** What may not go, by why (everything but under-budget). */
   readonly kept: Readonly<Record<KeepReason, KeptTally>>;
   readonly copies: readonly CopyFacts[];
+  /**
+   * Image ID → its own pin that does not count here (copy-pins.ts ignoredPins: its owner is not a pin owner), as a
+   * plan says it: why a tenant's tagged copy counts as one that may go.
+   */
+  readonly ignoredPins: ReadonlyMap<string, string>;
 }
 
 export interface UsageSummaryInput {
@@ -43,10 +48,14 @@ export interface UsageSummaryInput {
   readonly budgetBytes: number | undefined;
   readonly idleMs: number;
   readonly wallNowMs: number;
+  /** Image ID → its ignored pin (copy-pins.ts ignoredPins); none when not given. */
+  readonly ignoredPins?: ReadonlyMap<string, string>;
 }
 
+const NO_IGNORED_PINS: ReadonlyMap<string, string> = new Map();
+
 /** Pure: one store's usage against its budget, judged with planEviction (no budget: every candidate counted). */
-export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNowMs }: UsageSummaryInput): StoreUsageSummary {
+export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNowMs, ignoredPins }: UsageSummaryInput): StoreUsageSummary {
   // A look, not a run: no run's own fence to ignore, so any fence keeps its copy.
   const all = planEviction({ store: usage.store, copies: usage.copies, poolBytes: usage.poolBytes, budgetBytes: undefined, idleMs, wallNowMs, run: '' });
   const afterBytes = usage.poolBytes - all.evictBytes;
@@ -56,6 +65,6 @@ export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNo
     store: usage.store, pool: usage.pool, usedBytes: usage.poolBytes, copyBytes: usage.poolBytes - usage.otherBytes,
     otherBytes: usage.otherBytes, trashBytes: usage.trashBytes, budget, budgetBytes, verdict,
     overBytes: budgetBytes === undefined ? 0 : Math.max(0, usage.poolBytes - budgetBytes), evictableBytes: all.evictBytes, idleMs,
-    kept: Object.freeze(kept) as Record<KeepReason, KeptTally>, copies: usage.copies,
+    kept: Object.freeze(kept) as Record<KeepReason, KeptTally>, copies: usage.copies, ignoredPins: ignoredPins ?? NO_IGNORED_PINS,
   });
 }

@@ -1,6 +1,6 @@
 import type { GlanceImage } from '../glance/image.js';
 import { classifyPlacement, type ClassifyOptions, type NotCopyableReason, type PlanState } from './classify-placement.js';
-import type { UnresolvedImage } from './select-images.js';
+import type { UnresolvedCode, UnresolvedImage } from './select-images.js';
 import type { StoreCatalogue, StoreFacts } from './store-catalogue.js';
 
 /** What the run does with one (image, store): nothing, copy it, wait for someone else's copy, or skip it. */
@@ -14,6 +14,8 @@ export interface PlanItem {
   readonly state: PlanState;
   readonly action: PlanAction;
   readonly reason?: NotCopyableReason;
+  /** An unresolved name: why (not found, ambiguous, malformed), the code its failure is reported with. */
+  readonly unresolvedCode?: UnresolvedCode;
   readonly detail: string;
   readonly sizeBytes: number | null;
 }
@@ -81,7 +83,7 @@ export function planPrewarm(input: PlanInput, options: ClassifyOptions = {}): Pr
     for (const store of new Set(stores)) {
       counts['not-copyable'] += 1;
       items.push(Object.freeze({ imageId: image.ref, imageName: null, store, state: 'not-copyable', action: 'skip',
-        reason: 'unresolved', detail: image.reason, sizeBytes: null }));
+        reason: 'unresolved', unresolvedCode: image.code, detail: image.reason, sizeBytes: null }));
     }
   }
   return Object.freeze({ items: Object.freeze(items), jobs: Object.freeze(jobs), counts: Object.freeze(counts),

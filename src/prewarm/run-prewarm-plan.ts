@@ -40,7 +40,7 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
     else if (item.action === 'none') decide(item, { outcome: 'present', reason: item.detail });
     else if (item.action === 'skip') {
       decide(item, item.reason === 'unresolved'
-        ? { outcome: 'failed', failure: 'unresolved', code: 'FERRY_IMAGE_NOT_FOUND', reason: item.detail }
+        ? { outcome: 'failed', failure: 'unresolved', code: item.unresolvedCode ?? 'FERRY_IMAGE_NOT_FOUND', reason: item.detail }
         : { outcome: 'skipped', ...(item.reason ? { skipReason: item.reason } : {}), reason: item.detail });
     }
   }

@@ -8,9 +8,12 @@ import { assertSelection, type PrewarmSelection } from './prewarm-selection.js';
 /** A named image that could not be resolved: reported per image, so one typo does not stop the rest. */
 export interface UnresolvedImage {
   readonly ref: string;
-  readonly code: (typeof UNRESOLVED_CODES)[number];
+  readonly code: UnresolvedCode;
   readonly reason: string;
 }
+
+/** Why a named image did not resolve: none by that ID or name, two of that name, or not an image reference at all. */
+export type UnresolvedCode = (typeof UNRESOLVED_CODES)[number];
 
 const UNRESOLVED_CODES = ['FERRY_IMAGE_NOT_FOUND', 'FERRY_IMAGE_AMBIGUOUS', 'FERRY_INVALID_IMAGE_REF'] as const;
 

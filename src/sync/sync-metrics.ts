@@ -51,7 +51,7 @@ export function createSyncMetrics(options: { readonly processMetrics?: boolean }
         budgetErrors.inc({ store, code: error.code });
         continue;
       }
-      storeBudgets.record(store, report.budget, report.budget.afterBytes);
+      storeBudgets.record(store, report.budget, report.budget.afterBytes, report.fencesLeft.length);
       for (const item of report.items) {
         if (item.outcome !== undefined) evictions.inc({ store, outcome: item.outcome, reason: item.outcomeReason ?? item.reason });
       }

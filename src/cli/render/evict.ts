@@ -31,14 +31,18 @@ export function renderEvict(report: EvictReport, style: TextStyle): string {
   const kept = KEEP_REASONS.filter((reason) => reason !== 'under-budget' && report.budget.kept[reason].copies > 0)
     .map((reason) => `${report.budget.kept[reason].copies} ${KEEP_WORDS[reason]} (${formatBytes(report.budget.kept[reason].bytes)})`);
   if (kept.length > 0) lines.push(`kept: ${kept.join(', ')}`);
-  if (report.fencesLeft.length > 0) {
-    lines.push(style.warn(`warning: ${report.fencesLeft.length} fence${report.fencesLeft.length === 1 ? '' : 's'} could not be lifted; `
-      + `each holds its copy until it runs out (${FENCE_HOLD_MS / 1000} s after its last look):`));
-    for (const left of report.fencesLeft) lines.push(style.warn(`  ${left.imageId} (${left.rbdImage}): ${left.detail}`));
-  }
+  lines.push(...fencesLeftLines(report.fencesLeft, style));
   if (report.otherBytes > 0) lines.push(style.dim(`the pool also holds ${formatBytes(report.otherBytes)} that is no copy Glance lists in ${report.store}`
     + (report.trashBytes > 0 ? ` (${formatBytes(report.trashBytes)} of it in its trash)` : '')));
   return lines.join('\n');
+}
+
+/** The warning for fences a run could not lift, a line per fence (evict's text, and sync's per store: `store` names it). */
+export function fencesLeftLines(fencesLeft: EvictReport['fencesLeft'], style: TextStyle, store?: string): string[] {
+  if (fencesLeft.length === 0) return [];
+  return [style.warn(`warning: ${store === undefined ? '' : `${store}: `}${fencesLeft.length} fence${fencesLeft.length === 1 ? '' : 's'} could not be lifted; `
+    + `each holds its copy until it runs out (${FENCE_HOLD_MS / 1000} s after its last look):`),
+  ...fencesLeft.map((left) => style.warn(`  ${left.imageId} (${left.rbdImage}): ${left.detail}`))];
 }
 
 function decision(item: EvictItem, style: TextStyle): string {

@@ -2,9 +2,15 @@ import { z } from 'zod';
 import { MATRIX_CELLS, type MatrixCell, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { RowColumn, RowList, RowValue } from '../output/row-list.js';
 import type { TextStyle } from '../output/text-style.js';
+import type { UnresolvedCode } from '../../prewarm/select-images.js';
 import { table } from './prewarm.js';
 
 const count = z.number().int().min(0);
+
+/** The text's word for an unresolved name: a name two images carry is not "not found". */
+const UNRESOLVED_WORDS: Readonly<Record<UnresolvedCode, string>> = {
+  FERRY_IMAGE_NOT_FOUND: 'not found', FERRY_IMAGE_AMBIGUOUS: 'ambiguous', FERRY_INVALID_IMAGE_REF: 'not an image reference',
+};
 
 /** `ferry status --matrix --json`; documented in docs/cli.md. */
 export const matrixJsonSchema = z.object({
@@ -39,7 +45,7 @@ const MATRIX_IMAGE_COLUMNS: readonly RowColumn[] = [
 
 /**
  * `ferry status --matrix` as rows: one per image found, then a column per store named as the store (`store:NAME` when
- * the name is one of the image columns). Images not found are only in `--json`'s `unresolved`.
+ * the name is one of the image columns). Names that did not resolve are only in `--json`'s `unresolved`.
  */
 export function matrixToRows(matrix: StoreMatrix): RowList {
   const taken = new Set(MATRIX_IMAGE_COLUMNS.map((column) => column.key));
@@ -70,6 +76,6 @@ export function renderMatrix(matrix: StoreMatrix, style: TextStyle): string {
     style.dim(`${matrix.rows.length} image${matrix.rows.length === 1 ? '' : 's'} × ${matrix.stores.length} stores: `
       + `${c.present} present, ${c.copying} copying, ${c.failed} failed, ${c.missing} missing`),
   ];
-  for (const u of matrix.unresolved) lines.push(style.bad(`not found: ${u.ref}: ${u.reason}`));
+  for (const u of matrix.unresolved) lines.push(style.bad(`${UNRESOLVED_WORDS[u.code]}: ${u.ref}: ${u.reason}`));
   return lines.join('\n');
 }

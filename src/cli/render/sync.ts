@@ -5,6 +5,7 @@ import type { StoreBudget, SyncReport } from '../../sync/sync-report.js';
 import { evictCopyJsonSchema, evictJsonSchema, evictToJson, type EvictJson } from '../reports/evict-json.js';
 import type { WatchPass, WatchSummary } from '../../sync/watch-sync.js';
 import type { TextStyle } from '../output/text-style.js';
+import { fencesLeftLines } from './evict.js';
 import { prewarmJsonSchema, prewarmToJson } from './prewarm-json.js';
 import { renderPrewarm, seconds, table } from './prewarm.js';
 
@@ -85,7 +86,7 @@ export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): st
   lines.push(`${style.bold('sync')} ${report.policy}: ${verdict} · ${report.wanted} (image, store) pairs wanted · drift ${report.driftBefore} before, `
     + `${report.driftAfter} after`, '',
   table(['placement', 'images', 'stores', 'drift'], report.placements.map((p) =>
-    [p.name, `${p.images}${p.unresolved > 0 ? style.bad(` +${p.unresolved} not found`) : ''}`, p.stores.join(', '), String(p.drift)])),
+    [p.name, `${p.images}${p.unresolved > 0 ? style.bad(` +${p.unresolved} unresolved`) : ''}`, p.stores.join(', '), String(p.drift)])),
   '', renderPrewarm(report.result, style));
   if (report.budgets.length > 0) {
     lines.push('', table(['store', 'pool', 'budget', 'before', 'after', 'verdict', 'evicted'], report.budgets.map((entry) => entry.report === undefined
@@ -93,6 +94,7 @@ export function renderSync({ report, watch }: SyncOutcome, style: TextStyle): st
       : [entry.store, entry.report.pool, entry.report.budget.budget?.text ?? '', formatBytes(entry.report.budget.usedBytes),
         formatBytes(entry.report.budget.afterBytes), entry.report.budget.verdict === 'unmet' ? style.bad('unmet') : entry.report.budget.verdict,
         String(entry.report.counts.evicted)])));
+    for (const entry of report.budgets) lines.push(...fencesLeftLines(entry.report?.fencesLeft ?? [], style, entry.store));
   }
   return lines.join('\n');
 }

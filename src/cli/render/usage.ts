@@ -38,7 +38,19 @@ export function renderUsage(report: UsageReport, style: TextStyle): string {
       copy.lastUsedMs === undefined ? style.dim('never seen') : `${formatAge(now - copy.lastUsedMs)} ago`,
     ])));
   }
+  lines.push(...ignoredPinLines(report, style));
   return lines.join('\n');
+}
+
+/** A note per copy whose image's own pin does not count (its owner is not a pin owner): why it may go all the same. */
+function ignoredPinLines(report: UsageReport, style: TextStyle): string[] {
+  const notes = report.stores.flatMap((entry) => (isStoreUsageError(entry) ? [] : entry.copies.flatMap((copy) => {
+    const ignored = entry.ignoredPins.get(copy.imageId);
+    return ignored === undefined ? [] : [`  ${copy.imageName ?? copy.imageId} ${style.dim(copy.imageId.slice(0, 8))} in ${copy.store}: ${ignored}`];
+  })));
+  if (notes.length === 0) return [];
+  return ['', style.warn('pins that do not count (only a pin owner\'s image pins itself: --pin-owner PROJECT, or the policy\'s pin_owners:):'),
+    ...notes.map((note) => style.warn(note))];
 }
 
 function budgetText(entry: StoreUsageSummary): string {

@@ -2,6 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
+import { COPY_SNAPSHOT, readStoreCopies } from '../../../src/rbd/store-copies.js';
 import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { ferryChild } from '../../helpers/devcloud-faults.js';
 import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
@@ -23,6 +24,8 @@ let proxyUrl: string;
 const deletes: string[] = [];
 /** Runs once when the proxy sees the next request for this path prefix: what happens in the cloud meanwhile. */
 let onRequest: { match: string; run: () => void } | undefined;
+/** Holds the requests it matches until `count` of them came, then lets them all through: runs made to plan at once. */
+let barrier: { matches: (method: string, path: string) => boolean; count: number; held: (() => void)[] } | undefined;
 
 const copyImage = (size: number, stores: readonly string[], name: string): Promise<string> => copyImageTo(created, size, stores, `it-evict-${name}`);
 const cloneOf = (id: string, name: string): string => cloneCopy(clones, id, `it-evict-${name}`);
@@ -53,12 +56,21 @@ beforeAll(async () => {
       onRequest = undefined;
       run();
     }
-    const forward = request({ host: target.hostname, port: target.port, path, method: incoming.method, headers: incoming.headers }, (reply) => {
-      answer.writeHead(reply.statusCode ?? 502, reply.headers);
-      reply.pipe(answer);
-    });
-    forward.on('error', () => answer.destroy());
-    incoming.pipe(forward);
+    const send = (): void => {
+      const forward = request({ host: target.hostname, port: target.port, path, method: incoming.method, headers: incoming.headers }, (reply) => {
+        answer.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(answer);
+      });
+      forward.on('error', () => answer.destroy());
+      incoming.pipe(forward);
+    };
+    const gate = barrier;
+    if (gate === undefined || !gate.matches(incoming.method ?? '', path)) return send();
+    gate.held.push(send);
+    if (gate.held.length < gate.count) return undefined;
+    barrier = undefined;
+    for (const go of gate.held) go();
+    return undefined;
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
@@ -124,6 +136,51 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     expect(await storesOf(id)).toEqual(['central', STORE]);
     expect(ceph('site-b', 'rbd', ['image-meta', 'list', `${POOL}/${id}`], 'admin').stdout).not.toContain('ferry.evicting');
   }, 600_000);
+
+  it('two ferry evict runs started together where one copy can go: removed once (one DELETE), the other run finds it fenced or gone, never fails; Glance and the pool agree, no fence left', async () => {
+    const id = await copyImage(6 * MIB, ['central', STORE], 'race');
+    // Whatever else site-c holds that could go (left by other tests) is pinned in both runs: they race for this copy only.
+    const plan = await evict(['--idle', '0', '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(row(plan.json, id)).toMatchObject({ action: 'evict' });
+    const others = plan.json.copies.filter((copy) => copy.action === 'evict' && copy.image !== id).map((copy) => copy.image);
+    const budget = plan.json.budget.used_bytes - MIB; // removing this copy meets it
+    const args = ['--idle', '0', '--grace', '2s', '--budget', String(budget), ...others.flatMap((other) => ['--pin', other])];
+    deletes.length = 0;
+    // The worst interleaving, every time: each run's first page of Glance's image listing is held until the other's
+    // came too, so both read the pool (right after the listing) before either fences: the fence's compare-and-set in
+    // rbd_store_copies.py against real Ceph decides. Let go after 60 s whatever happens, so that nothing hangs.
+    barrier = { matches: (method, path) => method === 'GET' && path.startsWith('/v2/images?') && !path.includes('marker='), count: 2, held: [] };
+    const gate = barrier;
+    const letGo = setTimeout(() => { barrier = undefined; for (const go of gate.held) go(); }, 60_000);
+    const runs = await Promise.all([evict(args), evict(args)]).finally(() => clearTimeout(letGo));
+    expect(gate.held, 'both runs listed the images before either went on').toHaveLength(2);
+    const said = runs.map((run) => `exit ${run.code}: ${JSON.stringify(row(run.json, id))} ${run.stderr}`).join('\n');
+    const winner = runs.filter((run) => row(run.json, id)?.outcome === 'evicted');
+    expect(winner, said).toHaveLength(1);
+    expect(winner[0]?.code, said).toBe(0);
+    const loser = runs.find((run) => row(run.json, id)?.outcome !== 'evicted');
+    const lost = loser === undefined ? undefined : row(loser.json, id);
+    // Which way the race went (repeat-integration.sh's logs): a test that passes by never racing says so here.
+    console.info(`evict race: the other run ${lost === undefined ? 'did not list it' : `${lost.action} ${lost.reason} → ${lost.outcome ?? '-'} `
+      + `${lost.outcome_reason ?? ''} (${lost.outcome_detail ?? lost.detail})`}, budget ${loser?.json.budget.verdict}, exit ${loser?.code}`);
+    // Planned after the removal (not listed, or not in the pool any more), fenced by the other at the plan or the
+    // fence, or gone when it looked: each a documented outcome, never a failure.
+    const documented = lost === undefined || lost.outcome === 'gone' || lost.reason === 'not-in-pool'
+      || (lost.outcome === null && lost.reason === 'fenced') || (lost.outcome === 'kept' && lost.outcome_reason === 'fenced');
+    expect(documented, said).toBe(true);
+    expect(loser?.json.counts.failed, said).toBe(0);
+    expect(deletes, said).toEqual([`/v2/stores/${STORE}/${id}`]);
+    expect(await storesOf(id)).toEqual(['central']);
+    expect(poolHas(id)).toBe(false);
+    expect(runs.flatMap((run) => run.json.fences_left)).toEqual([]);
+    const pool = await readStoreCopies({ confFile: devcloud().ceph['site-b'].conf, user: 'admin', pool: POOL, snapshot: COPY_SNAPSHOT });
+    expect(pool.images.filter((image) => image.kind === 'image' && 'ferry.evicting' in image.meta).map((image) => image.name)).toEqual([]);
+    // The other run's exit: 0 when its plan no longer counted the copy; 51 (FERRY_BUDGET_UNMET) whenever it saw the copy
+    // fenced, at its plan or its fence: by its own plan the store stays over, though the winner's removal brought it
+    // under (seen in every run so far; told to the lead as a question for the verdict, not asserted here either way).
+    expect([0, 51], said).toContain(loser?.code);
+  }, 300_000);
 
   it('Glance 25 itself refuses a copy with a clone (409 in use) and removes nothing: the backstop a newer Glance no longer gives', async () => {
     const id = await copyImage(4 * MIB, ['central', STORE], 'backstop');

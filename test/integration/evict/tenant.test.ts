@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evictJsonSchema } from '../../../src/cli/reports/evict-json.js';
 import { syncJsonSchema } from '../../../src/cli/render/sync.js';
+import { usageJsonSchema } from '../../../src/cli/reports/usage-json.js';
 import { cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { SITE_C } from '../../helpers/site-c-copies.js';
@@ -57,7 +58,7 @@ describe('a tenant cannot steer sync or evict (site-c)', () => {
     expect(planned).not.toContain(lookalike);
   });
 
-  it('evict: a tenant\'s tag ferry-pin does not keep its copy, and the plan says why', async () => {
+  it('evict: a tenant\'s tag ferry-pin does not keep its copy, and the plan says why; status --usage says it too (pin_ignored)', async () => {
     const id = await image(`it-tenant-pinned-${process.pid}`, 'demo', 'community');
     expect((await glanceRequest(await tokenFor('demo'), 'PUT', `/v2/images/${id}/tags/ferry-pin`)).status).toBe(204);
     await copyToSiteC(id);
@@ -68,5 +69,10 @@ describe('a tenant cannot steer sync or evict (site-c)', () => {
     const copy = evictJsonSchema.parse(JSON.parse(run.stdout)).copies.find((entry) => entry.image === id);
     expect(copy).toMatchObject({ action: 'evict', reason: 'idle' });
     expect(copy?.detail).toContain(`its tag ferry-pin ignored: owner ${owner} is not a pin owner`);
+    const usage = ferry(['status', '--usage', '--store', SITE_C.store, '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.evictRbdUser,
+      '--pool', SITE_C.pool, '--idle', '0']);
+    expect(usage.code, usage.stderr).toBe(0);
+    expect(usageJsonSchema.parse(JSON.parse(usage.stdout)).copies.find((entry) => entry.image === id))
+      .toMatchObject({ pinned: null, pin_ignored: `its tag ferry-pin ignored: owner ${owner} is not a pin owner` });
   });
 });

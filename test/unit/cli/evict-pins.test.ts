@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evictJsonSchema } from '../../../src/cli/reports/evict-json.js';
+import { usageJsonSchema } from '../../../src/cli/reports/usage-json.js';
 import { runWith, SCRIPTED_PROJECT } from '../prewarm/cli-harness.js';
 import { createWorld } from '../evict/evict-world.js';
 import { usePoolListingStandIn } from '../evict/pool-listing-stand-in.js';
@@ -49,5 +50,29 @@ describe('ferry evict: pins a tenant cannot set', () => {
     expect(run.code).toBe(code);
     expect(run.stderr).toContain(message);
     expect(w.calls.filter((call) => !call.startsWith('GET'))).toEqual([]);
+  });
+});
+
+describe('ferry status --usage: pins a tenant cannot set', () => {
+  const usage = ['status', '--usage', '--store', 'site-b', '--ceph-conf', '/etc/ceph/site-b.conf'];
+
+  it('a tenant\'s tag ferry-pin that does not count is shown (JSON pin_ignored, the rows, a note under the text), as evict\'s plan says it; --pin-owner makes it count', async () => {
+    const ignored = `its tag ferry-pin ignored: owner ${TENANT} is not a pin owner`;
+    const json = usageJsonSchema.parse(JSON.parse((await runWith([...usage, '--idle', '1h', '--json'], tagged().glance)).stdout));
+    expect(json.copies.map((copy) => [copy.image, copy.pinned, copy.pin_ignored])).toEqual([
+      ['a-idle', null, null],
+      ['t-pinned', null, ignored],
+      ['o-pinned', `pinned by its property ferry_pin=site-b (owner ${SCRIPTED_PROJECT}, a pin owner)`, null]]);
+    expect(json.stores[0]?.evictable_bytes).toBe(300 * MIB);
+    const text = (await runWith([...usage, '--idle', '1h'], tagged().glance)).stdout;
+    expect(text).toContain('pins that do not count (only a pin owner\'s image pins itself: --pin-owner PROJECT, or the policy\'s pin_owners:):\n'
+      + `  img-t-pinned t-pinned in site-b: ${ignored}`);
+    const rows = (await runWith([...usage, '--idle', '1h', '-f', 'csv', '-c', 'image', '-c', 'pin_ignored'], tagged().glance)).stdout;
+    expect(rows).toBe(`Image,Pin Ignored\na-idle,\nt-pinned,${ignored}\no-pinned,\n`);
+    const owned = usageJsonSchema.parse(JSON.parse((await runWith([...usage, '--idle', '1h', '--pin-owner', TENANT, '--json'], tagged().glance)).stdout));
+    expect(owned.copies.map((copy) => [copy.image, copy.pinned, copy.pin_ignored])).toEqual([
+      ['a-idle', null, null],
+      ['t-pinned', `pinned by its tag ferry-pin (owner ${TENANT}, a pin owner)`, null],
+      ['o-pinned', null, `its property ferry_pin=site-b ignored: owner ${SCRIPTED_PROJECT} is not a pin owner`]]);
   });
 });

@@ -50,6 +50,16 @@ describe('ferry status --matrix', () => {
     expect(json.unresolved).toEqual([{ ref: 'nosuch', code: 'FERRY_IMAGE_NOT_FOUND', reason: expect.any(String) as unknown }]);
   });
 
+  it('ferry status --matrix NAME: a name two images carry is said ambiguous (JSON code and text), not "not found"', async () => {
+    const scripted = scriptedImages({ [imageId(1)]: { name: 'twin', reads: [{ stores: ['central'] }] },
+      [imageId(2)]: { name: 'twin', reads: [{ stores: ['central'] }] } });
+    const json = matrixJsonSchema.parse(JSON.parse((await runWith(['status', '--matrix', 'twin', 'nosuch', '--json'], scripted)).stdout));
+    expect(json.unresolved.map((u) => [u.ref, u.code])).toEqual([['twin', 'FERRY_IMAGE_AMBIGUOUS'], ['nosuch', 'FERRY_IMAGE_NOT_FOUND']]);
+    const text = (await runWith(['status', '--matrix', 'twin', 'nosuch'], scripted)).stdout;
+    expect(text).toContain("ambiguous: twin: more than one image is named 'twin'");
+    expect(text).toContain('not found: nosuch:');
+  });
+
   it('ferry status --matrix: text table with a word per cell and a tally', async () => {
     const run = await runWith(['status', '--matrix', '--all', '--store', 'site-a', '--store', 'site-b'], glance());
     expect(run.stdout).toMatch(/golden-1\s+0{8}-0000-4000-8000-000000000001\s+raw\s+present\s+copying/);

@@ -34,6 +34,26 @@ describe('ferry prewarm', () => {
     expect(run.stdout).toContain('img-broken (00000000) → broken: Glance reports the copy to broken failed (FERRY_COPY_FAILED)');
   });
 
+  it('ferry prewarm: an unresolved name fails with its own code — ambiguous (21\'s code), not found, malformed — in JSON and text; exit 50', async () => {
+    const C = imageId(3);
+    const glance = scriptedImages({ [A]: { name: 'ready', reads: [{ stores: ['central', 'site-a'] }] },
+      [B]: { name: 'twin', reads: [{ stores: ['central'] }] }, [C]: { name: 'twin', reads: [{ stores: ['central'] }] } });
+    const args = ['prewarm', 'ready', 'twin', 'nosuch', 'bad\u0007name', '--store', 'site-a'];
+    const run = await runWith([...args, '--json'], glance);
+    expect(run.code, run.stderr).toBe(50);
+    const json = prewarmJsonSchema.parse(JSON.parse(run.stdout));
+    expect(json.items.map((i) => [i.image, i.outcome, i.failure, i.code])).toEqual([
+      [A, 'present', null, null],
+      ['twin', 'failed', 'unresolved', 'FERRY_IMAGE_AMBIGUOUS'],
+      ['nosuch', 'failed', 'unresolved', 'FERRY_IMAGE_NOT_FOUND'],
+      ['bad\u0007name', 'failed', 'unresolved', 'FERRY_INVALID_IMAGE_REF']]);
+    expect(json.items[1]?.reason).toBe("more than one image is named 'twin'");
+    const text = await runWith(args, glance);
+    expect(text.code).toBe(50);
+    expect(text.stdout).toContain("twin → site-a: more than one image is named 'twin' (FERRY_IMAGE_AMBIGUOUS)");
+    expect(glance.copyRequests).toEqual([]);
+  });
+
   it('ferry prewarm --dry-run: prints the plan, sends no import', async () => {
     const glance = scriptedImages({ [A]: copyTo('site-a') });
     const run = await runWith(['prewarm', A, '--store', 'site-a', '--store', 'site-b', '--dry-run'], glance);

@@ -33,6 +33,20 @@ describe('ferry sync', () => {
     expect(scripted.copyRequests).toEqual([]);
   });
 
+  it('ferry sync: a policy name two images carry is unresolved with FERRY_IMAGE_AMBIGUOUS (JSON, text), not "not found"; exit 50', async () => {
+    const scripted = scriptedImages({ [imageId(1)]: { name: 'twin', reads: [{ stores: ['central'] }] },
+      [imageId(2)]: { name: 'twin', reads: [{ stores: ['central'] }] } });
+    const named = 'version: 1\nplacements:\n  - name: twins\n    images: {names: [twin]}\n    stores: [site-a]\n';
+    const run = await runWith(['sync', '--policy', 'edge.yaml', '--json'], scripted, { readFile: files(named) });
+    expect(run.code, run.stderr).toBe(50);
+    const json = syncJsonSchema.parse(JSON.parse(run.stdout));
+    expect(json.result?.items.map((i) => [i.image, i.failure, i.code])).toEqual([['twin', 'unresolved', 'FERRY_IMAGE_AMBIGUOUS']]);
+    const text = await runWith(['sync', '--policy', 'edge.yaml'], scripted, { readFile: files(named) });
+    expect(text.stdout).toMatch(/twins\s+0 \+1 unresolved/);
+    expect(text.stdout).toContain("twin → site-a: more than one image is named 'twin' (FERRY_IMAGE_AMBIGUOUS)");
+    expect(scripted.copyRequests).toEqual([]);
+  });
+
   it.each([
     { title: 'a policy error', args: ['--policy', 'edge.yaml'], text: 'version: 1\nplacements:\n  - {images: {tag: g}, stores: [a], extra: 1}\n',
       code: 3, error: 'FERRY_INVALID_CONFIG', message: /^edge\.yaml:3:37: placements\[0\]\.extra: unknown field 'extra'/ },

@@ -10,7 +10,7 @@ import { MIB, NOW } from './copy-facts-fixture.js';
 // metrics with the one-shot's prefix, and documented (docs/evict.md, "See it").
 
 const EVICT_NAMES = ['ferry_evict_build_info', 'ferry_evict_store_bytes', 'ferry_evict_store_budget_bytes', 'ferry_evict_store_over_budget',
-  'ferry_evict_store_kept_bytes', 'ferry_evict_evictions', 'ferry_evict_fences_left', 'ferry_evict_last_run_timestamp_seconds'];
+  'ferry_evict_store_kept_bytes', 'ferry_evict_fences_left', 'ferry_evict_evictions', 'ferry_evict_last_run_timestamp_seconds'];
 
 async function run(budget: string) {
   const world = createWorld([

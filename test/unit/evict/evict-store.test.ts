@@ -6,7 +6,7 @@ import type { EvictOptions } from '../../../src/evict/evict-options.js';
 import { textStyle } from '../../../src/cli/output/text-style.js';
 import { renderEvict } from '../../../src/cli/render/evict.js';
 import { evictToJson } from '../../../src/cli/reports/evict-json.js';
-import { fiveCopyWorld, type World } from './evict-world.js';
+import { fenceLeftOn, fiveCopyWorld, type World } from './evict-world.js';
 import { MIB, NOW } from './copy-facts-fixture.js';
 
 // evictStore against a small cloud (evict-world.ts): the plan, the fence, the grace, the last look, the removal
@@ -166,11 +166,7 @@ describe('evictStore', () => {
 
   it('a fence it cannot lift (its image-meta unreadable) is reported, in the report and its JSON', async () => {
     const world = cloud();
-    world.duringGrace(() => {
-      const copy = world.copies.get('b-idle')!;
-      copy.clones.push({ trash: false, created: NOW + 1_000 });
-      copy.metaErrno = 108;
-    });
+    fenceLeftOn(world, 'b-idle');
     const report = await evictStore(world.ctx, options(world));
     expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'kept', outcomeReason: 'in-use' });
     expect(report.fencesLeft).toEqual([{ imageId: 'b-idle', rbdImage: 'b-idle',

@@ -175,6 +175,18 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
  * The cloud most evict tests start from: site-b holds five copies, each a case of the plan (idle, idle for longer,
  * cloned, the only location, used an hour ago).
  */
+/**
+ * During the grace a boot clones `id` (kept at the last look, its fence to lift) and its image-meta turns unreadable:
+ * the fence cannot be lifted and is reported left (kept in-use, `fencesLeft`).
+ */
+export function fenceLeftOn(world: World, id: string): void {
+  world.duringGrace(() => {
+    const copy = world.copies.get(id)!;
+    copy.clones.push({ trash: false, created: NOW + 1_000 });
+    copy.metaErrno = 108;
+  });
+}
+
 export function fiveCopyWorld(): World {
   return createWorld([
     { id: 'a-idle', stores: ['site-a', 'site-b'], bytes: 100 * MIB },

@@ -3,7 +3,7 @@
 import type { CopyRequestResult, GlanceClient, ImageListQuery } from '../../../src/glance/glance-client.js';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { parseImage, type GlanceImage } from '../../../src/glance/image.js';
-import { parseImageRef } from '../../../src/glance/image-ref.js';
+import { ambiguousName, parseImageRef } from '../../../src/glance/image-ref.js';
 import { parseStoresInfo } from '../../../src/glance/image-store-info.js';
 import { parseTask } from '../../../src/glance/image-task.js';
 import { imageBody, type ImageShape } from '../../helpers/image-body.js';
@@ -80,9 +80,11 @@ export function scriptedImages(scripts: Readonly<Record<string, ImageScript>>, o
       : Promise.resolve().then(() => snapshot(id, true))),
     findImage: (ref) => Promise.resolve().then(() => {
       parseImageRef(ref);
-      const id = Object.keys(scripts).find((candidate) => candidate === ref || scripts[candidate]?.name === ref);
+      const ids = Object.keys(scripts).filter((candidate) => candidate === ref || scripts[candidate]?.name === ref);
+      // As GlanceClient.findImage: a name two images carry is refused, never guessed.
+      if (ids.length > 1) throw ambiguousName(ref, ids);
       // The selection's read is the script's first snapshot; the job's reads see the next ones.
-      return id === undefined ? undefined : snapshot(id, true);
+      return ids[0] === undefined ? undefined : snapshot(ids[0], true);
     }),
     listImages(query = {}) {
       listQueries.push(query);
