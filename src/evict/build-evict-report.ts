@@ -1,7 +1,7 @@
 import type { Budget } from './evict-budget.js';
 import type { EvictItem, EvictOutcome, EvictReport } from './evict-report.js';
 import { EVICT_OUTCOMES } from './evict-report.js';
-import { lastUseWhat, type BudgetVerdict, type EvictionPlan } from './plan-eviction.js';
+import { budgetVerdict, lastUseWhat, type EvictionPlan } from './plan-eviction.js';
 import type { EvictionRun } from './run-eviction.js';
 import type { StoreUsage } from './store-usage.js';
 
@@ -33,13 +33,13 @@ export function buildEvictReport(plan: EvictionPlan, usage: StoreUsage, run: Evi
     if (item.outcome !== undefined) counts[item.outcome] += 1;
   }
   const afterBytes = run === undefined ? plan.afterBytes : plan.poolBytes - run.freedBytes;
-  const verdict: BudgetVerdict = plan.budgetBytes === undefined ? 'none' : plan.poolBytes <= plan.budgetBytes ? 'under'
-    : afterBytes <= plan.budgetBytes ? 'met' : 'unmet';
+  const othersBytes = plan.othersBytes + (run?.othersBytes ?? 0);
+  const verdict = budgetVerdict(plan.poolBytes, afterBytes, othersBytes, plan.budgetBytes);
   return Object.freeze({
     store: plan.store, pool: usage.pool, dryRun: context.dryRun, run: context.run, idleMs: plan.idleMs, graceMs: context.graceMs, plannedAtMs: plan.wallNowMs,
     items: Object.freeze(items),
-    budget: Object.freeze({ budget: context.budget, budgetBytes: plan.budgetBytes, usedBytes: plan.poolBytes, afterBytes, verdict,
-      shortfallBytes: plan.budgetBytes === undefined ? 0 : Math.max(0, afterBytes - plan.budgetBytes), kept: plan.kept }),
+    budget: Object.freeze({ budget: context.budget, budgetBytes: plan.budgetBytes, usedBytes: plan.poolBytes, afterBytes, othersBytes, verdict,
+      shortfallBytes: plan.budgetBytes === undefined ? 0 : Math.max(0, afterBytes - othersBytes - plan.budgetBytes), kept: plan.kept }),
     counts: Object.freeze(counts), otherBytes: usage.otherBytes, trashBytes: usage.trashBytes, fencesLeft: run?.fencesLeft ?? [],
   });
 }

@@ -48,8 +48,13 @@ export interface BudgetReport {
   readonly usedBytes: number;
   /** Planned (a dry run) or measured: the pool's bytes less what the run freed. */
   readonly afterBytes: number;
+  /**
+   * Bytes of copies another eviction run took or holds (its live fence, or gone before this run's removal): counted as
+   * leaving. The verdict is met when the pool less them is within the budget; the other run's report says whether it was.
+   */
+  readonly othersBytes: number;
   readonly verdict: BudgetVerdict;
-  /** Over the budget after the run (0 when met). */
+  /** Over the budget after the run, the copies other runs take counted as gone (0 when met). */
   readonly shortfallBytes: number;
   readonly kept: Readonly<Record<KeepReason, KeptTally>>;
 }

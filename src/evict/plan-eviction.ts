@@ -60,7 +60,13 @@ export interface EvictionPlan {
   readonly budgetBytes: number | undefined;
   /** Bytes the planned removals free. */
   readonly evictBytes: number;
+  /** The pool after the planned removals. */
   readonly afterBytes: number;
+  /**
+   * Bytes of copies another eviction run holds (its live fence): counted as leaving with that run, so that two runs
+   * on one store do not both free the budget's worth (the second one would remove copies nobody needed gone).
+   */
+  readonly othersBytes: number;
   readonly budget: BudgetVerdict;
   /** What stays, by reason: why a budget cannot be met. */
   readonly kept: Readonly<Record<KeepReason, KeptTally>>;
@@ -80,7 +86,9 @@ export function planEviction(input: EvictionInput): EvictionPlan {
     else buckets[KEEP_RANK[keep]]?.push(copy);
   }
   const candidates = inLeastRecentlyUsedOrder(unsorted);
-  const overBy = input.budgetBytes === undefined ? Number.POSITIVE_INFINITY : input.poolBytes - input.budgetBytes;
+  let othersBytes = 0;
+  for (const copy of buckets[KEEP_RANK.fenced] ?? []) othersBytes += copy.bytes;
+  const overBy = input.budgetBytes === undefined ? Number.POSITIVE_INFINITY : input.poolBytes - input.budgetBytes - othersBytes;
   let chosen = 0;
   let freed = 0;
   while (chosen < candidates.length && freed < overBy) {
@@ -103,12 +111,21 @@ export function planEviction(input: EvictionInput): EvictionPlan {
     tally[reason] = Object.freeze({ copies: bucket.length, bytes });
   });
   const afterBytes = input.poolBytes - freed;
-  const budget: BudgetVerdict = input.budgetBytes === undefined ? 'none' : input.poolBytes <= input.budgetBytes ? 'under'
-    : afterBytes <= input.budgetBytes ? 'met' : 'unmet';
+  const budget = budgetVerdict(input.poolBytes, afterBytes, othersBytes, input.budgetBytes);
   return Object.freeze({
     store: input.store, idleMs: input.idleMs, wallNowMs: input.wallNowMs, copies: Object.freeze(entries),
-    poolBytes: input.poolBytes, budgetBytes: input.budgetBytes, evictBytes: freed, afterBytes, budget, kept: Object.freeze(tally),
+    poolBytes: input.poolBytes, budgetBytes: input.budgetBytes, evictBytes: freed, afterBytes, othersBytes, budget, kept: Object.freeze(tally),
   });
+}
+
+/**
+ * Pure: where the budget stands: the pool as it is, after this run's removals (`afterBytes`), and with the copies
+ * another run is removing gone too (`othersBytes`: met with them, the other run's report says whether it did).
+ */
+export function budgetVerdict(poolBytes: number, afterBytes: number, othersBytes: number, budgetBytes: number | undefined): BudgetVerdict {
+  if (budgetBytes === undefined) return 'none';
+  if (poolBytes <= budgetBytes) return 'under';
+  return afterBytes - othersBytes <= budgetBytes ? 'met' : 'unmet';
 }
 
 /** What a planned copy's detail text is written from: the plan's own settings, fixed once it is made. */

@@ -29,12 +29,19 @@ export interface CopyOutcome {
   readonly detail: string;
   /** Bytes the pool no longer holds because of it (an evicted copy's). */
   readonly freedBytes: number;
+  /**
+   * Bytes someone else took: the copy was gone before this run removed it, or another run's live fence holds it (that
+   * run removes it). They count toward the budget, so that this run does not take further copies in their place.
+   */
+  readonly othersBytes?: number;
 }
 
 export interface EvictionRun {
   /** By image id: every copy the run took on. */
   readonly outcomes: ReadonlyMap<string, CopyOutcome>;
   readonly freedBytes: number;
+  /** Bytes of copies it chose that someone else took (CopyOutcome.othersBytes). */
+  readonly othersBytes: number;
   /** Fences the run could not lift (a read or write error, or no answer): each runs out FENCE_HOLD_MS after its last look. */
   readonly fencesLeft: readonly FenceLeft[];
 }
@@ -59,17 +66,20 @@ export async function runEviction(ctx: EvictContext, plan: EvictionPlan, pool: S
   const outcomes = new Map<string, CopyOutcome>();
   const fencesLeft: FenceLeft[] = [];
   let freed = 0;
+  // The plan counted the copies other runs held already (plan.othersBytes); these are the ones found taken since.
+  let taken = 0;
   let batch = plan.copies.filter((entry) => entry.action === 'evict').map((entry) => entry.copy);
   while (batch.length > 0) {
-    const round = await runRound(ctx, batch, pool, options, overBy - freed, fencesLeft);
+    const round = await runRound(ctx, batch, pool, options, overBy - plan.othersBytes - freed - taken, fencesLeft);
     for (const [id, outcome] of round) {
       outcomes.set(id, outcome);
       freed += outcome.freedBytes;
+      taken += outcome.othersBytes ?? 0;
     }
-    if (freed >= overBy) break;
-    batch = takeCovering(reserve, overBy - freed);
+    if (freed + taken >= overBy - plan.othersBytes) break;
+    batch = takeCovering(reserve, overBy - plan.othersBytes - freed - taken);
   }
-  return Object.freeze({ outcomes, freedBytes: freed, fencesLeft: Object.freeze(fencesLeft) });
+  return Object.freeze({ outcomes, freedBytes: freed, othersBytes: taken, fencesLeft: Object.freeze(fencesLeft) });
 }
 
 /** The next candidates, least recently used first, until their bytes cover `needBytes` (taken out of `reserve`). */
@@ -93,9 +103,11 @@ async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: St
   const fenced = batch.filter((copy) => marks.get(copy.rbdImage) === 'set');
   for (const copy of batch) {
     const mark = marks.get(copy.rbdImage);
-    if (mark === 'absent') outcomes.set(copy.imageId, { outcome: 'gone', detail: 'the pool no longer had it when it was fenced', freedBytes: 0 });
+    if (mark === 'absent') outcomes.set(copy.imageId, { outcome: 'gone', detail: 'the pool no longer had it when it was fenced', freedBytes: 0, othersBytes: copy.bytes });
     else if (isMarkError(mark)) outcomes.set(copy.imageId, { outcome: 'failed', detail: `its fence could not be written: ${mark.error}`, freedBytes: 0 });
-    else if (typeof mark === 'object') outcomes.set(copy.imageId, { outcome: 'kept', reason: 'fenced', detail: heldDetail(mark.held), freedBytes: 0 });
+    else if (typeof mark === 'object') {
+      outcomes.set(copy.imageId, { outcome: 'kept', reason: 'fenced', detail: heldDetail(mark.held), freedBytes: 0, othersBytes: copy.bytes });
+    }
   }
   options.onProgress?.({ type: 'fenced', copies: fenced.length, recheckAtMs: fence.recheckAtMs });
   ctx.logger.info({ store: options.store, fenced: fenced.length, graceMs: options.graceMs }, 'eviction: fenced, waiting the grace period');
@@ -205,11 +217,16 @@ async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: Pool
       throw error;
     });
     if (image === undefined || !hasStore(image.stores, options.store)) {
-      return { outcome: 'gone', detail: image === undefined ? 'Glance no longer has the image' : 'Glance no longer lists it in the store', freedBytes: 0 };
+      return { outcome: 'gone', detail: image === undefined ? 'Glance no longer has the image' : 'Glance no longer lists it in the store', freedBytes: 0,
+        othersBytes: copy.bytes };
     }
-    const look = judgeLastLook(copyFactsOf(image, options.store, entry, copy.pin),
-      { run: options.run, idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow() });
-    if (look.verdict === 'keep') return { outcome: 'kept', reason: look.reason, detail: `at the last look: ${look.detail}`, freedBytes: 0 };
+    const fresh = copyFactsOf(image, options.store, entry, copy.pin);
+    const look = judgeLastLook(fresh, { run: options.run, idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow() });
+    if (look.verdict === 'keep') {
+      // Another run took it over: it removes it, and its bytes count as leaving.
+      const takenOver = look.reason === 'fenced' && fresh.fence !== undefined && fresh.fence.run !== options.run;
+      return { outcome: 'kept', reason: look.reason, detail: `at the last look: ${look.detail}`, freedBytes: 0, ...(takenOver ? { othersBytes: copy.bytes } : {}) };
+    }
     const late = fenceExpired(fence, ctx.clock.wallNow());
     if (late !== undefined) return late;
     const answer = await ctx.glance.deleteFromStore(copy.imageId, options.store, { signal: options.signal });
@@ -217,7 +234,7 @@ async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: Pool
       case 'removed':
         return 'removed';
       case 'not-in-store':
-        return { outcome: 'gone', detail: `Glance: ${answer.message}`, freedBytes: 0 };
+        return { outcome: 'gone', detail: `Glance: ${answer.message}`, freedBytes: 0, othersBytes: copy.bytes };
       case 'last-location':
         return { outcome: 'kept', reason: 'last-copy', detail: `Glance refused: ${answer.message}`, freedBytes: 0 };
       case 'in-use':

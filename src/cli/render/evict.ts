@@ -64,7 +64,9 @@ function decision(item: EvictItem, style: TextStyle): string {
 }
 
 function budgetLine({ budget, dryRun }: EvictReport, style: TextStyle): string {
-  const after = `${formatBytes(budget.afterBytes)} ${dryRun ? 'after the plan' : 'after'}`;
+  const others = budget.othersBytes > 0 ? `, ${formatBytes(budget.afterBytes - budget.othersBytes)} with the ${formatBytes(budget.othersBytes)} `
+    + 'another eviction run takes' : '';
+  const after = `${formatBytes(budget.afterBytes)} ${dryRun ? 'after the plan' : 'after'}${others}`;
   switch (budget.verdict) {
     case 'none':
       return `pool ${formatBytes(budget.usedBytes)} → ${after} (no budget: every idle copy goes)`;

@@ -31,7 +31,7 @@ export const syncJsonSchema = z.object({
   /** Per store with a budget (the policy's `stores:`); empty without. */
   budgets: z.array(z.object({
     store: z.string(), pool: z.string().nullable(), budget: z.string().nullable(), budget_bytes: count.nullable(), used_bytes: count.nullable(),
-    after_bytes: count.nullable(), verdict: z.enum(['none', 'under', 'met', 'unmet']).nullable(), shortfall_bytes: count,
+    after_bytes: count.nullable(), others_bytes: count, verdict: z.enum(['none', 'under', 'met', 'unmet']).nullable(), shortfall_bytes: count,
     counts: z.object({ planned: count, evicted: count, trashed: count, kept: count, gone: count, failed: count }).strict().nullable(),
     kept: z.partialRecord(z.enum(KEEP_REASONS), z.object({ copies: count, bytes: count }).strict()),
     evictions: z.array(evictCopyJsonSchema),
@@ -66,12 +66,12 @@ const actedOn = (copy: EvictJson['copies'][number]): boolean => copy.action === 
 /** One store's budget in sync's JSON: its eviction report, flattened. */
 export function budgetToJson(entry: StoreBudget): SyncJson['budgets'][number] {
   if (entry.report === undefined) {
-    return { store: entry.store, pool: null, budget: null, budget_bytes: null, used_bytes: null, after_bytes: null, verdict: null, shortfall_bytes: 0,
+    return { store: entry.store, pool: null, budget: null, budget_bytes: null, used_bytes: null, after_bytes: null, others_bytes: 0, verdict: null, shortfall_bytes: 0,
       counts: null, kept: {}, evictions: [], fences_left: [], error: entry.error };
   }
   const json = evictToJson(entry.report);
   return { store: entry.store, pool: json.pool, budget: json.budget.budget, budget_bytes: json.budget.budget_bytes, used_bytes: json.budget.used_bytes,
-    after_bytes: json.budget.after_bytes, verdict: json.budget.verdict, shortfall_bytes: json.budget.shortfall_bytes, counts: json.counts,
+    after_bytes: json.budget.after_bytes, others_bytes: json.budget.others_bytes, verdict: json.budget.verdict, shortfall_bytes: json.budget.shortfall_bytes, counts: json.counts,
     kept: json.budget.kept, evictions: json.copies.filter(actedOn), fences_left: json.fences_left, error: null };
 }
 

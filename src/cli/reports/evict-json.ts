@@ -20,6 +20,8 @@ export const evictJsonSchema = z.object({
   store: z.string(), pool: z.string(), dry_run: z.boolean(), run: z.string(), planned_at: z.string(), idle_seconds: count, grace_seconds: count,
   budget: z.object({
     budget: z.string().nullable(), budget_bytes: bytes.nullable(), used_bytes: bytes, after_bytes: bytes,
+    /** Copies another eviction run took or holds (its live fence): counted as leaving in the verdict. */
+    others_bytes: bytes,
     verdict: z.enum(['none', 'under', 'met', 'unmet']), shortfall_bytes: bytes,
     /** The reasons copies stay, those with at least one copy. */
     kept: z.partialRecord(z.enum(KEEP_REASONS), z.object({ copies: count, bytes }).strict()),
@@ -41,7 +43,7 @@ export function evictToJson(report: EvictReport): EvictJson {
     idle_seconds: Math.round(report.idleMs / 1000), grace_seconds: Math.round(report.graceMs / 1000),
     budget: {
       budget: report.budget.budget?.text ?? null, budget_bytes: report.budget.budgetBytes ?? null, used_bytes: report.budget.usedBytes,
-      after_bytes: report.budget.afterBytes, verdict: report.budget.verdict, shortfall_bytes: report.budget.shortfallBytes,
+      after_bytes: report.budget.afterBytes, others_bytes: report.budget.othersBytes, verdict: report.budget.verdict, shortfall_bytes: report.budget.shortfallBytes,
       kept: Object.fromEntries(KEEP_REASONS.filter((key) => report.budget.kept[key].copies > 0).map((key) => [key, { ...report.budget.kept[key] }])),
     },
     copies: report.items.map((item) => ({

@@ -154,6 +154,25 @@ describe('evictStore', () => {
     expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual(['DELETE site-b/a-idle']);
   });
 
+  it('two runs on one store: a copy the other run fenced first counts as leaving with it — the budget met with it, no other copy taken in its place', async () => {
+    const world = cloud();
+    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7' });
+    world.beforeFence = () => { world.copies.get('b-idle')!.meta[FENCE_KEY] = theirs; };
+    const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M` }));
+    expect(world.calls.filter((call) => call.startsWith('DELETE') || call.startsWith('rbd fence'))).toEqual(['rbd fence ferry.evicting b-idle']);
+    expect(report.budget).toMatchObject({ verdict: 'met', afterBytes: 1050 * MIB, othersBytes: report.items[0]?.bytes, shortfallBytes: 0 });
+    expect(evictToJson(report).budget.others_bytes).toBe(report.items[0]?.bytes);
+    expect(renderEvict(report, textStyle(false))).toContain('with the 200 MiB another eviction run takes');
+  });
+
+  it('two runs on one store, the other fenced first at plan time: planned as leaving with it, nothing else chosen in its place', async () => {
+    const world = cloud();
+    world.copies.get('b-idle')!.meta[FENCE_KEY] = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'other host' });
+    const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M`, dryRun: true }));
+    expect(outcomes(report).filter(([, action]) => action === 'evict')).toEqual([]);
+    expect(report.budget).toMatchObject({ verdict: 'met', othersBytes: 200 * MIB });
+  });
+
   it('a fence whose run is gone (past its last look by 2 min) is taken over, only while it still holds what was read', async () => {
     const world = cloud();
     const stale = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW - 200_000).toISOString(), by: 'killed host' });
