@@ -9,7 +9,8 @@ import type { StoreUsage } from './store-usage.js';
  * Where a store stands against its budget:
  * - `none`: no budget;
  * - `under`: the pool holds no more than its budget;
- * - `over`: over it, and `ferry evict` (with the store's idle) would bring it under now;
+ * - `over`: over it, and `ferry evict` (with the store's idle) would bring it under now, counting the copies an eviction
+ *   run is removing (their live fence) as leaving;
  * - `unmet`: over it, and evicting every copy that may go would not: what is left is in use, pinned, the last copy,
  *   being imported or not idle yet (`kept` says which), the case FerryStoreOverBudget pages on.
  */
@@ -59,7 +60,8 @@ export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNo
   // A look, not a run: no run's own fence to ignore, so any fence keeps its copy.
   const all = planEviction({ store: usage.store, copies: usage.copies, poolBytes: usage.poolBytes, budgetBytes: undefined, idleMs, wallNowMs, run: '' });
   const afterBytes = usage.poolBytes - all.evictBytes;
-  const verdict: UsageVerdict = budgetBytes === undefined ? 'none' : usage.poolBytes <= budgetBytes ? 'under' : afterBytes <= budgetBytes ? 'over' : 'unmet';
+  const verdict: UsageVerdict = budgetBytes === undefined ? 'none' : usage.poolBytes <= budgetBytes ? 'under'
+    : afterBytes - all.othersBytes <= budgetBytes ? 'over' : 'unmet';
   const kept = Object.fromEntries(KEEP_REASONS.map((reason) => [reason, reason === 'under-budget' ? { copies: 0, bytes: 0 } : all.kept[reason]]));
   return Object.freeze({
     store: usage.store, pool: usage.pool, usedBytes: usage.poolBytes, copyBytes: usage.poolBytes - usage.otherBytes,
