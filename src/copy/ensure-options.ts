@@ -34,11 +34,13 @@ export const COPY_ENGINE_LIMITS = {
   /** How often to re-request a copy after joining someone else's import that did not bring the image to our store. */
   maxRequestRounds: 3,
   /**
-   * Before an aborted Glance copy is reported, the image is read again after each of these pauses (3 s in all):
+   * Before an aborted Glance copy is reported, the image is read again after each of these pauses (10 s in all):
    * Glance deletes an image's data before its record, so a copy broken by a deletion ends while the image still reads
-   * as there (seen in CI: task failed, lock released, the 404 only later). Gone meanwhile: FERRY_IMAGE_NOT_FOUND.
+   * as there (seen in CI: task failed, lock released, the 404 only later: within 3 s once, after more than 4 s on a
+   * loaded run for a 128 MiB image in two stores). Gone meanwhile: FERRY_IMAGE_NOT_FOUND. An abort that is no deletion
+   * (rare: a staging quota, a lock taken over) is reported 10 s later for it; a store Glance marked failed, at once.
    */
-  deletionRecheckPausesMs: [250, 500, 1_000, 1_250],
+  deletionRecheckPausesMs: [250, 500, 1_000, 1_250, 2_000, 2_500, 2_500],
 } as const;
 
 /** The policy defaults and the engine's limits, as the library exported them before CopyPolicy had a name. */
