@@ -63,6 +63,16 @@ export function heldByOtherRun(fence: EvictFence | undefined, run: string, wallN
 }
 
 /**
+ * Whether another run's removal of the copy is under way, so that its bytes count as leaving (a budget met with them):
+ * a live fence in ferry's format, due within FENCE_HOLD_MS. A mark not in ferry's format, or due further out, keeps its
+ * copy all the same but is not counted: anyone who may write the pool's image-meta could have written it, and counted,
+ * it would hold a budget's verdict at `met` (and its alert silent) while nothing leaves.
+ */
+export function removalUnderWay(fence: EvictFence | undefined, run: string, wallNowMs: number): boolean {
+  return fence !== undefined && fence !== FOREIGN_FENCE && heldByOtherRun(fence, run, wallNowMs) && fence.recheckAtMs <= wallNowMs + FENCE_HOLD_MS;
+}
+
+/**
  * For whoever hands the copy out (the agent): `hand-out` when there is no live fence, or when its last look is far
  * enough ahead that the caller's clone (within `marginMs`) lands before it; `wait` otherwise: the run may remove the
  * copy before a clone could be made, so the caller waits for it to end (the copy gone, or the fence lifted).

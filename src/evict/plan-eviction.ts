@@ -1,6 +1,6 @@
 import type { CopyFacts } from './copy-facts.js';
 import { formatBytes } from './evict-budget.js';
-import { heldByOtherRun } from './evict-fence.js';
+import { heldByOtherRun, removalUnderWay } from './evict-fence.js';
 
 // The eviction's decisions, as pure functions of the facts (copy-facts.ts): which copies of a store may go, in which
 // order, and how many of them the budget needs. run-eviction.ts does the I/O and looks again before each removal; the
@@ -63,8 +63,9 @@ export interface EvictionPlan {
   /** The pool after the planned removals. */
   readonly afterBytes: number;
   /**
-   * Bytes of copies another eviction run holds (its live fence): counted as leaving with that run, so that two runs
-   * on one store do not both free the budget's worth (the second one would remove copies nobody needed gone).
+   * Bytes of copies another eviction run is removing (evict-fence.ts removalUnderWay): counted as leaving with that
+   * run, so that two runs on one store do not both free the budget's worth (the second would remove copies nobody
+   * needed gone).
    */
   readonly othersBytes: number;
   readonly budget: BudgetVerdict;
@@ -87,7 +88,7 @@ export function planEviction(input: EvictionInput): EvictionPlan {
   }
   const candidates = inLeastRecentlyUsedOrder(unsorted);
   let othersBytes = 0;
-  for (const copy of buckets[KEEP_RANK.fenced] ?? []) othersBytes += copy.bytes;
+  for (const copy of buckets[KEEP_RANK.fenced] ?? []) if (removalUnderWay(copy.fence, input.run, input.wallNowMs)) othersBytes += copy.bytes;
   const overBy = input.budgetBytes === undefined ? Number.POSITIVE_INFINITY : input.poolBytes - input.budgetBytes - othersBytes;
   let chosen = 0;
   let freed = 0;

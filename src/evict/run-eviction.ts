@@ -8,7 +8,7 @@ import { clearCopyMarks, isMarkError, setCopyMarks, type MarkResult } from '../r
 import type { PoolEntry } from '../rbd/pool-entry.js';
 import { checkStoreCopies, type StorePool } from '../rbd/store-copies.js';
 import { copyFactsOf, type CopyFacts } from './copy-facts.js';
-import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceOf, fenceValue, FOREIGN_FENCE, isStaleFence, removalDeadline, type EvictFence } from './evict-fence.js';
+import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceOf, fenceValue, FOREIGN_FENCE, isStaleFence, removalDeadline, removalUnderWay, type EvictFence } from './evict-fence.js';
 import type { ResolvedEvictOptions } from './evict-options.js';
 import type { EvictOutcome, FenceLeft } from './evict-report.js';
 import { judgeLastLook } from './judge-last-look.js';
@@ -61,23 +61,24 @@ const STOPS_THE_RUN: ReadonlySet<FerryErrorCode> = new Set(['FERRY_FORBIDDEN', '
  * did not see removed with its copy is lifted before it returns or throws.
  */
 export async function runEviction(ctx: EvictContext, plan: EvictionPlan, pool: StorePool, options: ResolvedEvictOptions): Promise<EvictionRun> {
-  const overBy = plan.budgetBytes === undefined ? Number.POSITIVE_INFINITY : plan.poolBytes - plan.budgetBytes;
+  // What this run must free: over the budget, less what other runs were removing when it planned (plan.othersBytes).
+  const needBytes = plan.budgetBytes === undefined ? Number.POSITIVE_INFINITY : plan.poolBytes - plan.budgetBytes - plan.othersBytes;
   const reserve = plan.copies.filter((entry) => entry.action === 'keep' && entry.reason === 'under-budget').map((entry) => entry.copy);
   const outcomes = new Map<string, CopyOutcome>();
   const fencesLeft: FenceLeft[] = [];
   let freed = 0;
-  // The plan counted the copies other runs held already (plan.othersBytes); these are the ones found taken since.
+  // Copies someone else took since the plan (gone, or another run's removal under way).
   let taken = 0;
   let batch = plan.copies.filter((entry) => entry.action === 'evict').map((entry) => entry.copy);
   while (batch.length > 0) {
-    const round = await runRound(ctx, batch, pool, options, overBy - plan.othersBytes - freed - taken, fencesLeft);
+    const round = await runRound(ctx, batch, pool, options, needBytes - freed - taken, fencesLeft);
     for (const [id, outcome] of round) {
       outcomes.set(id, outcome);
       freed += outcome.freedBytes;
       taken += outcome.othersBytes ?? 0;
     }
-    if (freed + taken >= overBy - plan.othersBytes) break;
-    batch = takeCovering(reserve, overBy - plan.othersBytes - freed - taken);
+    if (freed + taken >= needBytes) break;
+    batch = takeCovering(reserve, needBytes - freed - taken);
   }
   return Object.freeze({ outcomes, freedBytes: freed, othersBytes: taken, fencesLeft: Object.freeze(fencesLeft) });
 }
@@ -106,7 +107,9 @@ async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: St
     if (mark === 'absent') outcomes.set(copy.imageId, { outcome: 'gone', detail: 'the pool no longer had it when it was fenced', freedBytes: 0, othersBytes: copy.bytes });
     else if (isMarkError(mark)) outcomes.set(copy.imageId, { outcome: 'failed', detail: `its fence could not be written: ${mark.error}`, freedBytes: 0 });
     else if (typeof mark === 'object') {
-      outcomes.set(copy.imageId, { outcome: 'kept', reason: 'fenced', detail: heldDetail(mark.held), freedBytes: 0, othersBytes: copy.bytes });
+      const held = mark.held === null ? undefined : fenceOf({ [FENCE_KEY]: mark.held });
+      outcomes.set(copy.imageId, { outcome: 'kept', reason: 'fenced', detail: heldDetail(held), freedBytes: 0,
+        ...(removalUnderWay(held, options.run, ctx.clock.wallNow()) ? { othersBytes: copy.bytes } : {}) });
     }
   }
   options.onProgress?.({ type: 'fenced', copies: fenced.length, recheckAtMs: fence.recheckAtMs });
@@ -166,8 +169,7 @@ async function fenceCopies(ctx: EvictContext, names: readonly string[], value: s
   return marks;
 }
 
-function heldDetail(held: string | null): string {
-  const found = held === null ? undefined : fenceOf({ [FENCE_KEY]: held });
+function heldDetail(found: EvictFence | undefined): string {
   if (found === undefined) return 'its fence changed while this run took it over: left alone';
   return found === FOREIGN_FENCE ? `it carries a mark ${FENCE_KEY} not in ferry's format: left alone`
     : `another eviction run holds its fence (${found.by}, run ${found.run}): left to it`;
@@ -224,7 +226,7 @@ async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: Pool
     const look = judgeLastLook(fresh, { run: options.run, idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow() });
     if (look.verdict === 'keep') {
       // Another run took it over: it removes it, and its bytes count as leaving.
-      const takenOver = look.reason === 'fenced' && fresh.fence !== undefined && fresh.fence.run !== options.run;
+      const takenOver = look.reason === 'fenced' && removalUnderWay(fresh.fence, options.run, ctx.clock.wallNow());
       return { outcome: 'kept', reason: look.reason, detail: `at the last look: ${look.detail}`, freedBytes: 0, ...(takenOver ? { othersBytes: copy.bytes } : {}) };
     }
     const late = fenceExpired(fence, ctx.clock.wallNow());

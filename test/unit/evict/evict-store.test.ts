@@ -173,6 +173,18 @@ describe('evictStore', () => {
     expect(report.budget).toMatchObject({ verdict: 'met', othersBytes: 200 * MIB });
   });
 
+  it.each([
+    { what: 'a mark not in ferry\'s format', mark: 'someone was here' },
+    { what: 'a fence due a day ahead (no run removes that late)', mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 86_400_000).toISOString(), by: 'x' }) },
+  ])('$what keeps its copy but does not count as leaving: anyone who may write the pool could have written it, so the plan chooses in its place', async ({ mark }) => {
+    const world = cloud();
+    world.copies.get('b-idle')!.meta[FENCE_KEY] = mark;
+    const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M`, dryRun: true }));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ action: 'keep', reason: 'fenced' });
+    expect(outcomes(report).filter(([, action]) => action === 'evict')).toEqual([['a-idle', 'evict', '-']]);
+    expect(report.budget.othersBytes).toBe(0);
+  });
+
   it('a fence whose run is gone (past its last look by 2 min) is taken over, only while it still holds what was read', async () => {
     const world = cloud();
     const stale = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW - 200_000).toISOString(), by: 'killed host' });
