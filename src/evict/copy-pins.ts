@@ -9,7 +9,7 @@ export const PIN_TAG = 'ferry-pin';
 export const PIN_PROPERTY = 'ferry_pin';
 
 export interface PinSet {
-  /** Image IDs or names given with --pin. */
+  /** Image IDs given with --pin (its names resolved on the listing first: cli/inputs/pin-flags.ts). */
   readonly refs: ReadonlySet<string>;
   /** Image ID → the placements of a sync policy that want it in this store. */
   readonly wanted: ReadonlyMap<string, readonly string[]>;
@@ -29,7 +29,9 @@ export type PinView = Pick<GlanceImage, 'id' | 'name' | 'owner' | 'tags' | 'prop
 export function pinOf(image: PinView, store: string, pins: PinSet): string | undefined {
   const placements = pins.wanted.get(image.id);
   if (placements !== undefined && placements.length > 0) return `wanted here by the sync policy (${placements.join(', ')})`;
-  if (pins.refs.has(image.id) || (image.name !== null && pins.refs.has(image.name))) return 'pinned by --pin';
+  // By id only: --pin's names were resolved on the listing (pin-flags.ts); an image merely named like a pinned ref is
+  // any project's to name so.
+  if (pins.refs.has(image.id)) return 'pinned by --pin';
   const own = ownPinOf(image, store);
   if (own === undefined || !isPinOwner(image, pins)) return undefined;
   return `pinned by ${own} (owner ${image.owner ?? ''}, a pin owner)`;

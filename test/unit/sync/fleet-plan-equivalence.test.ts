@@ -48,7 +48,7 @@ function plansOf(images: readonly GlanceImage[], pools: ReadonlyMap<string, Pool
   // The fleet's images are all the project's that reads them: their own pins count, as they did before pin owners.
   const sync = planFleet({ policy, images, catalogue, pools, wallNowMs: FLEET_NOW, run: 'bench', viewerProject: FLEET_OWNER });
   const evict = [...pools].map(([store, listing]) => {
-    const usage = storeUsageOf(store, images, listing, { refs: new Set(['image-3', images[4]?.id ?? '']), wanted: NO_PINS.wanted, owners: new Set([FLEET_OWNER]) });
+    const usage = storeUsageOf(store, images, listing, { refs: new Set([images.find((image) => image.name === 'image-3')?.id ?? '', images[4]?.id ?? '']), wanted: NO_PINS.wanted, owners: new Set([FLEET_OWNER]) });
     let bytes: number | undefined;
     try {
       bytes = budgetBytes({ kind: 'percent', percent: 30, of: 'pool', text: '30%' }, usage.capacity, store);
