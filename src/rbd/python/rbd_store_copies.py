@@ -23,8 +23,9 @@ Commands, each printing one JSON object on stdout:
   empty: where there is no KEY), then KEY read again: {"results": [{"name", "ok" | "held" | "absent" | "error"}]}.
   "held": the value KEY holds (another's mark, found before writing or written over ours between the write and the
   read again): not ours. librbd has no compare-and-set for image-meta: this is read, compare, write, read again;
-  two writers that both read no mark within the same milliseconds both write, and the one read again last wins,
-  the other sees "held" (the eviction's last look reads the fence once more before a removal: docs/evict.md).
+  two writers that both read no mark within the same milliseconds both write; the one that reads again after the
+  other's write sees "held", but both may answer "ok" (each read back before the other wrote): the eviction's last
+  look reads the fence once more before a removal and keeps the copy unless the fence is its own (docs/evict.md).
 - `unfence KEY VALUE NAME...`: removes KEY where it still holds VALUE (another run's fence is left alone):
   {"results": [{"name", "removed" | "other" | "none" | "absent" | "error"}]}: a mark that could not be read or
   removed is an "error", never "none".
