@@ -12,6 +12,11 @@ export const KEEP_WORDS: Readonly<Record<KeepReason, string>> = {
   'under-budget': 'not needed for the budget',
 };
 
+/** An image as the eviction's and usage's tables name it: its name and the id's start, or the whole id when it has no name. */
+export function imageLabel(image: { readonly imageId: string; readonly imageName: string | null }, style: TextStyle): string {
+  return image.imageName === null ? image.imageId : `${image.imageName} ${style.dim(image.imageId.slice(0, 8))}`;
+}
+
 /** The plan as a table (image, size, last used, clones, decision and why), then the budget and what kept it from going lower. */
 export function renderEvict(report: EvictReport, style: TextStyle): string {
   const chosen = report.items.filter((item) => item.action === 'evict').length;
@@ -19,7 +24,7 @@ export function renderEvict(report: EvictReport, style: TextStyle): string {
     + ` · ${chosen} of ${report.items.length} cop${report.items.length === 1 ? 'y' : 'ies'} chosen · idle means ${formatAge(report.idleMs)}`;
   const now = report.plannedAtMs;
   const rows = report.items.map((item) => [
-    item.imageName === null ? item.imageId : `${item.imageName} ${style.dim(item.imageId.slice(0, 8))}`,
+    imageLabel(item, style),
     formatBytes(item.bytes),
     item.lastUsedMs === undefined ? style.dim('never seen') : `${formatAge(now - item.lastUsedMs)} ago`,
     String(item.clones),

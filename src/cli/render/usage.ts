@@ -4,7 +4,7 @@ import { isStoreUsageError, type UsageReport } from '../../evict/read-usage.js';
 import type { StoreUsageSummary } from '../../evict/usage-report.js';
 import type { TextStyle } from '../output/text-style.js';
 import { table } from './prewarm.js';
-import { KEEP_WORDS } from './evict.js';
+import { imageLabel, KEEP_WORDS } from './evict.js';
 
 /** `ferry status --usage`: each store against its budget, then every copy (image × store) with its size, clones and last use. */
 export function renderUsage(report: UsageReport, style: TextStyle): string {
@@ -31,7 +31,7 @@ export function renderUsage(report: UsageReport, style: TextStyle): string {
     lines.push(style.dim('  no copy of any image in these stores'));
   } else {
     lines.push(table(['IMAGE', 'STORE', 'SIZE', 'CLONES', 'LAST USED'], copies.map((copy) => [
-      copy.imageName === null ? copy.imageId : `${copy.imageName} ${style.dim(copy.imageId.slice(0, 8))}`,
+      imageLabel(copy, style),
       copy.store,
       copy.inPool === 'yes' ? formatBytes(copy.bytes) : style.warn(copy.inPool === 'absent' ? 'not in pool' : 'unreadable'),
       copy.trashedClones > 0 ? `${copy.clones} (${copy.trashedClones} in trash)` : String(copy.clones),
@@ -46,7 +46,7 @@ export function renderUsage(report: UsageReport, style: TextStyle): string {
 function ignoredPinLines(report: UsageReport, style: TextStyle): string[] {
   const notes = report.stores.flatMap((entry) => (isStoreUsageError(entry) ? [] : entry.copies.flatMap((copy) => {
     const ignored = entry.ignoredPins.get(copy.imageId);
-    return ignored === undefined ? [] : [`  ${copy.imageName ?? copy.imageId} ${style.dim(copy.imageId.slice(0, 8))} in ${copy.store}: ${ignored}`];
+    return ignored === undefined ? [] : [`  ${imageLabel(copy, style)} in ${copy.store}: ${ignored}`];
   })));
   if (notes.length === 0) return [];
   return ['', style.warn('pins that do not count (only a pin owner\'s image pins itself: --pin-owner PROJECT, or the policy\'s pin_owners:):'),
