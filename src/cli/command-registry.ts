@@ -40,7 +40,7 @@ export const COMMANDS: CommandCatalog = {
     load: async () => (await import('./commands/prewarm.js')).prewarmCommand,
   },
   sync: {
-    summary: 'Converge images into the stores a YAML policy declares; report drift (--watch keeps it converged)',
+    summary: 'Converge images into the stores a YAML policy declares, and evict in stores over its budgets; report drift (--watch keeps it converged)',
     load: async () => (await import('./commands/sync.js')).syncCommand,
   },
   evict: {
