@@ -94,6 +94,8 @@ mkdir -p /etc/ceph /etc/nova
 printf '[global]\\nfsid = %s\\nmon_host = %s\\n\\n[client]\\nkeyring = /etc/ceph/ceph.$name.keyring\\n' '${siteB.fsid}' '${monHost}' >/etc/ceph/ceph.conf
 printf '[database]\\nconnection = mysql+pymysql://nova:NOVA-DB-SECRET@192.0.2.1/nova\\n\\n[libvirt]\\nimages_type = rbd\\nimages_rbd_pool = vms\\nimages_rbd_ceph_conf = /etc/ceph/ceph.conf\\nrbd_user = nova\\nimages_rbd_glance_store_name = site-b\\n' >/etc/nova/nova.conf
 chown root:nova /etc/nova/nova.conf && chmod 0640 /etc/nova/nova.conf
+# As nova-compute-kvm ships it (root 0644); the package's FERRY_NOVA_CONF names it after nova.conf, as Debian's nova-compute reads them.
+printf '[DEFAULT]\\ncompute_driver=libvirt.LibvirtDriver\\n[libvirt]\\nvirt_type=kvm\\n' >/etc/nova/nova-compute.conf
 install -m 0600 -o root -g root '${keyring}' /etc/ceph/ceph.client.nova.keyring
 install -m 0600 -o root -g root '${join(facts.dir, 'clouds.yaml')}' /etc/ferry/clouds.yaml
 # The operator's edit of the conffile: which entry of /etc/ferry/clouds.yaml is the agent's.
