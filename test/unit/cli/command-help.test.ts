@@ -24,8 +24,8 @@ const helpOf = async (name: string): Promise<string> => {
 
 const CLOUD_FLAGS = ['os-cloud', 'os-auth-url', 'os-username', 'os-password', 'os-token', 'os-region-name', 'os-interface', 'os-cacert',
   'insecure', 'glance-endpoint', 'placement-endpoint', 'request-timeout', 'connect-timeout', 'retries'];
-/** The commands that talk to no cloud: neither Keystone, Glance, Placement nor the agent's cloud. */
-const OFFLINE = ['traits', 'completion'];
+/** The commands that talk to no cloud: neither Keystone, Glance nor Placement (doctor and agent status ask the agent's socket). */
+const OFFLINE = ['traits', 'completion', 'doctor', 'agent status'];
 
 describe('ferry CMD --help', () => {
   it.each(OFFLINE)('ferry %s --help lists no cloud option, and the command refuses one naming why', async (name) => {
@@ -33,7 +33,7 @@ describe('ferry CMD --help', () => {
     const listed = [...sections.values()].flat();
     expect(listed.filter((flag) => CLOUD_FLAGS.includes(flag))).toEqual([]);
     expect(listed).toEqual(expect.arrayContaining(['json', 'format', 'log-level']));
-    const run = await runFerry([name, '--os-cloud', 'site-b']);
+    const run = await runFerry([...name.split(' '), '--os-cloud', 'site-b']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`ferry ${name} talks to no cloud: --os-cloud does not apply`);
   });
