@@ -221,7 +221,8 @@ function overallHelp(): string {
   const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
   return ['ferry — put OpenStack images where they will be booted', '', 'Usage: ferry <command> [options]', '',
     'Commands:', ...lines, '', 'ferry <command> --help (or ferry help <command>) shows a command\'s options.',
-    'For scripts: --json, or -f json|yaml|value|csv|table with -c COLUMN (lists print rows, as osc). Docs: docs/cli.md'].join('\n');
+    'For scripts: --json, or -f json|yaml|value|csv|table with -c COLUMN (lists print rows, as osc).',
+    'Docs: cli.md in /usr/share/doc/ferry/ (Debian package), PREFIX/lib/ferry/docs/ (install.sh) or docs/ (source).'].join('\n');
 }
 
 function commandHelp(spec: CommandSpec<unknown>, summary: string, groups: readonly { heading: string; options: readonly OptionSpec[] }[]): string {
@@ -230,7 +231,7 @@ function commandHelp(spec: CommandSpec<unknown>, summary: string, groups: readon
     const label = `  --${o.name}${o.value ? ` ${o.value}` : ''}`;
     return `${label.length < 40 ? label.padEnd(40) : `${label}  `}${o.description}${o.repeatable ? ' (repeatable)' : ''}`;
   });
-  return [`Usage: ferry ${spec.name} ${args.join(' ')} [options]`, '', summary, ...(spec.description ? ['', spec.description] : []),
+  return [`Usage: ferry ${[spec.name, ...args].join(' ')} [options]`, '', summary, ...(spec.description ? ['', spec.description] : []),
     ...(spec.arguments.length ? ['', 'Arguments:', ...spec.arguments.map((a) => `  ${a.name.padEnd(38)}${a.description}`)] : []),
     ...groups.flatMap((group) => (group.options.length > 0 ? ['', group.heading, ...describe(group.options)] : [])),
     '', 'Examples:', ...spec.examples.map((e) => `  ${e}`)].join('\n');
