@@ -147,7 +147,7 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     const verify = inside('systemd-analyze verify /lib/systemd/system/ferry-agent.socket /lib/systemd/system/ferry-agent.service /lib/systemd/system/ferry-sync.service');
     expect(verify.stdout + verify.stderr).toBe('');
     expect(verify.code).toBe(0);
-    for (const doc of ['agent.md', 'install.md', 'prewarm.md', 'security.md', 'upgrade.md', 'runbooks.md']) ok(`head -n 1 /usr/share/doc/ferry/${doc} | grep -q '^# '`);
+    for (const doc of ['agent.md', 'install.md', 'prewarm.md', 'security.md', 'upgrade.md', 'runbooks.md', 'cli.md', 'evict.md', 'operator-guide.md', 'deploy/README.md']) ok(`head -n 1 /usr/share/doc/ferry/${doc} | grep -q '^# '`);
     // ferry's Glance policy and access rules, for the Glance API nodes, as in the tree (docs/security.md).
     for (const file of ['ferry-policy.yaml', 'access-rules-glance-path.json', 'access-rules-transfer.json', 'opt-in/nova-fallback.yaml', 'opt-in/private-images.yaml']) {
       expect(ok(`cat /usr/share/ferry/glance/${file}`), file).toBe(readFileSync(`packaging/glance/${file}`, 'utf8'));
