@@ -1,4 +1,4 @@
-import { nodeCheckCommand } from './node-check-command.js';
+import { nodeCheckCommand } from '../node-check-command.js';
 
 export const agentStatusCommand = nodeCheckCommand({
   name: 'agent status',

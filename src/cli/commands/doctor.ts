@@ -1,5 +1,5 @@
 import { readNovaConfFacts, readNovaPatchFacts } from '../inputs/node-facts.js';
-import { nodeCheckCommand } from './node-check-command.js';
+import { nodeCheckCommand } from '../node-check-command.js';
 
 export const doctorCommand = nodeCheckCommand({
   name: 'doctor',

@@ -1,9 +1,9 @@
-import { ERROR_TABLE } from '../../errors/error-table.js';
-import { judgeNode, type NodeFacts, type NodeVerdict } from '../../host/judge-node.js';
-import { FERRY_VERSION } from '../../metrics/ferry-version.js';
-import type { CommandContext, CommandSpec } from '../command-spec.js';
-import { NODE_OPTIONS, readAgentFacts, readSocketFacts, socketGroupOf, socketPathOf } from '../inputs/node-facts.js';
-import { nodeChecksJsonSchema, nodeChecksToJson, renderNodeChecks } from '../render/node-checks.js';
+import { ERROR_TABLE } from '../errors/error-table.js';
+import { judgeNode, type NodeFacts, type NodeVerdict } from '../host/judge-node.js';
+import { FERRY_VERSION } from '../metrics/ferry-version.js';
+import type { CommandContext, CommandSpec } from './command-spec.js';
+import { NODE_OPTIONS, readAgentFacts, readSocketFacts, socketGroupOf, socketPathOf } from './inputs/node-facts.js';
+import { nodeChecksJsonSchema, nodeChecksToJson, renderNodeChecks } from './render/node-checks.js';
 
 /** `ferry doctor` and `ferry agent status`: gather facts about this node, judge them (host/judge-node.ts), print the checks. */
 export function nodeCheckCommand(input: { readonly name: string; readonly description: string; readonly examples: readonly string[];
