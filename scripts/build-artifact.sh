@@ -79,7 +79,7 @@ cp packaging/systemd/*.service "$stage/share/systemd/"
 for unit in packaging/systemd/*.socket packaging/systemd/*.timer; do if [[ -e $unit ]]; then cp "$unit" "$stage/share/systemd/"; fi; done
 cp -R integrations/nova/. "$stage/lib/ferry/integrations/nova/"
 echo "build-artifact: completion and ferry(1) from the staged CLI" >&2
-command -v help2man >/dev/null || { echo "build-artifact: installing help2man (ferry(1) is generated with it)" >&2; apt-get install -y -q help2man >&2; }
+command -v help2man >/dev/null || { echo "build-artifact: installing help2man (ferry(1) is generated with it)" >&2; DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends help2man >&2; }
 chmod 755 "$stage/lib/ferry/node/bin/node"
 scripts/artifact/generate-docs.sh "$stage/lib/ferry/node/bin/node" "$stage/lib/ferry/bin/ferry" "$version" "$stage/share"
 
