@@ -32,6 +32,12 @@ describe('the shipped systemd units', () => {
     expect(services.sort()).toEqual(['ferry-agent.service', 'ferry-evict@.service', 'ferry-sync.service']);
   });
 
+  it('ferry-sync.service: loads every keyring of /etc/ferry/keyrings as a credential (a policy\'s budgets and direct copies read Ceph)', () => {
+    expect(settings('ferry-sync.service', 'LoadCredential')).toEqual(['clouds.yaml:/etc/ferry/clouds.yaml', 'keyrings:/etc/ferry/keyrings']);
+    // The package makes the directory (root 0700) at configure, so the assertion holds on an installed host.
+    expect(readFileSync(join(root, 'debian/ferry.postinst'), 'utf8')).toContain('install -d -m 0700 -o root -g root /etc/ferry/keyrings');
+  });
+
   it('ferry-evict@.service: a run per store with that site\'s evict keyring only, as a oneshot its timer starts', () => {
     const unit = 'ferry-evict@.service';
     expect(settings(unit, 'Type')).toEqual(['oneshot']);
