@@ -191,7 +191,7 @@ function parseCommandLine(spec: CommandSpec<unknown>, argv: readonly string[], o
     const unknown = error instanceof CommanderError && error.code === 'commander.unknownOption' ? /'--([^'=]+)/.exec(error.message)?.[1] : undefined;
     if (spec.offline === true && unknown !== undefined && isCloudOption(unknown)) {
       throw new FerryError('FERRY_INVALID_OPTION', `ferry ${spec.name} talks to no cloud: --${unknown} does not apply`,
-        `Drop --${unknown}: the cloud options are for the commands that ask Keystone, Glance or Placement (ferry --help).`, { option: unknown });
+        `Drop --${unknown}: only the commands that ask Keystone, Glance or Placement take the cloud options (their --help lists them).`, { option: unknown });
     }
     throw error;
   }
