@@ -57,7 +57,7 @@ commands=$("$ferry" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][
   echo '.I /run/ferry/agent.sock'
   printf '%s\n' "the agent's socket, which \\fBferry ensure\\fR and nova's image backend ask"
   echo '[SEE ALSO]'
-  echo 'The documentation in /usr/lib/ferry/docs/ (Debian package) or PREFIX/lib/ferry/docs/ (artifact).'
+  echo 'The documentation, cli.md first: /usr/share/doc/ferry/ (Debian package) or PREFIX/lib/ferry/docs/ (artifact).'
 } >"$work/include.h2m"
 LC_ALL=C.UTF-8 help2man --no-info --no-discard-stderr --version-string="$version" \
   --name='put OpenStack images where they will be booted' --include="$work/include.h2m" \
