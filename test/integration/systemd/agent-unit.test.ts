@@ -297,6 +297,36 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(journal()).toMatch(/Starting ferry-agent\.service[^]*ferry agent listening on the socket systemd passed[^]*\n.*$/);
   });
 
+  // Issue 34 (checked on Debian 12's systemd 252.39-1~deb12u2): `reload` makes LoadCredential='s copies again (the
+  // clouds.yaml the agent re-reads on SIGHUP is the new one), but the keyring the agent's ceph and librbd read is a
+  // bind mount of the copy made at start (BindReadOnlyPaths=%d/ceph.keyring:…), which a file replaced in %d does not
+  // follow; and the process's environment (/etc/default/ferry-agent) is the one it was started with. docs/agent.md
+  // said SIGHUP re-read "the environment", and the runbooks said reload after fixing the keyring.
+  it('systemctl reload: a changed clouds.yaml reaches the agent; a rotated keyring does not until systemctl restart (as the docs say)', async () => {
+    const etc = join(devcloud().dir, 'systemd', 'etc');
+    const files = { clouds: join(etc, 'clouds.yaml'), keyring: join(etc, 'ceph', 'ceph.client.nova.keyring') };
+    const saved = { clouds: readFileSync(files.clouds, 'utf8'), keyring: readFileSync(files.keyring, 'utf8') };
+    const seenByAgent = (path: string): string => ctl(['nsenter', '-t', String(mainPid()), '-m', 'cat', path]).stdout;
+    // Where the dev cloud's drop-in binds the keyring (scripts/systemd/up: a compute node's /etc/ceph/…).
+    const keyringPath = '/run/ferry-devcloud/etc/ceph/ceph.client.nova.keyring';
+    try {
+      writeFileSync(files.clouds, `${saved.clouds}# issue 34: changed before a reload\n`);
+      writeFileSync(files.keyring, `${saved.keyring}# issue 34: rotated before a reload\n`);
+      expect(systemctl('reload', UNIT).code).toBe(0);
+      expect(seenByAgent('/run/credentials/ferry-agent.service/clouds.yaml')).toContain('changed before a reload');
+      expect(seenByAgent('/run/credentials/ferry-agent.service/ceph.keyring')).toContain('rotated before a reload');
+      // What ceph.conf names and the agent's ceph/rbd/librbd read: still the key of the start.
+      expect(seenByAgent(keyringPath)).toBe(saved.keyring);
+      expect(systemctl('restart', UNIT).code).toBe(0);
+      expect(seenByAgent(keyringPath)).toContain('rotated before a reload');
+    } finally {
+      writeFileSync(files.clouds, saved.clouds);
+      writeFileSync(files.keyring, saved.keyring);
+      systemctl('restart', UNIT);
+    }
+    await healthy();
+  });
+
   it('systemctl stop of both units: the agent exits 0, then systemd removes the socket (RemoveOnStop=yes)', () => {
     expect(systemctl('stop', UNIT, SOCKET_UNIT).code).toBe(0);
     expect(readFileSync(probeFile, 'utf8')).toBe('success exited 0\nagent.sock\n');
