@@ -95,6 +95,7 @@ printf '[global]\\nfsid = %s\\nmon_host = %s\\n\\n[client]\\nkeyring = /etc/ceph
 printf '[database]\\nconnection = mysql+pymysql://nova:NOVA-DB-SECRET@192.0.2.1/nova\\n\\n[libvirt]\\nimages_type = rbd\\nimages_rbd_pool = vms\\nimages_rbd_ceph_conf = /etc/ceph/ceph.conf\\nrbd_user = nova\\nimages_rbd_glance_store_name = site-b\\n' >/etc/nova/nova.conf
 chown root:nova /etc/nova/nova.conf && chmod 0640 /etc/nova/nova.conf
 install -m 0600 -o root -g root '${keyring}' /etc/ceph/ceph.client.nova.keyring
+install -m 0600 -o root -g root '${join(siteB.conf, '..', 'ceph.client.ferry.keyring')}' /etc/ceph/ceph.client.ferry.keyring
 install -m 0600 -o root -g root '${join(facts.dir, 'clouds.yaml')}' /etc/ferry/clouds.yaml
 # The operator's edit of the conffile: which entry of /etc/ferry/clouds.yaml is the agent's.
 sed -i 's|^#OS_CLOUD=.*|OS_CLOUD=devcloud-admin-appcred|' /etc/default/ferry-agent

@@ -204,7 +204,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
       `--setuid=${idOf('passwd', 'ferry')}`, `--setgid=${idOf('group', 'ferry')}`, ...command]);
     const etcIn = '/run/ferry-devcloud/etc';
     // The originals, with a compute node's owners and modes: nova.conf root:nova 0640, clouds.yaml and keyring root 0600.
-    for (const [file, owner] of [['nova.conf', 'root:nova 640'], ['nova-compute.conf', 'root:nova 640'], ['clouds.yaml', 'root:root 600'], ['ceph/ceph.client.nova.keyring', 'root:root 600']]) {
+    for (const [file, owner] of [['nova.conf', 'root:nova 640'], ['nova-compute.conf', 'root:nova 640'], ['clouds.yaml', 'root:root 600'], ['ceph/ceph.client.ferry.keyring', 'root:root 600']]) {
       expect(ctl(['stat', '-c', '%U:%G %a', `${etcIn}/${file}`]).stdout.trim(), file).toBe(owner);
     }
     for (const file of ['nova.conf', 'nova-compute.conf', 'clouds.yaml']) {
@@ -224,7 +224,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     // ... and its credentials, copied by systemd where only it can read them; the keyring also at the path ceph.conf names.
     const credentials = `/run/credentials/${UNIT}`;
     expect(asAgent('cat', `${credentials}/clouds.yaml`).stdout).toContain('devcloud-admin-appcred');
-    expect(asAgent('cat', `${etcIn}/ceph/ceph.client.nova.keyring`).stdout).toContain('[client.nova]');
+    expect(asAgent('cat', `${etcIn}/ceph/ceph.client.ferry.keyring`).stdout).toContain('[client.ferry]');
     expect(ctl(['stat', '-c', '%a', credentials]).stdout.trim()).toBe('500');
     const environ = ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0');
     expect(environ).toContain(`OS_CLIENT_CONFIG_FILE=${credentials}/clouds.yaml`);
@@ -304,11 +304,11 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
   // said SIGHUP re-read "the environment", and the runbooks said reload after fixing the keyring.
   it('systemctl reload: a changed clouds.yaml reaches the agent; a rotated keyring does not until systemctl restart (as the docs say)', async () => {
     const etc = join(devcloud().dir, 'systemd', 'etc');
-    const files = { clouds: join(etc, 'clouds.yaml'), keyring: join(etc, 'ceph', 'ceph.client.nova.keyring') };
+    const files = { clouds: join(etc, 'clouds.yaml'), keyring: join(etc, 'ceph', 'ceph.client.ferry.keyring') };
     const saved = { clouds: readFileSync(files.clouds, 'utf8'), keyring: readFileSync(files.keyring, 'utf8') };
     const seenByAgent = (path: string): string => ctl(['nsenter', '-t', String(mainPid()), '-m', 'cat', path]).stdout;
     // Where the dev cloud's drop-in binds the keyring (scripts/systemd/up: a compute node's /etc/ceph/…).
-    const keyringPath = '/run/ferry-devcloud/etc/ceph/ceph.client.nova.keyring';
+    const keyringPath = '/run/ferry-devcloud/etc/ceph/ceph.client.ferry.keyring';
     try {
       writeFileSync(files.clouds, `${saved.clouds}# issue 34: changed before a reload\n`);
       writeFileSync(files.keyring, `${saved.keyring}# issue 34: rotated before a reload\n`);

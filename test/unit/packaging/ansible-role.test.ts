@@ -42,7 +42,7 @@ describe('integrations/ansible: the ferry_agent role', () => {
   it('the credentials go where the unit loads them from, root 0600, never logged', () => {
     const unit = read(join(root, 'packaging', 'systemd', 'ferry-agent.service'));
     expect(unit).toContain('LoadCredential=clouds.yaml:/etc/ferry/clouds.yaml');
-    expect(unit).toContain('LoadCredential=ceph.keyring:/etc/ceph/ceph.client.nova.keyring');
+    expect(unit).toContain('LoadCredential=ceph.keyring:/etc/ceph/ceph.client.ferry.keyring');
     const tasks = read(join(role, 'tasks', 'main.yml'));
     expect(tasks).toMatch(/dest: \/etc\/ferry\/clouds\.yaml\n\s+owner: root\n\s+group: root\n\s+mode: "0600"/);
     expect(tasks).toMatch(/dest: "\{\{ ferry_ceph_keyring_path \}\}"\n\s+owner: root\n\s+group: root\n\s+mode: "0600"/);
