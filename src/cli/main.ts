@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     homeDir: homedir(),
+    euid: process.geteuid?.(),
     signal: controller.signal,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,

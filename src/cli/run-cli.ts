@@ -21,6 +21,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly homeDir: string;
+  /** The effective uid (process.geteuid; undefined where there is none): root reads no ./clouds.yaml. */
+  readonly euid?: number | undefined;
   readonly signal: AbortSignal;
   /** Colour and live progress only on a TTY. */
   readonly stdoutIsTTY: boolean;
@@ -94,7 +96,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // Lists reach the config only for its repeatable options (--nova-conf); a command's own list (prewarm --store) does not.
     const scalarFlags = Object.fromEntries(Object.entries(flags).filter((entry): entry is [string, string | boolean | readonly string[]] =>
       typeof entry[1] === 'string' || typeof entry[1] === 'boolean' || (Array.isArray(entry[1]) && REPEATABLE_CONFIG_FLAGS.has(entry[0]))));
-    const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir });
+    const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir, euid: io.euid });
     const logger = createLogger({ level: config.log.level, destination: io.stderr });
     const machine = output.format !== 'text';
     const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !machine);
@@ -114,7 +116,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       notice: (line) => (live ? progress.log(line) : write(io.stderr, terminalText(line, true))),
       readFile: io.readFile ?? ((path) => readFileSync(path, 'utf8')),
       env: io.env,
-      reloadConfig: () => resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir }),
+      reloadConfig: () => resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir, euid: io.euid }),
       spentMs: io.startupMs ?? (() => 0),
       connect: async () => {
         cloud ??= await (io.connect ?? connectCloud!)(config, logger);

@@ -23,6 +23,8 @@ export interface ResolveConfigInput {
   /** Relative paths (flags, variables, OS_CLIENT_CONFIG_FILE) resolve against it; `./clouds.yaml` is looked up in it. */
   readonly cwd: string;
   readonly homeDir: string;
+  /** The effective uid: as root, `./clouds.yaml` is not looked up (clouds-search-path.ts). */
+  readonly euid?: number | undefined;
   /** The text of a file, or undefined when it is missing or unreadable. Default: the file system. */
   readonly readFile?: (path: string) => string | undefined;
 }

@@ -43,7 +43,9 @@ export interface LibrbdCopied {
 }
 
 export type LibrbdTargetFacts =
-  | { readonly ok: true; readonly snapshotSize: number; readonly extents: readonly { readonly offset: number; readonly length: number }[] }
+  | { readonly ok: true; readonly snapshotSize: number; readonly extents: readonly { readonly offset: number; readonly length: number }[];
+    /** The written image's id and its snapshot's, from the handle that wrote them: the final name must hold these. */
+    readonly imageId: string; readonly snapshotId: number }
   /** This target failed (the others may not have): coded by the caller as a target write failure. */
   | { readonly ok: false; readonly failure: RbdStreamError };
 
@@ -55,8 +57,21 @@ export interface LibrbdCopySession {
   drop(target: number): Promise<void>;
   /** The commit: 'exists' when the name is taken, 'absent' when the temporary image is gone. */
   rename(target: number, to: string): Promise<RenameOutcome>;
+  /**
+   * What the target's pool holds under `name` now: its image id and the id of its snapshot `targetSnapshot`, and whether
+   * that snapshot is protected (undefined: no image of that name). Asked after the rename: one round trip through the
+   * connected process, where `rbd info` + `rbd snap ls` cost a process and a cluster connection each.
+   */
+  identify(target: number, name: string): Promise<LibrbdNameHolder | undefined>;
   /** Ends the process (after the rename, or when the caller gives up); resolves once it exited. */
   close(): Promise<void>;
+}
+
+/** The image under a name, as `identify` finds it. */
+export interface LibrbdNameHolder {
+  readonly imageId: string | undefined;
+  readonly snapshotId: number | undefined;
+  readonly protected: boolean;
 }
 
 /** python3 or its rbd binding is missing: the caller uses the rbd CLI pipe instead. */
@@ -145,10 +160,10 @@ function runLibrbdCopy(child: ChildProcess, events: EventQueue, python: string, 
   copied.catch(() => undefined);
   // One command at a time: the answers come in the order the commands were sent, and stores finish concurrently.
   let queue: Promise<unknown> = copied.catch(() => undefined);
-  const command = (op: Readonly<Record<string, string | number>>, expected: readonly string[]): Promise<string> => {
+  const command = (op: Readonly<Record<string, string | number>>, expected: readonly string[]): Promise<Event> => {
     const answer = queue.then(async () => {
       child.stdin?.write(`${JSON.stringify(op)}\n`);
-      return (await next(expected)).event;
+      return next(expected);
     });
     queue = answer.catch(() => undefined);
     return answer;
@@ -157,7 +172,13 @@ function runLibrbdCopy(child: ChildProcess, events: EventQueue, python: string, 
     copied,
     mark: async (target, key, value) => { await command({ op: 'mark', target, key, value }, ['marked']); },
     drop: async (target) => { await command({ op: 'drop', target }, ['dropped']); },
-    rename: async (target, to) => await command({ op: 'rename', target, to }, ['renamed', 'exists', 'absent']) as RenameOutcome,
+    rename: async (target, to) => (await command({ op: 'rename', target, to }, ['renamed', 'exists', 'absent'])).event as RenameOutcome,
+    async identify(target, name) {
+      const answer = await command({ op: 'identify', target, name }, ['identified', 'absent']);
+      if (answer.event === 'absent') return undefined;
+      return { imageId: typeof answer.image_id === 'string' ? answer.image_id : undefined,
+        snapshotId: Number.isSafeInteger(answer.snapshot_id) ? Number(answer.snapshot_id) : undefined, protected: answer.protected === true };
+    },
     async close() {
       request.signal.removeEventListener('abort', stop);
       stop();
@@ -169,10 +190,7 @@ function runLibrbdCopy(child: ChildProcess, events: EventQueue, python: string, 
 function factsOf(event: Event, targetSnapshot: string): LibrbdCopied {
   // Only non-zero blocks are written: the objects written to are the objects given data.
   const objects = new Set(Array.isArray(event.objects) ? event.objects.map(Number) : []);
-  const targets = (Array.isArray(event.targets) ? event.targets as Readonly<Record<string, unknown>>[] : []).map((target): LibrbdTargetFacts => (target.ok === true
-    ? { ok: true, snapshotSize: Number(target.snapshot_size),
-      extents: (Array.isArray(target.extents) ? target.extents as unknown[][] : []).map(([offset, length]) => ({ offset: Number(offset), length: Number(length) })) }
-    : { ok: false, failure: new RbdStreamError({ side: 'target', exitCode: null, message: `${String(target.step)}: ${String(target.message)}` }) }));
+  const targets = (Array.isArray(event.targets) ? event.targets as Readonly<Record<string, unknown>>[] : []).map(targetFactsOf);
   return {
     summary: {
       size: Number(event.size), toSnapshot: targetSnapshot, fromSnapshot: undefined, digest: String(event.digest), ordered: true,
@@ -181,6 +199,18 @@ function factsOf(event: Event, targetSnapshot: string): LibrbdCopied {
     dataBytes: Number(event.data_bytes),
     targets,
   };
+}
+
+function targetFactsOf(target: Readonly<Record<string, unknown>>): LibrbdTargetFacts {
+  const failed = (message: string): LibrbdTargetFacts => ({ ok: false, failure: new RbdStreamError({ side: 'target', exitCode: null, message }) });
+  if (target.ok !== true) return failed(`${String(target.step)}: ${String(target.message)}`);
+  // Without them the copy could not be told from an image renamed into its name: never registered.
+  if (typeof target.image_id !== 'string' || target.image_id === '' || !Number.isSafeInteger(target.snapshot_id)) {
+    return failed(`the librbd copy did not report the written image's id and its snapshot's (image_id ${JSON.stringify(target.image_id)}, `
+      + `snapshot_id ${JSON.stringify(target.snapshot_id)})`);
+  }
+  return { ok: true, snapshotSize: Number(target.snapshot_size), imageId: target.image_id, snapshotId: Number(target.snapshot_id),
+    extents: (Array.isArray(target.extents) ? target.extents as unknown[][] : []).map(([offset, length]) => ({ offset: Number(offset), length: Number(length) })) };
 }
 
 interface EventQueue {

@@ -153,6 +153,10 @@ def main():
         call("PUT", f"/projects/{project}/users/{user}/roles/{roles[role]}", admin)
     ensure_service(admin, "glance", "image", "ferry devcloud Glance", env["GLANCE_URL"])
     ensure_service(admin, "placement", "placement", "ferry devcloud Placement", env["PLACEMENT_URL"])
+    # Adding a location (set_image_location) is the role ferry-transfer's (implies ferry), held by the direct
+    # transfer's user alone (docs/security.md). A state dir from before keeps that user's role ferry: the same reach.
+    ensure_role(admin, roles, "ferry-transfer", implies="ferry")
+    call("PUT", f"/projects/{admin_project}/users/{ferry_transfer}/roles/{roles['ferry-transfer']}", admin)
     if r1 or r2 or r3 or r4 or r5 or r6:
         time.sleep(1.1)
 
@@ -179,6 +183,8 @@ def main():
                   "ferry-transfer": ferry_transfer, "ferry-evict": ferry_evict},
         "appcreds": appcreds,
     }
+    # up upgrades a state dir registered before the role ferry-transfer (scripts/devcloud/up, layout_current).
+    result["transferRole"] = "ferry-transfer"
     fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
         json.dump(result, f, indent=2)

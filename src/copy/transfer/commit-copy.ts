@@ -19,6 +19,8 @@ export interface TemporaryHolder {
   rename(to: string): Promise<RenameOutcome>;
   /** Let go of it before it is removed (an open image cannot be). */
   release(): Promise<void>;
+  /** Whether `ref` holds the proven image and its protected snapshot now (the librbd process asks its own connection). */
+  holds(ref: RbdImageRef, proven: RbdCopyIdentity): Promise<boolean>;
 }
 
 export interface CommitRequest {
@@ -29,8 +31,11 @@ export interface CommitRequest {
   readonly final: RbdImageRef;
   readonly bytes: number;
   readonly verifyMs: number;
-  /** A copy this run did not stream (proven by reading it back): the image and snapshot that were read, checked again here. */
-  readonly proven?: RbdCopyIdentity | undefined;
+  /**
+   * The image and snapshot that were proven: the ones this run wrote (their ids as the writer saw them), or the ones a
+   * found copy's read-back read. The final name must hold them after the rename, or nothing is registered.
+   */
+  readonly proven: RbdCopyIdentity;
   /** Glance read for the last look, started earlier (beside the mark); else read here. */
   readonly reading?: Promise<GlanceImage>;
   readonly holder?: TemporaryHolder;
@@ -39,13 +44,15 @@ export interface CommitRequest {
 /**
  * Rename = commit: the proven temporary image takes the image's name, unless someone's image has it already; then
  * the location is registered. Glance is looked at first: a store Glance began to write meanwhile is joined, never
- * raced. A copy proven by reading it back is checked once more after the rename, before the PATCH: the name must hold
- * the very image and snapshot that were read. Ends `look-again` when the names changed under it (the claim decides
- * again: never a recursion into the copy).
+ * raced. After the rename, before the PATCH, the final name must hold the very image and snapshot that were proven
+ * (streamed by this run, or read back): whoever may write the pool can rename any image under any name, ferry's own
+ * temporary one included. Ends `look-again` when the names changed under it (the claim decides again: never a
+ * recursion into the copy).
  */
 export async function commitCopy(env: CommitEnvironment, request: CommitRequest): Promise<StepEnd> {
   const { plan, cli, from, final } = request;
-  const holder = request.holder ?? { rename: (to: string) => renameRbdImage(cli, from.pool, from.image, to), release: () => Promise.resolve() };
+  const holder = request.holder ?? { rename: (to: string) => renameRbdImage(cli, from.pool, from.image, to), release: () => Promise.resolve(),
+    holds: (ref: RbdImageRef, proven: RbdCopyIdentity) => holdsProvenCopy(cli, ref, proven) };
   const renaming = from.image !== final.image;
   const image = await (request.reading ?? env.read());
   const blocked = storeBlockedBy(image, plan.store, plan.ignoredLock);
@@ -58,7 +65,7 @@ export async function commitCopy(env: CommitEnvironment, request: CommitRequest)
     const renamed = await holder.rename(final.image);
     if (renamed !== 'renamed') return lostTheRename(env, request, renamed);
   }
-  if (request.proven !== undefined && !(await holdsProvenCopy(cli, final, request.proven))) {
+  if (!(await holder.holds(final, request.proven))) {
     env.logger.warn({ imageId: env.imageId, store: plan.store, rbdImage: `${final.pool}/${final.image}` },
       'the image under the final name is not the one proven (renamed or swapped meanwhile): looking again, nothing registered');
     return { kind: 'look-again' };

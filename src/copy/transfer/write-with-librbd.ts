@@ -2,8 +2,10 @@ import { hostname } from 'node:os';
 import type { FerryError } from '../../errors/ferry-error.js';
 import { isFerryError } from '../../errors/ferry-error.js';
 import { LibrbdUnavailableError, type LibrbdCopied, type LibrbdCopySession, type PreparedLibrbdCopy } from '../../rbd/librbd-copy.js';
+import type { RbdImageRef } from '../../rbd/rbd-image-commands.js';
 import { RbdStreamError } from '../../rbd/rbd-streams.js';
 import { commitCopy } from './commit-copy.js';
+import { sameIdentity, type RbdCopyIdentity } from './judge-found-copy.js';
 import { hashMismatchError, sourceLostError, targetWriteError } from './rbd-direct-errors.js';
 import { VERIFIED_META_KEY, verifiedMark } from './rbd-direct-plan.js';
 import { judgeStreamedCopy } from './rbd-stream-verify.js';
@@ -69,5 +71,12 @@ async function finishTarget(env: StoreCopyEnvironment, claim: Claimed, index: nu
   reading.catch(() => undefined);
   await session.mark(index, VERIFIED_META_KEY, verifiedMark(plan.expected));
   return commitCopy(env, { plan, cli, from: temp, final, bytes: copied.dataBytes, verifyMs: env.clock.now() - started, reading,
-    holder: { rename: (to) => session.rename(index, to), release: () => session.drop(index) } });
+    proven: { imageId: facts.imageId, snapshotId: facts.snapshotId },
+    holder: { rename: (to) => session.rename(index, to), release: () => session.drop(index), holds: (ref, proven) => heldBy(session, index, ref, proven) } });
+}
+
+/** The final name holds the image this process wrote and its protected snapshot (asked through the same connection). */
+async function heldBy(session: LibrbdCopySession, index: number, ref: RbdImageRef, proven: RbdCopyIdentity): Promise<boolean> {
+  const now = await session.identify(index, ref.image);
+  return now?.protected === true && sameIdentity(proven, now);
 }

@@ -18,13 +18,15 @@ Protocol. The job is the first line of stdin (one JSON object: source {conf, use
 [{conf, user, pool, image}], target_snapshot (made and protected on each target), algorithm, object_size, writer_key,
 writer, connect_timeout_s); the process starts before it (ferry claims the stores meanwhile) and exits 0 if none
 comes. stdout carries one JSON object per line: {"event": "copied", "size", "digest", "data_bytes", "objects",
-"targets": [{"ok": true, "snapshot_size", "extents"} | {"ok": false, "step", "errno", "message"}]}, then one answer
-per command read from stdin, each naming a target by its index: {"op": "mark", "target", "key", "value"} -> "marked";
-{"op": "drop", "target"} -> "dropped" (the image closed, so it can be removed); {"op": "rename", "target", "to"} ->
-"renamed", "exists" (the name is taken) or "absent" (the temporary image is gone: another writer took it). {"event":
-"error", "side": "source"|"target", "step", "errno", "message"} ends it with exit 1 (a source failure ends every
-target); {"event": "unavailable"} (no python3-rbd) with exit 3. stdin closing ends it at once: ferry is gone, so is
-its writer.
+"targets": [{"ok": true, "snapshot_size", "extents", "image_id", "snapshot_id"} | {"ok": false, "step", "errno",
+"message"}]} (image_id, snapshot_id: the written image's and its snapshot's ids, which ferry checks under the final
+name after the rename), then one answer per command read from stdin, each naming a target by its index: {"op":
+"mark", "target", "key", "value"} -> "marked"; {"op": "drop", "target"} -> "dropped" (the image closed, so it can be
+removed); {"op": "rename", "target", "to"} -> "renamed", "exists" (the name is taken) or "absent" (the temporary image
+is gone: another writer took it); {"op": "identify", "target", "name"} -> {"event": "identified", "image_id",
+"snapshot_id", "protected"} (of target_snapshot; null and false without it) or "absent" (no image of that name). {"event": "error", "side": "source"|"target", "step", "errno", "message"} ends it
+with exit 1 (a source failure ends every target); {"event": "unavailable"} (no python3-rbd) with exit 3. stdin closing
+ends it at once: ferry is gone, so is its writer.
 """
 import json, os, sys, threading, queue, hashlib
 
@@ -248,7 +250,10 @@ def copy():
         if snap is not None:
             present = []
             out.step("diff", lambda: snap.diff_iterate(0, snap.size(), None, lambda offset, length, exists: present.append([offset, length]) if exists else None, whole_object=True))
-            out.facts = {"snapshot_size": snap.size(), "extents": present}
+            # Which image and snapshot were written, from the handle that wrote them: ferry checks after the rename
+            # that the final name holds these (a neighbour with write on the pool can rename images under any name).
+            out.facts = {"snapshot_size": snap.size(), "extents": present, "image_id": out.step("id", lambda: out.image.id()),
+                         "snapshot_id": out.step("snap id", lambda: out.image.snap_get_id(job["target_snapshot"]))}
             opened.remove(snap)
             snap.close()
     say("copied", size=size, digest=digest.hexdigest(), data_bytes=data_bytes, objects=sorted(objects),
@@ -267,6 +272,26 @@ def close_all():
         except Exception:
             pass
 
+def identify(out, command):
+    """What the target's pool holds under a name now (after the rename: is it the image this process wrote?)."""
+    try:
+        image = on("target", "identify", lambda: rbd.Image(out.io, command["name"], read_only=True))
+    except Failed as failed:
+        if failed.errno != 2:
+            raise
+        say("absent", target=command["target"])
+        return
+    try:
+        image_id = on("target", "identify", image.id)
+        try:
+            snapshot_id = image.snap_get_id(job["target_snapshot"])
+            protected = image.is_protected_snap(job["target_snapshot"])
+        except rbd.ImageNotFound:
+            snapshot_id, protected = None, False
+    finally:
+        image.close()
+    say("identified", target=command["target"], image_id=image_id, snapshot_id=snapshot_id, protected=protected)
+
 try:
     outs = copy()
     while True:
@@ -280,6 +305,8 @@ try:
         elif command["op"] == "drop":
             out.drop()
             say("dropped", target=command["target"])
+        elif command["op"] == "identify":
+            identify(out, command)
         elif command["op"] == "rename":
             out.drop()
             try:

@@ -97,6 +97,7 @@ chown root:nova /etc/nova/nova.conf && chmod 0640 /etc/nova/nova.conf
 # As nova-compute-kvm ships it (root 0644); the package's FERRY_NOVA_CONF names it after nova.conf, as Debian's nova-compute reads them.
 printf '[DEFAULT]\\ncompute_driver=libvirt.LibvirtDriver\\n[libvirt]\\nvirt_type=kvm\\n' >/etc/nova/nova-compute.conf
 install -m 0600 -o root -g root '${keyring}' /etc/ceph/ceph.client.nova.keyring
+install -m 0600 -o root -g root '${join(siteB.conf, '..', 'ceph.client.ferry.keyring')}' /etc/ceph/ceph.client.ferry.keyring
 install -m 0600 -o root -g root '${join(facts.dir, 'clouds.yaml')}' /etc/ferry/clouds.yaml
 # The operator's edit of the conffile: which entry of /etc/ferry/clouds.yaml is the agent's.
 sed -i 's|^#OS_CLOUD=.*|OS_CLOUD=devcloud-admin-appcred|' /etc/default/ferry-agent

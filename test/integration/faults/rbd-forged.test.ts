@@ -4,10 +4,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { startFaultProxy } from '../../helpers/fault-proxy.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import {
-  ferrySync, md5OfSnapshot, MiB, rbdEnsureArgs, rbdImageId, rbdNames, removeSiteB, sha512OfSnapshot, siteBLocations, sparseBytes, uploadBytes,
+  ferryAsync, ferrySync, md5OfSnapshot, MiB, rbdEnsureArgs, rbdImageId, rbdMeta, rbdNames, removeSiteB, sha512OfSnapshot, siteBLocations, sparseBytes,
+  uploadBytes,
 } from '../copy/rbd-transfer-helpers.js';
 
 // Issue 25, finding 1: a neighbour with write on the target pool (every compute host shares nova's rbd_user) plants
@@ -114,4 +117,56 @@ describe('direct transfer: forged copies are never registered', () => {
     expect(rbdNames('site-b').filter((name) => name.startsWith(id))).toEqual([id]);
     expect(run.stderr).toContain('does not prove');
   });
+
+  // Issue 34: the copy this run streamed was renamed and registered by name, without the image-id/snapshot-id check a
+  // found copy gets. The neighbour waits until ferry has verified and marked its temporary image, renames it away and
+  // renames its forgery (the mark copied) into the temporary name before ferry's rename: ferry must notice that the
+  // final name does not hold the image it verified. Glance's answer to ferry's last look before the rename is held
+  // (the fault proxy) until the swap is done, so the swap always lands between the mark and the rename.
+  it.each<{ path: string; env: Record<string, string> }>([
+    { path: 'librbd', env: {} },
+    { path: 'the rbd CLI', env: { FERRY_RBD_DATA_PATH: 'cli' } },
+  ])('a forgery renamed into the temporary name after ferry verified its own copy ($path) → never registered; 33, the forgery left alone', async ({ env }) => {
+    const id = await image(`swapped-${env.FERRY_RBD_DATA_PATH ?? 'librbd'}`);
+    const partial = `${id}.ferry-partial`;
+    const planted = `${id}.neighbour`;
+    const stolen = `${id}.neighbour-stole`;
+    await plantForgery(id, planted);
+    const forged = rbdImageId('site-b', planted);
+    const proxy = await startFaultProxy(devcloud().glance.url);
+    let swapped = false;
+    proxy.add({
+      method: 'GET', path: new RegExp(`^/v2/images/${id}$`), times: Infinity, fault: { kind: 'slow-body', chunkBytes: 1 << 20, intervalMs: 1 },
+      then: async () => {
+        if (swapped || !protectedSnap(partial)) return;
+        // ferry's copy is written and verified: wait for its mark (set while this answer is held), then swap.
+        for (const until = Date.now() + 60_000; rbdMeta('site-b', partial, 'ferry.verified') === undefined;) {
+          if (Date.now() > until) throw new Error(`no mark on ${partial} within 60 s`);
+          await sleep(50);
+        }
+        siteB(['rename', `images/${partial}`, `images/${stolen}`]);
+        siteB(['rename', `images/${planted}`, `images/${partial}`]);
+        swapped = true;
+      },
+    });
+    try {
+      const run = await ferryAsync(rbdEnsureArgs(id), { ...env, FERRY_GLANCE_ENDPOINT: proxy.url }).done;
+      expect(swapped, run.stderr).toBe(true);
+      expect(await siteBLocations(id)).toEqual([]);
+      expect(run.code, run.stderr).toBe(33);
+      expect(run.json).toMatchObject({ error: { code: 'FERRY_COPY_TARGET_EXISTS', details: { pool: 'images', rbd_image: id } } });
+      expect(run.stderr).toContain('is not the one proven');
+      // The forgery holds the final name now (ferry's rename moved it), never registered, never removed.
+      expect(rbdImageId('site-b', id)).toBe(forged);
+    } finally {
+      await proxy.close();
+      for (const name of [id, partial, planted, stolen]) removeSiteB(name);
+    }
+  });
 });
+
+/** An image of site-b's images pool with a protected snapshot `snap` (ferry's copy, once written). */
+function protectedSnap(name: string): boolean {
+  const out = ceph('site-b', 'rbd', ['snap', 'ls', '--format', 'json', `images/${name}`], 'admin');
+  return out.code === 0 && (JSON.parse(out.stdout) as { name: string; protected: string }[]).some((snap) => snap.name === 'snap' && snap.protected === 'true');
+}

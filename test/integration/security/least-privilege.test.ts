@@ -76,13 +76,13 @@ function ferry(args: readonly string[], cloud: string = FERRY.cloud): { code: nu
 }
 
 describe('ferry\'s own identity in Keystone', () => {
-  it('keystone: ferry\'s tokens carry the roles ferry and reader only (the role implies reader), in project ferry or the owning project', async () => {
+  it('keystone: ferry\'s tokens carry the role ferry and reader (implied), the transfer\'s also ferry-transfer, in project ferry or the owning project', async () => {
     const facts = devcloud();
-    for (const [user, project] of [['ferry', 'ferry'], ['ferry-transfer', 'admin']] as const) {
+    for (const [user, project, roles] of [['ferry', 'ferry', ['ferry', 'reader']], ['ferry-transfer', 'admin', ['ferry', 'ferry-transfer', 'reader']]] as const) {
       const token = await tokenFor(user);
       const response = await fetch(`${facts.keystone.url}/auth/tokens`, { headers: { 'x-auth-token': token, 'x-subject-token': token } });
       const body = (await response.json()) as { token: { roles: { name: string }[]; project: { name: string } } };
-      expect(body.token.roles.map((r) => r.name).sort()).toEqual(['ferry', 'reader']);
+      expect(body.token.roles.map((r) => r.name).sort()).toEqual(roles);
       expect(body.token.project.name).toBe(project);
     }
   });
@@ -183,6 +183,20 @@ describe('Glance refuses ferry\'s role what ferry must never do (ferry-policy.ya
     expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'remove', path: '/locations/0' }])).toEqual(LAST_LOCATION_PATCH);
     expect(await glanceRequest(token, 'DELETE', `/v2/stores/site-a/${id}`)).toEqual(LAST_LOCATION_DELETE);
     expect(await glanceRequest(token, 'GET', `/v2/images/${id}/file`)).toMatchObject(notAuthorized('download_image'));
+    expect(await unchanged(id)).toEqual(before);
+  });
+
+  // Issue 34: set_image_location was granted to the role ferry in the owning project, so every identity holding it
+  // there (ferry-evict implies ferry; an agent's user given the role on the images' project) could add a location at
+  // any index — /locations/0 included — pointing at any RBD image Glance's store user reads. Now the role
+  // ferry-transfer's alone (the direct transfer's registration).
+  it('adding a location in the owning project is the role ferry-transfer\'s alone: ferry evict (role ferry-evict, which implies ferry) → 403 set_image_location, nothing changed', async () => {
+    const id = await image('owned-evict-location', { visibility: 'shared' });
+    const before = await unchanged(id);
+    const location = (before.locations as { url: string; metadata: { store: string } }[])[0];
+    const token = await tokenFor('ferry-evict');
+    expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'add', path: '/locations/0', value: location }])).toEqual(notAuthorized('set_image_location'));
+    expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'add', path: '/locations/-', value: location }])).toEqual(notAuthorized('set_image_location'));
     expect(await unchanged(id)).toEqual(before);
   });
 

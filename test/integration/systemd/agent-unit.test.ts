@@ -204,7 +204,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
       `--setuid=${idOf('passwd', 'ferry')}`, `--setgid=${idOf('group', 'ferry')}`, ...command]);
     const etcIn = '/run/ferry-devcloud/etc';
     // The originals, with a compute node's owners and modes: nova.conf root:nova 0640, clouds.yaml and keyring root 0600.
-    for (const [file, owner] of [['nova.conf', 'root:nova 640'], ['nova-compute.conf', 'root:nova 640'], ['clouds.yaml', 'root:root 600'], ['ceph/ceph.client.nova.keyring', 'root:root 600']]) {
+    for (const [file, owner] of [['nova.conf', 'root:nova 640'], ['nova-compute.conf', 'root:nova 640'], ['clouds.yaml', 'root:root 600'], ['ceph/ceph.client.ferry.keyring', 'root:root 600']]) {
       expect(ctl(['stat', '-c', '%U:%G %a', `${etcIn}/${file}`]).stdout.trim(), file).toBe(owner);
     }
     for (const file of ['nova.conf', 'nova-compute.conf', 'clouds.yaml']) {
@@ -224,7 +224,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     // ... and its credentials, copied by systemd where only it can read them; the keyring also at the path ceph.conf names.
     const credentials = `/run/credentials/${UNIT}`;
     expect(asAgent('cat', `${credentials}/clouds.yaml`).stdout).toContain('devcloud-admin-appcred');
-    expect(asAgent('cat', `${etcIn}/ceph/ceph.client.nova.keyring`).stdout).toContain('[client.nova]');
+    expect(asAgent('cat', `${etcIn}/ceph/ceph.client.ferry.keyring`).stdout).toContain('[client.ferry]');
     expect(ctl(['stat', '-c', '%a', credentials]).stdout.trim()).toBe('500');
     const environ = ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0');
     expect(environ).toContain(`OS_CLIENT_CONFIG_FILE=${credentials}/clouds.yaml`);
@@ -295,6 +295,36 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(ensureJsonSchema.parse(answer.body)).toMatchObject({ image: created[0], copied: false });
     expect(systemctl('is-active', UNIT).stdout.trim()).toBe('active');
     expect(journal()).toMatch(/Starting ferry-agent\.service[^]*ferry agent listening on the socket systemd passed[^]*\n.*$/);
+  });
+
+  // Issue 34 (checked on Debian 12's systemd 252.39-1~deb12u2): `reload` makes LoadCredential='s copies again (the
+  // clouds.yaml the agent re-reads on SIGHUP is the new one), but the keyring the agent's ceph and librbd read is a
+  // bind mount of the copy made at start (BindReadOnlyPaths=%d/ceph.keyring:…), which a file replaced in %d does not
+  // follow; and the process's environment (/etc/default/ferry-agent) is the one it was started with. docs/agent.md
+  // said SIGHUP re-read "the environment", and the runbooks said reload after fixing the keyring.
+  it('systemctl reload: a changed clouds.yaml reaches the agent; a rotated keyring does not until systemctl restart (as the docs say)', async () => {
+    const etc = join(devcloud().dir, 'systemd', 'etc');
+    const files = { clouds: join(etc, 'clouds.yaml'), keyring: join(etc, 'ceph', 'ceph.client.ferry.keyring') };
+    const saved = { clouds: readFileSync(files.clouds, 'utf8'), keyring: readFileSync(files.keyring, 'utf8') };
+    const seenByAgent = (path: string): string => ctl(['nsenter', '-t', String(mainPid()), '-m', 'cat', path]).stdout;
+    // Where the dev cloud's drop-in binds the keyring (scripts/systemd/up: a compute node's /etc/ceph/…).
+    const keyringPath = '/run/ferry-devcloud/etc/ceph/ceph.client.ferry.keyring';
+    try {
+      writeFileSync(files.clouds, `${saved.clouds}# issue 34: changed before a reload\n`);
+      writeFileSync(files.keyring, `${saved.keyring}# issue 34: rotated before a reload\n`);
+      expect(systemctl('reload', UNIT).code).toBe(0);
+      expect(seenByAgent('/run/credentials/ferry-agent.service/clouds.yaml')).toContain('changed before a reload');
+      expect(seenByAgent('/run/credentials/ferry-agent.service/ceph.keyring')).toContain('rotated before a reload');
+      // What ceph.conf names and the agent's ceph/rbd/librbd read: still the key of the start.
+      expect(seenByAgent(keyringPath)).toBe(saved.keyring);
+      expect(systemctl('restart', UNIT).code).toBe(0);
+      expect(seenByAgent(keyringPath)).toContain('rotated before a reload');
+    } finally {
+      writeFileSync(files.clouds, saved.clouds);
+      writeFileSync(files.keyring, saved.keyring);
+      systemctl('restart', UNIT);
+    }
+    await healthy();
   });
 
   it('systemctl stop of both units: the agent exits 0, then systemd removes the socket (RemoveOnStop=yes)', () => {

@@ -29,4 +29,29 @@ describe('cloudsSearchPath', () => {
     const path = cloudsSearchPath({ env: {}, cwd: '/etc/openstack', homeDir: '/h' });
     expect(stems(path.clouds)).toEqual(['/etc/openstack/clouds', '/h/.config/openstack/clouds']);
   });
+
+  // Issue 34: as root, or in a systemd service, a clouds.yaml or secure.yaml of the working directory was read first and
+  // merged: whoever could write the directory an operator ran `sudo ferry evict` from (a shared checkout, /tmp) chose
+  // the Keystone its password went to. openstacksdk searches the working directory for everyone; ferry does not for these.
+  it.each([
+    { name: 'root (effective uid 0)', euid: 0, env: {} },
+    { name: 'a systemd service (INVOCATION_ID set), any user', euid: 998, env: { INVOCATION_ID: '6b3a1c0e2f5d4e9a8b7c6d5e4f3a2b1c' } },
+  ])('cloudsSearchPath: as $name the working directory is not searched, for clouds.yaml nor secure.yaml', ({ euid, env }) => {
+    const path = cloudsSearchPath({ env, cwd: '/srv/work', homeDir: '/root', euid });
+    expect(stems(path.clouds)).toEqual(['/root/.config/openstack/clouds', '/etc/openstack/clouds']);
+    expect(stems(path.secure)).toEqual(['/root/.config/openstack/secure', '/etc/openstack/secure']);
+  });
+
+  it('cloudsSearchPath: as root, OS_CLIENT_CONFIG_FILE still names the file (relative to the working directory: an explicit choice)', () => {
+    const path = cloudsSearchPath({ env: { OS_CLIENT_CONFIG_FILE: 'clouds.yaml' }, cwd: '/srv/work', homeDir: '/root', euid: 0 });
+    expect(path.clouds[0]).toBe('/srv/work/clouds.yaml');
+    expect(stems(path.clouds.slice(1))).toEqual(['/root/.config/openstack/clouds', '/etc/openstack/clouds']);
+  });
+
+  it('cloudsSearchPath: another user outside a service (or no uid: not POSIX) searches it first, as openstacksdk does', () => {
+    for (const euid of [1000, undefined]) {
+      const path = cloudsSearchPath({ env: { INVOCATION_ID: '' }, cwd: '/srv/work', homeDir: '/home/op', euid });
+      expect(stems(path.clouds)[0]).toBe('/srv/work/clouds');
+    }
+  });
 });

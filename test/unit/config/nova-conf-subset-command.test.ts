@@ -3,7 +3,7 @@
 // An empty list is a usage error naming the setting (exit 2); a missing file names the file and the setting (exit 1).
 // Runs the command as the unit does (its shebang's node; it loads dist/, which `npm test` builds first).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,7 +26,11 @@ function novaFiles(): { dir: string; novaConf: string; computeConf: string; out:
 }
 
 function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(COMMAND, args, { encoding: 'utf8' });
+  return runWith({}, ...args);
+}
+
+function runWith(env: NodeJS.ProcessEnv, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(COMMAND, args, { encoding: 'utf8', env: { ...process.env, ...env } });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -34,6 +38,38 @@ function run(...args: string[]): { status: number | null; stdout: string; stderr
 /** The last value of an option in the subset: what oslo.config (and ferry) reads. */
 function lastValue(text: string, option: string): string | undefined {
   return [...text.matchAll(new RegExp(`^${option} = (.*)$`, 'gm'))].at(-1)?.[1];
+}
+
+/**
+ * A Node preload that wraps fs's writers (by name and by fd): after each call, every file of `agentDir` is replaced by
+ * a symlink to `victim`, and the swap is counted in `swaps` beside it (so the test knows the race was played).
+ */
+function swapInSymlinkPreload(agentDir: string, victim: string): string {
+  return `import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { join } from 'node:path';
+const agentDir = ${JSON.stringify(agentDir)};
+const victim = ${JSON.stringify(victim)};
+const swaps = join(agentDir, '..', 'swaps');
+fs.appendFileSync(swaps, '');
+const swap = () => {
+  for (const name of fs.readdirSync(agentDir)) {
+    const path = join(agentDir, name);
+    fs.rmSync(path, { force: true });
+    fs.symlinkSync(victim, path);
+    fs.appendFileSync(swaps, name + '\\n');
+  }
+};
+for (const name of ['writeFileSync', 'writeSync', 'appendFileSync']) {
+  const original = fs[name];
+  fs[name] = function (...args) {
+    const result = original.apply(this, args);
+    if (args[0] !== swaps) swap();
+    return result;
+  };
+}
+syncBuiltinESMExports();
+`;
 }
 
 describe('bin/ferry-nova-conf-subset', () => {
@@ -69,6 +105,27 @@ describe('bin/ferry-nova-conf-subset', () => {
     expect(result.stderr).toContain(`cannot read ${missing} (ENOENT)`);
     expect(result.stderr).toContain('fix FERRY_NOVA_CONF in /etc/default/ferry-agent');
     expect(() => statSync(out)).toThrow();
+  });
+
+  // The unit runs it as root, and OUT's directory (/run/ferry-agent) is the agent's: a compromised agent may swap any
+  // name in it at any moment. The preload below plays that agent at the worst moment: right after each write into a
+  // file of OUT's directory, it replaces every other file there with a symlink to a file only its owner may read.
+  // Whatever then touches a name of that directory must not follow it (the old chmod by name made the target 0644).
+  it('a symlink swapped in after the write: the link\'s target keeps its mode (nothing follows a name in OUT\'s directory)', () => {
+    const { dir, novaConf, computeConf } = novaFiles();
+    const agentDir = join(dir, 'agent');
+    const victim = join(dir, 'shadow');
+    writeFileSync(victim, 'root:SECRET-HASH:19000:0:99999:7:::\n', { mode: 0o600 });
+    chmodSync(victim, 0o600);
+    const preload = join(dir, 'swap-in-symlink.mjs');
+    writeFileSync(preload, swapInSymlinkPreload(agentDir, victim));
+    mkdirSync(agentDir, { mode: 0o700 });
+    const result = runWith({ NODE_OPTIONS: `--import=${preload}` }, join(agentDir, 'nova.conf'), `${novaConf}:${computeConf}`);
+    expect(readFileSync(join(dir, 'swaps'), 'utf8')).not.toBe('');
+    expect(statSync(victim).mode & 0o777).toBe(0o600);
+    expect(readFileSync(victim, 'utf8')).toBe('root:SECRET-HASH:19000:0:99999:7:::\n');
+    expect(result.stderr).not.toContain('SECRET-HASH');
+    expect(lstatSync(agentDir).isDirectory()).toBe(true);
   });
 
   it('a relative path: usage (exit 2)', () => {

@@ -151,4 +151,15 @@ describe('resolveConfig with clouds.yaml', () => {
     } });
     expect(read).toEqual([]);
   });
+
+  it('resolveConfig as root: a clouds.yaml and secure.yaml in the working directory are not read; ~/.config/openstack\'s are', () => {
+    const planted: Record<string, string> = { [`${CWD}/clouds.yaml`]: 'clouds:\n  central:\n    auth:\n      auth_url: http://attacker.example:5000/v3\n',
+      [`${CWD}/secure.yaml`]: 'clouds:\n  central:\n    auth:\n      auth_url: http://attacker.example:5000/v3\n' };
+    const files: Record<string, string | undefined> = { ...FIXTURE_FILES, ...planted };
+    const asRoot = resolveConfig({ flags: { 'os-cloud': 'central' }, env: {}, cwd: CWD, homeDir: HOME, euid: 0, readFile: (path) => files[path] });
+    expect(asRoot.origin).toEqual({ cloud: 'central', cloudsFile: USER_CLOUDS, secureFile: USER_SECURE });
+    expect(asRoot.auth).toMatchObject({ authUrl: 'http://10.20.0.10:5000/v3' });
+    const asUser = resolveConfig({ flags: { 'os-cloud': 'central' }, env: {}, cwd: CWD, homeDir: HOME, euid: 1000, readFile: (path) => files[path] });
+    expect(asUser.origin).toMatchObject({ cloudsFile: `${CWD}/clouds.yaml` });
+  });
 });

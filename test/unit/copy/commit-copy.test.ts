@@ -25,6 +25,10 @@ const RECORDED = {
 };
 
 const image = (shape: ImageShape = {}): GlanceImage => parseImage(imageBody(shape));
+/** The image and snapshot proven (streamed by this run, or read back), and what the final name answers when it holds them. */
+const PROVEN = { imageId: '10275af3464f', snapshotId: 4 };
+const HOLDS_PROVEN = [RECORDED.info(PROVEN.imageId), RECORDED.snapLs(PROVEN.snapshotId)] as const;
+const CHECKED = [`info --format json -- images/${IMAGE_ID}`, `snap ls --format json --pool images --image-id ${PROVEN.imageId}`];
 const URL = `rbd://${FSID_B}/images/${IMAGE_ID}/snap`;
 
 interface Harness {
@@ -53,7 +57,7 @@ function request(runner: ReturnType<typeof scriptedRunner>, over: Partial<Commit
       oneLocationWrite: (work) => work() },
     cli: { confFile: '/etc/ceph/b.conf', user: 'glance', runner },
     from: { pool: 'images', image: `${IMAGE_ID}.ferry-partial` }, final: { pool: 'images', image: IMAGE_ID },
-    bytes: 4096, verifyMs: 12, ...over,
+    bytes: 4096, verifyMs: 12, proven: PROVEN, ...over,
   };
 }
 
@@ -62,13 +66,37 @@ const commands = (runner: ReturnType<typeof scriptedRunner>): string[] =>
   runner.calls.map((call) => call.args.slice(call.args.indexOf('--rados-osd-op-timeout') + 2).join(' '));
 
 describe('commitCopy: this run\'s own copy', () => {
-  it('commitCopy: renamed, then registered at the target cluster\'s fsid', async () => {
-    const runner = scriptedRunner(RECORDED.ok);
+  it('commitCopy: renamed, the name checked to hold the image and snapshot it wrote, then registered at the target cluster\'s fsid', async () => {
+    const runner = scriptedRunner(RECORDED.ok, ...HOLDS_PROVEN);
     const { env, patches } = harness();
     const end = await commitCopy(env, request(runner));
     expect(end).toMatchObject({ kind: 'copied', bytes: 4096, verifyMs: 12 });
-    expect(commands(runner)).toEqual([`rename -- images/${IMAGE_ID}.ferry-partial images/${IMAGE_ID}`]);
+    expect(commands(runner)).toEqual([`rename -- images/${IMAGE_ID}.ferry-partial images/${IMAGE_ID}`, ...CHECKED]);
     expect(patches).toEqual([{ url: URL, store: 'site-b' }]);
+  });
+
+  // Issue 34: a neighbour with write on the pool renamed its own image into the temporary name between ferry's
+  // verification and its rename; the rename moved that image to the final name. Was registered.
+  it('commitCopy: another image under the final name after the rename (swapped in under the temporary name) → look again, nothing registered', async () => {
+    const runner = scriptedRunner(RECORDED.ok, RECORDED.info('deadbeef0001'), RECORDED.snapLs(PROVEN.snapshotId));
+    const { env, patches } = harness();
+    expect(await commitCopy(env, request(runner))).toEqual({ kind: 'look-again' });
+    expect(patches).toEqual([]);
+  });
+
+  it.each([
+    { name: 'holds the image it wrote', holds: true, end: 'copied', patched: 1 },
+    { name: 'holds another (renamed in under the temporary name)', holds: false, end: 'look-again', patched: 0 },
+  ])('commitCopy through the librbd process: the final name $name, asked of the process (no rbd command) → $end', async ({ holds, end, patched }) => {
+    const runner = scriptedRunner(RECORDED.ok);
+    const asked: { image: string; proven: unknown }[] = [];
+    const holder = { rename: () => Promise.resolve('renamed' as const), release: () => Promise.resolve(),
+      holds: (ref: { image: string }, proven: unknown) => { asked.push({ image: ref.image, proven }); return Promise.resolve(holds); } };
+    const { env, patches } = harness();
+    expect(await commitCopy(env, request(runner, { holder }))).toMatchObject({ kind: end });
+    expect(asked).toEqual([{ image: IMAGE_ID, proven: PROVEN }]);
+    expect(runner.calls).toEqual([]);
+    expect(patches).toHaveLength(patched);
   });
 
   it('commitCopy: Glance began to write the store meanwhile → joined: no rename, the temporary image removed', async () => {
@@ -107,14 +135,13 @@ describe('commitCopy: this run\'s own copy', () => {
 });
 
 describe('commitCopy: a copy proven by reading it back (issue 25)', () => {
-  const proven = { imageId: '10275af3464f', snapshotId: 4 };
+  const proven = PROVEN;
 
   it('commitCopy: renamed, the name checked to hold the proven image and snapshot, then registered', async () => {
-    const runner = scriptedRunner(RECORDED.ok, RECORDED.info('10275af3464f'), RECORDED.snapLs(4));
+    const runner = scriptedRunner(RECORDED.ok, ...HOLDS_PROVEN);
     const { env, patches } = harness();
-    expect(await commitCopy(env, request(runner, { proven }))).toMatchObject({ kind: 'copied' });
-    expect(commands(runner)).toEqual([`rename -- images/${IMAGE_ID}.ferry-partial images/${IMAGE_ID}`, `info --format json -- images/${IMAGE_ID}`,
-      'snap ls --format json --pool images --image-id 10275af3464f']);
+    expect(await commitCopy(env, request(runner, { proven, bytes: 0 }))).toMatchObject({ kind: 'copied' });
+    expect(commands(runner)).toEqual([`rename -- images/${IMAGE_ID}.ferry-partial images/${IMAGE_ID}`, ...CHECKED]);
     expect(patches).toEqual([{ url: URL, store: 'site-b' }]);
   });
 
@@ -130,31 +157,31 @@ describe('commitCopy: a copy proven by reading it back (issue 25)', () => {
   });
 
   it('commitCopy: a proven copy already under the final name: no rename, checked, registered', async () => {
-    const runner = scriptedRunner(RECORDED.info('10275af3464f'), RECORDED.snapLs(4));
+    const runner = scriptedRunner(...HOLDS_PROVEN);
     const { env, patches } = harness();
     const final = { pool: 'images', image: IMAGE_ID };
     expect(await commitCopy(env, request(runner, { proven, from: final, bytes: 0 }))).toMatchObject({ kind: 'copied', bytes: 0 });
-    expect(commands(runner)).toEqual([`info --format json -- images/${IMAGE_ID}`, 'snap ls --format json --pool images --image-id 10275af3464f']);
+    expect(commands(runner)).toEqual(CHECKED);
     expect(patches).toHaveLength(1);
   });
 });
 
 describe('commitCopy: the location PATCH', () => {
   it('commitCopy: refused by Glance (policy) → the committed copy removed, the refusal reported', async () => {
-    const runner = scriptedRunner(RECORDED.ok);
+    const runner = scriptedRunner(RECORDED.ok, ...HOLDS_PROVEN, RECORDED.ok);
     const refusal = new FerryError('FERRY_LOCATION_REFUSED', 'Glance refused the location', 'Allow add_image_location.');
     const { env } = harness({ patch: () => Promise.reject(refusal) });
     expect(await commitCopy(env, request(runner))).toEqual({ kind: 'refused', error: refusal });
-    expect(commands(runner).slice(1)).toEqual([`snap unprotect -- images/${IMAGE_ID}@snap`, `snap purge --no-progress -- images/${IMAGE_ID}`,
+    expect(commands(runner).slice(3)).toEqual([`snap unprotect -- images/${IMAGE_ID}@snap`, `snap purge --no-progress -- images/${IMAGE_ID}`,
       `rm --no-progress -- images/${IMAGE_ID}`]);
   });
 
   it('commitCopy: the answer lost, the location there → copied; nothing removed', async () => {
-    const runner = scriptedRunner(RECORDED.ok);
+    const runner = scriptedRunner(RECORDED.ok, ...HOLDS_PROVEN);
     const lost = new FerryError('FERRY_HTTP', 'PATCH answered 502', 'Try again.', { retryable: true });
     const registered = parseImage({ ...imageBody({ stores: ['site-a', 'site-b'] }), locations: [{ url: URL, metadata: { store: 'site-b' } }] });
     const { env } = harness({ reads: [image(), registered], patch: () => Promise.reject(lost) });
     expect(await commitCopy(env, request(runner))).toMatchObject({ kind: 'copied', image: { id: IMAGE_ID } });
-    expect(runner.calls).toHaveLength(1);
+    expect(runner.calls).toHaveLength(3);
   });
 });

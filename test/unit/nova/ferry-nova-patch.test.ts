@@ -3,7 +3,7 @@
 // patch, 4 pristine, 5 neither). Run on a copy of each pristine nova file of fixtures/nova/ with nova's package
 // metadata (the version it picks the patch by).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,6 +127,8 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     const { dir } = site('26.2.2');
     spawnSync('cp', ['-R', `${dir}/.`, sitePackages]);
     writeFileSync(join(sitePackages, 'nova', '__init__.py'), '');
+    // As an operator's venv is (openstack-ansible's: root's, world-readable): the tool's probe runs unprivileged.
+    chmodSync(venv, 0o755);
     return { python, sitePackages };
   }
 
@@ -151,6 +153,38 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     expect(existsSync(join(sitePackages, 'ferry_agent.py'))).toBe(false);
   });
 
+  // Issue 34: run as root (the package's trigger, the Ansible role), it ran the venv's python as root to find nova and
+  // to ask whether it imports ferry_agent: whatever that venv's site-packages or nova/__init__.py hold ran as root.
+  it('the venv\'s python runs with no privilege: as root, its nova is imported as nobody (what nova/__init__.py runs as)', () => {
+    const { python, sitePackages } = venvWithNova();
+    const seen = mkdtempSync(join(tmpdir(), 'ferry-nova-uid-'));
+    trees.push(seen);
+    chmodSync(seen, 0o777);
+    const marker = join(seen, 'uids');
+    writeFileSync(join(sitePackages, 'nova', '__init__.py'), `import os\nopen(${JSON.stringify(marker)}, "a").write("%d\\n" % os.geteuid())\n`);
+    expect(run('apply', '--python', python)).toMatchObject({ status: 0 });
+    const uids = readFileSync(marker, 'utf8').trim().split('\n').map(Number);
+    expect(uids.length).toBeGreaterThan(0);
+    expect(uids).not.toContain(0);
+  });
+
+  // Issue 34: the client was copied through the fixed name ferry_agent.py.new beside nova, by cp and chmod, which follow
+  // a symlink planted there by whoever may write that directory.
+  it('apply copies the client through no fixed name: a symlink planted at ferry_agent.py.new is not followed, its target untouched', () => {
+    const { python, sitePackages } = venvWithNova();
+    const victim = join(mkdtempSync(join(tmpdir(), 'ferry-nova-victim-')), 'shadow');
+    trees.push(dirname(victim));
+    writeFileSync(victim, 'root:SECRET:19000:0:99999:7:::\n', { mode: 0o600 });
+    symlinkSync(victim, join(sitePackages, 'ferry_agent.py.new'));
+    const applied = run('apply', '--python', python);
+    expect(applied.status, applied.stderr).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('root:SECRET:19000:0:99999:7:::\n');
+    expect(lstatSync(victim).mode & 0o777).toBe(0o600);
+    expect(lstatSync(join(sitePackages, 'ferry_agent.py')).isFile()).toBe(true);
+    expect(readFileSync(join(sitePackages, 'ferry_agent.py'), 'utf8')).toBe(readFileSync(join(ROOT, 'integrations', 'nova', 'ferry_agent.py'), 'utf8'));
+    expect(lstatSync(join(sitePackages, 'ferry_agent.py')).mode & 0o777).toBe(0o644);
+  });
+
   it('revert leaves a client a package owns (python3-ferry-agent\'s, beside Debian\'s nova), and removes only the copy apply made', () => {
     const { python, sitePackages } = venvWithNova();
     const client = join(sitePackages, 'ferry_agent.py');
@@ -170,9 +204,23 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     const venv = mkdtempSync(join(tmpdir(), 'ferry-nova-venv-'));
     trees.push(venv);
     expect(spawnSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv]).status).toBe(0);
+    chmodSync(venv, 0o755);
     const result = run('check', '--python', join(venv, 'bin', 'python'));
     expect(result.status).toBe(3);
     expect(result.stderr).toContain(`${join(venv, 'bin', 'python')} cannot import nova: pass --python PY`);
+  });
+
+  it('as root, a venv nobody may read: exit 3 saying so (its python would run as the base python and find the system\'s nova)', () => {
+    const { python } = venvWithNova();
+    const venv = dirname(dirname(python));
+    chmodSync(venv, 0o700);
+    const result = run('check', '--python', python);
+    if (process.geteuid?.() === 0) {
+      expect(result.status).toBe(3);
+      expect(result.stderr).toContain(`cannot read its venv ${venv}: make the venv readable by all`);
+    } else {
+      expect(result.status).toBe(4); // its owner reads it
+    }
   });
 });
 

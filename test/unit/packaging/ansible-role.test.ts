@@ -42,11 +42,25 @@ describe('integrations/ansible: the ferry_agent role', () => {
   it('the credentials go where the unit loads them from, root 0600, never logged', () => {
     const unit = read(join(root, 'packaging', 'systemd', 'ferry-agent.service'));
     expect(unit).toContain('LoadCredential=clouds.yaml:/etc/ferry/clouds.yaml');
-    expect(unit).toContain('LoadCredential=ceph.keyring:/etc/ceph/ceph.client.nova.keyring');
+    expect(unit).toContain('LoadCredential=ceph.keyring:/etc/ceph/ceph.client.ferry.keyring');
     const tasks = read(join(role, 'tasks', 'main.yml'));
     expect(tasks).toMatch(/dest: \/etc\/ferry\/clouds\.yaml\n\s+owner: root\n\s+group: root\n\s+mode: "0600"/);
     expect(tasks).toMatch(/dest: "\{\{ ferry_ceph_keyring_path \}\}"\n\s+owner: root\n\s+group: root\n\s+mode: "0600"/);
-    expect(read(join(role, 'defaults', 'main.yml'))).toContain('ferry_ceph_keyring_path: /etc/ceph/ceph.client.nova.keyring');
     expect(tasks.match(/no_log: true/g)).toHaveLength(2);
+  });
+
+  // Issue 34: ferry_ceph_keyring_content went to nova's keyring path by default, so the role overwrote nova's own key
+  // (nova-compute's, write on vms) with ferry's, or ferry's agent got nova's rights under ferry's name.
+  it('the cephx keyring it writes is ferry\'s own file, never nova\'s: the default path, a refusal of nova\'s, a drop-in naming it and its user', () => {
+    const defaults = read(join(role, 'defaults', 'main.yml'));
+    expect(defaults).toContain('ferry_ceph_keyring_path: /etc/ceph/ceph.client.ferry.keyring');
+    expect(defaults).toContain('ferry_ceph_user: ferry');
+    const tasks = read(join(role, 'tasks', 'main.yml'));
+    expect(tasks).toContain("- ferry_ceph_keyring_path != '/etc/ceph/ceph.client.nova.keyring'");
+    const dropIn = /- name: The agent's own keyring needs a drop-in[\s\S]*?when: (.*)\n/.exec(tasks);
+    expect(dropIn?.[0]).toContain('LoadCredential=ceph.keyring:{{ ferry_ceph_keyring_path }}');
+    expect(dropIn?.[0]).toContain('BindReadOnlyPaths=%d/ceph.keyring:{{ ferry_ceph_keyring_path }}');
+    expect(dropIn?.[0]).toContain('Environment=FERRY_RBD_USER={{ ferry_ceph_user }}');
+    expect(dropIn?.[1]).toBe('ferry_ceph_keyring_content | length > 0');
   });
 });

@@ -97,10 +97,15 @@ describe('the shipped systemd units', () => {
     // Readiness from the agent's own PID only: ferry-notify-exec hands it a socket connected to NOTIFY_SOCKET.
     expect(settings(unit, 'NotifyAccess')).toEqual(['main']);
     expect(existsSync(join(root, 'bin/ferry-notify-exec'))).toBe(true);
-    // The keyring: systemd's copy, shown at the path ceph.conf names, to the agent only.
-    const keyring = '/etc/ceph/ceph.client.nova.keyring';
+    // The keyring: systemd's copy, shown at the path ceph.conf names, to the agent only. Issue 34: ferry's own
+    // read-only client.ferry by default (was nova's, with write on vms), its user named before the operator's file.
+    const keyring = '/etc/ceph/ceph.client.ferry.keyring';
     expect(settings(unit, 'LoadCredential')).toContain(`ceph.keyring:${keyring}`);
     expect(settings(unit, 'BindReadOnlyPaths')).toEqual([`%d/ceph.keyring:${keyring}`]);
+    expect(settings(unit, 'AssertPathExists')).toContain(keyring);
+    expect(settings(unit, 'Environment')).toContain('FERRY_RBD_USER=ferry');
+    expect(unitText.indexOf('Environment=FERRY_RBD_USER=')).toBeLessThan(unitText.indexOf('EnvironmentFile=-/etc/default/ferry-agent'));
+    expect(unitText).not.toContain('ceph.client.nova.keyring');
   });
 
   it.each(units)('%s: Documentation= names ferry(1) and docs the package ships in /usr/share/doc/ferry', (unit) => {

@@ -33,6 +33,7 @@ lines.on('line', (line) => {
   if (command.op === 'mark') setTimeout(() => say('marked', { target: command.target }), command.target === 0 ? 30 : 0);
   if (command.op === 'drop') say('dropped', { target: command.target });
   if (command.op === 'rename') say(command.to === 'taken' ? 'exists' : command.to === 'gone' ? 'absent' : 'renamed', { target: command.target });
+  if (command.op === 'identify') say(command.name === 'gone' ? 'absent' : 'identified', { target: command.target, image_id: '10275af3464f', snapshot_id: 4, protected: true });
 });
 `);
   chmodSync(file, 0o755);
@@ -42,7 +43,7 @@ lines.on('line', (line) => {
 const logOf = (python: string): string => readFileSync(`${python}.log`, 'utf8');
 
 const COPIED = { size: 16 << 20, digest: 'ab'.repeat(64), data_bytes: 4096, objects: [1],
-  targets: [{ ok: true, snapshot_size: 16 << 20, extents: [[4 << 20, 4 << 20]] },
+  targets: [{ ok: true, snapshot_size: 16 << 20, extents: [[4 << 20, 4 << 20]], image_id: '10275af3464f', snapshot_id: 4 },
     { ok: false, step: 'write', errno: 28, message: '[errno 28] No space left on device' }] };
 
 function request(python: string, signal = new AbortController().signal): LibrbdCopyRequest {
@@ -62,7 +63,7 @@ describe('startLibrbdCopy', () => {
     expect(copied.summary).toMatchObject({ size: 16 << 20, digest: 'ab'.repeat(64), ordered: true, toSnapshot: 'ferry-snap', fromSnapshot: undefined });
     expect([...copied.summary.dataObjects]).toEqual([1]);
     expect([...copied.summary.writtenObjects]).toEqual([1]);
-    expect(copied.targets[0]).toEqual({ ok: true, snapshotSize: 16 << 20, extents: [{ offset: 4 << 20, length: 4 << 20 }] });
+    expect(copied.targets[0]).toEqual({ ok: true, snapshotSize: 16 << 20, extents: [{ offset: 4 << 20, length: 4 << 20 }], imageId: '10275af3464f', snapshotId: 4 });
     const failed = copied.targets[1];
     expect(failed?.ok).toBe(false);
     expect(failed?.ok === false ? failed.failure.failure : undefined).toEqual({ side: 'target', exitCode: null, message: 'write: [errno 28] No space left on device' });
@@ -71,6 +72,8 @@ describe('startLibrbdCopy', () => {
     expect(await session.rename(0, 'IMG')).toBe('renamed');
     expect(await session.rename(0, 'taken')).toBe('exists');
     expect(await session.rename(0, 'gone')).toBe('absent');
+    expect(await session.identify(0, 'IMG')).toEqual({ imageId: '10275af3464f', snapshotId: 4, protected: true });
+    expect(await session.identify(0, 'gone')).toBeUndefined();
     await session.close();
     const log = logOf(python);
     const job = JSON.parse(/^job (.*)$/m.exec(log)?.[1] ?? '{}') as Record<string, unknown>;
@@ -81,7 +84,21 @@ describe('startLibrbdCopy', () => {
     });
     expect(log).toContain('command {"op":"mark","target":0,"key":"ferry.verified","value":"sha512:x"}\ncommand {"op":"drop","target":1}');
     expect(log).toContain('command {"op":"rename","target":0,"to":"IMG"}');
+    expect(log).toContain('command {"op":"identify","target":0,"name":"IMG"}');
     expect(log.trim().split('\n').at(-1)).toBe('stdin closed');
+  });
+
+  it.each([
+    { name: 'no image id', target: { image_id: undefined, snapshot_id: 4 } },
+    { name: 'an empty image id', target: { image_id: '', snapshot_id: 4 } },
+    { name: 'no snapshot id', target: { image_id: '10275af3464f', snapshot_id: null } },
+  ])('a written target reported with $name is a failed target: its copy could not be told from an image renamed into its name', async ({ target }) => {
+    const python = fakePython('no-identity', `say('copied', ${JSON.stringify({ ...COPIED, targets: [{ ok: true, snapshot_size: 16 << 20, extents: [], ...target }] })});`);
+    const session = startLibrbdCopy(request(python));
+    const [facts] = (await session.copied).targets;
+    await session.close();
+    expect(facts?.ok).toBe(false);
+    expect(facts?.ok === false ? facts.failure.message : '').toContain('did not report the written image\'s id and its snapshot\'s');
   });
 
   it('a source failure is an RbdStreamError on the source side, naming the step', async () => {

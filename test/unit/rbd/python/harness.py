@@ -61,10 +61,13 @@ class World(unittest.TestCase):
                    if data[offset:offset + object_size].strip(b"\0")} | set(allocated)
         with open(os.path.join(image_dir, "data"), "wb") as out:
             out.write(data)
-        meta = {"size": len(data), "object_size": object_size, "objects": sorted(objects), "metadata": {}, "snaps": {}}
+        # The image's id as rbd info shows it (12 hex digits), kept by a rename.
+        meta = {"id": os.urandom(6).hex(), "size": len(data), "object_size": object_size, "objects": sorted(objects),
+                "metadata": {}, "snaps": {}}
         if snapshot is not None:
             shutil.copyfile(os.path.join(image_dir, "data"), os.path.join(image_dir, "snap." + snapshot))
             meta["snaps"][snapshot] = {"protected": True, "objects": sorted(objects)}
+            meta["snap_ids"] = {snapshot: 4}
         with open(os.path.join(image_dir, "meta.json"), "w") as out:
             json.dump(meta, out)
         return image_dir

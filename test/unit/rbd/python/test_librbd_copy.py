@@ -48,12 +48,14 @@ class LibrbdCopy(World):
     def test_copies_the_snapshot_hashed_in_offset_order_writing_only_non_zero_blocks(self):
         session = self.start(self.job([self.target(self.b)]))
         copied = session.next_event()
+        meta = self.meta(self.b, "images", "IMG.ferry-partial")
+        # The written image's id and its snapshot's, read from the handle that wrote them (checked after the rename).
         self.assertEqual(copied, {
             "event": "copied", "size": 4 * OBJECT, "digest": hashlib.sha512(self.data).hexdigest(),
             "data_bytes": 3 * BLOCK, "objects": [0, 3],
-            "targets": [{"ok": True, "snapshot_size": 4 * OBJECT, "extents": [[0, OBJECT], [3 * OBJECT, OBJECT]]}]})
+            "targets": [{"ok": True, "snapshot_size": 4 * OBJECT, "extents": [[0, OBJECT], [3 * OBJECT, OBJECT]],
+                         "image_id": meta["id"], "snapshot_id": meta["snap_ids"]["ferry-test-snap"]}]})
         self.assertEqual(self.read(self.b, "images", "IMG.ferry-partial"), self.data)
-        meta = self.meta(self.b, "images", "IMG.ferry-partial")
         self.assertEqual(meta["objects"], [0, 3])  # the zero object and the hole were not written
         self.assertEqual(meta["metadata"], {"ferry.writer": "host-a:42"})
         # The snapshot is the job's (ferry passes the clone target's name), made and protected.
@@ -82,6 +84,29 @@ class LibrbdCopy(World):
         session.send({"op": "rename", "target": 0, "to": "IMG"})
         self.assertEqual(session.next_event(), {"event": "renamed", "target": 0})
         self.assertEqual(sorted(os.listdir(os.path.join(self.cluster_dir(self.b), "images"))), ["IMG"])
+        written = self.meta(self.b, "images", "IMG")
+        session.send({"op": "identify", "target": 0, "name": "IMG"})
+        self.assertEqual(session.next_event(), {"event": "identified", "target": 0, "image_id": written["id"],
+                                                "snapshot_id": written["snap_ids"]["ferry-test-snap"], "protected": True})
+        session.send({"op": "identify", "target": 0, "name": "IMG.absent"})
+        self.assertEqual(session.next_event(), {"event": "absent", "target": 0})
+        self.assertEqual(session.end(), (0, ""))
+        self.assert_every_image_closed(self.b)
+
+    def test_identify_names_what_holds_the_name_now_a_neighbours_image_renamed_in_included(self):
+        session = self.start(self.job([self.target(self.b)]))
+        copied = session.next_event()
+        self.assertEqual(copied["event"], "copied")
+        images = os.path.join(self.cluster_dir(self.b), "images")
+        os.rename(os.path.join(images, "IMG.ferry-partial"), os.path.join(images, "IMG.stolen"))
+        self.image(self.b, "images", "IMG.ferry-partial", bytes(len(self.data)), OBJECT, snapshot="ferry-test-snap")
+        planted = self.meta(self.b, "images", "IMG.ferry-partial")
+        session.send({"op": "rename", "target": 0, "to": "IMG"})
+        self.assertEqual(session.next_event(), {"event": "renamed", "target": 0})
+        session.send({"op": "identify", "target": 0, "name": "IMG"})
+        answer = session.next_event()
+        self.assertEqual(answer["image_id"], planted["id"])
+        self.assertNotEqual(answer["image_id"], copied["targets"][0]["image_id"])
         self.assertEqual(session.end(), (0, ""))
         self.assert_every_image_closed(self.b)
 
@@ -103,7 +128,9 @@ class LibrbdCopy(World):
         copied = session.next_event()
         self.assertEqual(copied["digest"], hashlib.sha512(self.data).hexdigest())
         ok, failed = copied["targets"]
-        self.assertEqual(ok, {"ok": True, "snapshot_size": 4 * OBJECT, "extents": [[0, OBJECT], [3 * OBJECT, OBJECT]]})
+        written = self.meta(self.b, "images", "IMG.ferry-partial")
+        self.assertEqual(ok, {"ok": True, "snapshot_size": 4 * OBJECT, "extents": [[0, OBJECT], [3 * OBJECT, OBJECT]],
+                              "image_id": written["id"], "snapshot_id": written["snap_ids"]["ferry-test-snap"]})
         self.assertEqual(failed, {"ok": False, "step": "write", "errno": 28, "message": "[Errno 28] No space left on device"})
         self.assertEqual(self.read(self.b, "images", "IMG.ferry-partial"), self.data)
         self.assertEqual(self.journal(self.a).count("open images/IMG@snap"), 1)

@@ -1,7 +1,7 @@
 """A stand-in for python3-rbd over the clusters of fakes/rados.py (never installed anywhere).
 
-An image is a directory in its pool: `data` (its bytes, the image's size), `meta.json` (size, object_size, the
-allocated objects, image-meta, snapshots) and `snap.<name>` (a snapshot's bytes). Reads and writes complete on another
+An image is a directory in its pool: `data` (its bytes, the image's size), `meta.json` (its id, size, object_size, the
+allocated objects, image-meta, snapshots and their ids) and `snap.<name>` (a snapshot's bytes). Reads and writes complete on another
 thread, as librbd's do. Opens and closes are written to the cluster's journal, so a test sees every image closed.
 """
 import json
@@ -107,7 +107,25 @@ class Image:
             shutil.copyfile(self.bytes_file(), os.path.join(self.dir, "snap." + name))
             meta = self.meta()
             meta["snaps"][name] = {"protected": False, "objects": meta["objects"]}
+            # As Ceph's: a pool-wide counter, so a snapshot made again under a name gets a new id.
+            ids = meta.setdefault("snap_ids", {})
+            ids[name] = max(ids.values(), default=3) + 1
             self.save(meta)
+
+    def is_protected_snap(self, name):
+        snaps = self.meta()["snaps"]
+        if name not in snaps:
+            raise ImageNotFound("[errno 2] RBD snapshot not found (error checking if snapshot %s is protected)" % name, 2)
+        return snaps[name]["protected"]
+
+    def id(self):
+        return self.meta()["id"]
+
+    def snap_get_id(self, name):
+        ids = self.meta().get("snap_ids", {})
+        if name not in ids:
+            raise ImageNotFound("[errno 2] RBD snapshot not found (error getting snapshot id %s)" % name, 2)
+        return ids[name]
 
     def protect_snap(self, name):
         with lock:
