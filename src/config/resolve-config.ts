@@ -7,6 +7,7 @@ import { CONFIG_OPTIONS } from './config-options.js';
 import { derivedSource, type Sourced } from './config-source.js';
 import type { FerryConfig, ImagesType, VirtType } from './ferry-config.js';
 import { loadCloud } from './load-cloud.js';
+import { parseNovaConfPath } from './nova-conf-path.js';
 import { readNovaConfFiles, type NovaConfFile, type NovaConfValues } from './read-nova-conf.js';
 import { readTextFile } from './read-text-file.js';
 import { resolveAuth } from './resolve-auth.js';
@@ -53,9 +54,11 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
   const layers = base.withCloud(cloud);
 
   const novaPaths = layers.pickAll(O.novaConf);
-  const novaConfFiles = novaPaths.map((p) => resolve(input.cwd, p.value));
   if (novaPaths[0] !== undefined) sources.record('origin.novaConfFiles', novaPaths[0].source);
-  const nova = novaConfFiles.length === 0 ? {} : readNovaFiles(novaPaths, novaConfFiles, readFile, issues);
+  const novaRead = readNovaFiles(novaPaths, input.cwd, readFile, issues);
+  // The files read: an optional one (`-PATH`) that is absent is not among them.
+  const novaConfFiles = novaRead.paths;
+  const nova = novaRead.values;
 
   const { auth, missing } = resolveAuth(layers, sources);
   const endpointInputs = { layers, nova, sources, issues, cwd: input.cwd };
@@ -145,19 +148,17 @@ export function resolveConfig(input: ResolveConfigInput): FerryConfig {
 }
 
 /** Read every nova.conf named, in order; an unreadable one is a problem named by the flag or variable that gave it. */
-function readNovaFiles(given: readonly Sourced<string>[], paths: readonly string[], readFile: (p: string) => string | undefined,
-  issues: ConfigIssues): NovaConfValues {
+function readNovaFiles(given: readonly Sourced<string>[], cwd: string, readFile: (p: string) => string | undefined,
+  issues: ConfigIssues): { paths: readonly string[]; values: NovaConfValues } {
   const files: NovaConfFile[] = [];
-  paths.forEach((path, i) => {
+  for (const entry of given) {
+    const { path: relative, optional } = parseNovaConfPath(entry.value);
+    const path = resolve(cwd, relative);
     const text = readFile(path);
-    if (text !== undefined) {
-      files.push({ path, text });
-      return;
-    }
-    const source = given[i]?.source ?? derivedSource('nova.conf');
-    issues.add(source, `${source.label}: cannot read nova.conf '${path}' (missing or not readable)`);
-  });
-  return readNovaConfFiles(files, issues);
+    if (text !== undefined) files.push({ path, text });
+    else if (!optional) issues.add(entry.source, `${entry.source.label}: cannot read nova.conf '${path}' (missing or not readable; a file nova reads only when it exists is written -${path})`);
+  }
+  return { paths: files.map((file) => file.path), values: files.length === 0 ? {} : readNovaConfFiles(files, issues) };
 }
 
 /** nova's `images_rbd_glance_copy_timeout = 0` means "no timeout"; ferry always has a deadline, so 0 means the cap. */

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { callAgent } from '../../agent/agent-client.js';
 import { AGENT_DEFAULTS, AGENT_SOCKET_ENV } from '../../agent/agent-options.js';
+import { PACKAGED_NOVA_CONF, parseNovaConfList, type NovaConfPath } from '../../config/nova-conf-path.js';
 import { parseOsloIni } from '../../config/parse-oslo-ini.js';
 import { isFerryError } from '../../errors/ferry-error.js';
 import type { AgentFacts, NovaConfFacts, SocketFacts } from '../../host/judge-node.js';
@@ -13,9 +14,8 @@ import type { CommandContext, OptionSpec } from '../command-spec.js';
 
 /** The packaged socket unit's group (SocketGroup=nova): nova-compute's. */
 export const DEFAULT_SOCKET_GROUP = 'nova';
-/** Where the packaged unit reads FERRY_NOVA_CONF from, and its default there (Debian's nova-compute order). */
+/** Where the packaged unit reads FERRY_NOVA_CONF from (its default there: PACKAGED_NOVA_CONF, Debian's nova-compute order). */
 export const AGENT_DEFAULTS_FILE = '/etc/default/ferry-agent';
-export const PACKAGED_NOVA_CONF = ['/etc/nova/nova.conf', '/etc/nova/nova-compute.conf'] as const;
 /** /healthz checks each of its checks within 5 s, side by side; this bounds the whole answer and /metrics. */
 const AGENT_ANSWER_TIMEOUT_MS = 20_000;
 
@@ -76,14 +76,18 @@ export async function readAgentFacts(path: string, signal: AbortSignal): Promise
  * (/etc/default/ferry-agent), else the package's default. Their [libvirt] options, a later file winning.
  */
 export function readNovaConfFacts(given: readonly string[], readFile: (path: string) => string): NovaConfFacts {
-  const files = given.length > 0 ? given : unitNovaConf(readFile);
+  const entries = given.length > 0 ? given.map((path): NovaConfPath => ({ path, optional: false })) : unitNovaConf(readFile);
+  const files = entries.map((entry) => entry.path);
   const libvirt: Record<string, string> = {};
-  for (const path of files) {
+  for (const { path, optional } of entries) {
     let text: string;
     try {
       text = readFile(path);
     } catch (error) {
-      return { files, unreadable: { path, reason: (error as NodeJS.ErrnoException).code ?? String(error) } };
+      const code = (error as NodeJS.ErrnoException).code;
+      // `-PATH`: nova reads it only when it exists (Debian's nova-compute.conf).
+      if (optional && code === 'ENOENT') continue;
+      return { files, unreadable: { path, reason: code ?? String(error) } };
     }
     const parsed = parseOsloIni(text);
     if (!parsed.ok) return { files, unreadable: { path, reason: `line ${parsed.line}: ${parsed.reason}` } };
@@ -92,14 +96,14 @@ export function readNovaConfFacts(given: readonly string[], readFile: (path: str
   return { files, libvirt };
 }
 
-function unitNovaConf(readFile: (path: string) => string): readonly string[] {
+function unitNovaConf(readFile: (path: string) => string): readonly NovaConfPath[] {
   try {
     const line = /^\s*FERRY_NOVA_CONF=(.*)$/m.exec(readFile(AGENT_DEFAULTS_FILE))?.[1]?.trim().replace(/^(["'])(.*)\1$/, '$2');
-    if (line !== undefined && line !== '') return line.split(':').filter((path) => path !== '');
+    if (line !== undefined && line !== '') return parseNovaConfList(line);
   } catch {
     // not installed from the package, or not root: the package's default
   }
-  return PACKAGED_NOVA_CONF;
+  return parseNovaConfList(PACKAGED_NOVA_CONF);
 }
 
 export async function readNovaPatchFacts(env: Readonly<Record<string, string | undefined>> | undefined): Promise<NovaIntegrationCheck | 'none'> {

@@ -107,6 +107,22 @@ describe('bin/ferry-nova-conf-subset', () => {
     expect(() => statSync(out)).toThrow();
   });
 
+  it('-PATH (the packaged nova-compute.conf): read when it exists, skipped when absent; absent without the -: exit 1', () => {
+    const { dir, novaConf, computeConf, out } = novaFiles();
+    const present = run(out, `${novaConf}:-${computeConf}`);
+    expect(present.status, present.stderr).toBe(0);
+    expect(lastValue(readFileSync(out, 'utf8'), 'images_rbd_glance_store_name')).toBe('site-b');
+    const absent = join(dir, 'absent-compute.conf');
+    const skipped = run(out, `${novaConf}:-${absent}`);
+    expect(skipped.status, skipped.stderr).toBe(0);
+    expect(skipped.stdout).toContain(`of ${novaConf} → ${out}`);
+    expect(lastValue(readFileSync(out, 'utf8'), 'images_rbd_glance_store_name')).toBe('site-a');
+    // Every file optional and none there: the agent would run on nova's defaults.
+    const none = run(out, `-${absent}`);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain('(each is optional)');
+  });
+
   // The unit runs it as root, and OUT's directory (/run/ferry-agent) is the agent's: a compromised agent may swap any
   // name in it at any moment. The preload below plays that agent at the worst moment: right after each write into a
   // file of OUT's directory, it replaces every other file there with a symlink to a file only its owner may read.

@@ -59,7 +59,15 @@ describe('resolveConfig with several nova.conf files', () => {
   it('resolveConfig: a missing second file is named, with the flag that gave it', () => {
     const error = errorOf(() => resolveWith({ flags: { 'nova-conf': [NOVA_CONF, '/etc/nova/nova-compute.conf.d'] }, files: PAIR }));
     expect(error.code).toBe('FERRY_INVALID_OPTION');
-    expect(error.message).toBe("--nova-conf: cannot read nova.conf '/etc/nova/nova-compute.conf.d' (missing or not readable)");
+    expect(error.message).toBe("--nova-conf: cannot read nova.conf '/etc/nova/nova-compute.conf.d' (missing or not readable; a file nova reads only when it exists is written -/etc/nova/nova-compute.conf.d)");
+  });
+
+  it('resolveConfig: -PATH is read when it exists and skipped when absent (Debian\'s nova-compute.conf)', () => {
+    const both = resolveWith({ env: { FERRY_NOVA_CONF: `${NOVA_CONF}:-${NOVA_COMPUTE_CONF}` }, files: PAIR });
+    expect(both.host.virtType).toBe('qemu');
+    expect(both.origin.novaConfFiles).toEqual([NOVA_CONF, NOVA_COMPUTE_CONF]);
+    const one = resolveWith({ env: { FERRY_NOVA_CONF: `${NOVA_CONF}:-/etc/nova/absent.conf` }, files: PAIR });
+    expect(one.origin.novaConfFiles).toEqual([NOVA_CONF]);
   });
 
   it('resolveConfig: a syntax error in one file is reported with that file, and the other file still counts', () => {

@@ -257,5 +257,8 @@ describe('ferry-nova-patch check: nova\'s socket setting as nova-compute reads F
     expect(checkWith({ FERRY_NOVA_CONF: plain }, dir).stdout)
       .toContain(`nova config: [libvirt] images_rbd_ferry_agent_socket is not set in ${plain}: nova-compute does not ask the agent`);
     expect(checkWith({ FERRY_NOVA_CONF: join(etc, 'absent.conf') }, dir).stdout).toContain(`nova config: cannot read ${join(etc, 'absent.conf')}`);
+    // -PATH: nova reads it only when it exists (the packaged default's nova-compute.conf).
+    expect(checkWith({ FERRY_NOVA_CONF: `${plain}:-${join(etc, 'absent.conf')}` }, dir).stdout)
+      .toContain(`nova config: [libvirt] images_rbd_ferry_agent_socket is not set in ${plain}: nova-compute does not ask the agent`);
   });
 });
