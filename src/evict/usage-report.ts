@@ -12,7 +12,7 @@ import type { StoreUsage } from './store-usage.js';
  * - `over`: over it, and `ferry evict` (with the store's idle) would bring it under now, counting the copies an eviction
  *   run is removing (their live fence) as leaving;
  * - `unmet`: over it, and evicting every copy that may go would not: what is left is in use, pinned, the last copy,
- *   being imported or not idle yet (`kept` says which), the case FerryStoreOverBudget pages on.
+ *   being imported, not idle yet or another project's (`kept` says which), the case FerryStoreOverBudget pages on.
  */
 export type UsageVerdict = 'none' | 'under' | 'over' | 'unmet';
 
@@ -51,14 +51,17 @@ export interface UsageSummaryInput {
   readonly wallNowMs: number;
   /** Image ID → its ignored pin (copy-pins.ts ignoredPins); none when not given. */
   readonly ignoredPins?: ReadonlyMap<string, string>;
+  /** Whose copies an eviction may remove (planEviction's removeOwners; undefined: every project's). */
+  readonly removeOwners?: ReadonlySet<string> | undefined;
 }
 
 const NO_IGNORED_PINS: ReadonlyMap<string, string> = new Map();
 
 /** Pure: one store's usage against its budget, judged with planEviction (no budget: every candidate counted). */
-export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNowMs, ignoredPins }: UsageSummaryInput): StoreUsageSummary {
+export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNowMs, ignoredPins, removeOwners }: UsageSummaryInput): StoreUsageSummary {
   // A look, not a run: no run's own fence to ignore, so any fence keeps its copy.
-  const all = planEviction({ store: usage.store, copies: usage.copies, poolBytes: usage.poolBytes, budgetBytes: undefined, idleMs, wallNowMs, run: '' });
+  const all = planEviction({ store: usage.store, copies: usage.copies, poolBytes: usage.poolBytes, budgetBytes: undefined, idleMs, wallNowMs, run: '',
+    removeOwners });
   const afterBytes = usage.poolBytes - all.evictBytes;
   const verdict: UsageVerdict = budgetBytes === undefined ? 'none' : usage.poolBytes <= budgetBytes ? 'under'
     : afterBytes - all.othersBytes <= budgetBytes ? 'over' : 'unmet';

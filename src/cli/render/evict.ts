@@ -9,7 +9,7 @@ import { table } from './prewarm.js';
 export const KEEP_WORDS: Readonly<Record<KeepReason, string>> = {
   'not-active': 'not active', importing: 'being imported', 'in-use': 'in use (clones)', 'clones-unknown': 'clones not listable',
   'not-in-pool': 'not in the pool', 'last-copy': 'the last copy', pinned: 'pinned', fenced: 'another eviction\'s', 'not-idle': 'not idle',
-  'under-budget': 'not needed for the budget',
+  'not-owned': 'another project\'s (ferry may not remove it)', 'under-budget': 'not needed for the budget',
 };
 
 /** An image as the eviction's and usage's tables name it: its name and the id's start, or the whole id when it has no name. */
@@ -65,6 +65,8 @@ function decision(item: EvictItem, style: TextStyle): string {
       return style.dim('gone already');
     case 'failed':
       return style.bad('failed');
+    case 'forbidden':
+      return style.bad('forbidden (403)');
   }
 }
 

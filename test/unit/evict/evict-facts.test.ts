@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { copyFactsOf, rbdImageOf } from '../../../src/evict/copy-facts.js';
-import { ignoredPinOf, NO_PINS, pinOf, pinOwnersOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
+import { ignoredPinOf, NO_PINS, pinOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
+import { ownersOf } from '../../../src/evict/project-owners.js';
 import { budgetBytes, formatBytes, parseBudget } from '../../../src/evict/evict-budget.js';
 import { FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline } from '../../../src/evict/evict-fence.js';
 import { judgeLastLook } from '../../../src/evict/judge-last-look.js';
@@ -124,11 +125,11 @@ describe('pinOf', () => {
     expect(ignoredPinOf(view, 'site-b', none)).toBe(note);
   });
 
-  it('pinOwnersOf: those given, else the credential\'s project, else none', () => {
-    expect([...pinOwnersOf(['p1', 'p2'], OPS)]).toEqual(['p1', 'p2']);
-    expect([...pinOwnersOf(undefined, OPS)]).toEqual([OPS]);
-    expect([...pinOwnersOf([], OPS)]).toEqual([OPS]);
-    expect([...pinOwnersOf(undefined, undefined)]).toEqual([]);
+  it('ownersOf: those given, else the credential\'s project, else none', () => {
+    expect([...ownersOf(['p1', 'p2'], OPS)]).toEqual(['p1', 'p2']);
+    expect([...ownersOf(undefined, OPS)]).toEqual([OPS]);
+    expect([...ownersOf([], OPS)]).toEqual([OPS]);
+    expect([...ownersOf(undefined, undefined)]).toEqual([]);
   });
 });
 
