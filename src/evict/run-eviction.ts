@@ -103,7 +103,8 @@ function takeCovering(reserve: CopyFacts[], needBytes: number): CopyFacts[] {
 async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: StorePool, options: ResolvedEvictOptions,
   needBytes: number, fencesLeft: FenceLeft[], removeOwners: ReadonlySet<string> | undefined): Promise<Map<string, CopyOutcome>> {
   const outcomes = new Map<string, CopyOutcome>();
-  const fence: EvictFence = { run: options.run, recheckAtMs: ctx.clock.wallNow() + options.graceMs, by: options.by };
+  const fencedAtMs = ctx.clock.wallNow();
+  const fence: EvictFence = { run: options.run, recheckAtMs: fencedAtMs + options.graceMs, by: options.by, sinceMs: fencedAtMs };
   const value = fenceValue(fence);
   const marks = await fenceCopies(ctx, batch.map((copy) => copy.rbdImage), value, pool, options);
   const fenced = batch.filter((copy) => marks.get(copy.rbdImage) === 'set');

@@ -4,7 +4,7 @@ import { copyFactsOf, rbdImageOf } from '../../../src/evict/copy-facts.js';
 import { ignoredPinOf, NO_PINS, pinOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
 import { ownersOf } from '../../../src/evict/project-owners.js';
 import { budgetBytes, formatBytes, parseBudget } from '../../../src/evict/evict-budget.js';
-import { FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline } from '../../../src/evict/evict-fence.js';
+import { FENCE_COUNTED_MS, FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline, removalUnderWay } from '../../../src/evict/evict-fence.js';
 import { judgeLastLook } from '../../../src/evict/judge-last-look.js';
 import { keepReason } from '../../../src/evict/plan-eviction.js';
 import { fleetUsageOf, storeUsageOf } from '../../../src/evict/store-usage.js';
@@ -55,12 +55,33 @@ describe('parseBudget / budgetBytes', () => {
 });
 
 describe('the fence', () => {
-  const fence = { run: 'run-1', recheckAtMs: NOW + 30_000, by: 'ferry evict pid 7' };
+  const fence = { run: 'run-1', recheckAtMs: NOW + 30_000, by: 'ferry evict pid 7', sinceMs: NOW };
 
-  it('is written as JSON with an ISO time and read back as written', () => {
-    expect(fenceValue(fence)).toBe('{"run":"run-1","recheck_at":"2026-11-27T12:00:30.000Z","by":"ferry evict pid 7"}');
+  it('is written as JSON with ISO times (its last look, when it was first written) and read back as written', () => {
+    expect(fenceValue(fence)).toBe('{"run":"run-1","recheck_at":"2026-11-27T12:00:30.000Z","by":"ferry evict pid 7","since":"2026-11-27T12:00:00.000Z"}');
     expect(fenceOf({ 'ferry.evicting': fenceValue(fence), 'ferry.verified': 'x' })).toEqual(fence);
     expect(fenceOf({ 'ferry.verified': 'x' })).toBeUndefined();
+  });
+
+  it('an older ferry\'s fence (no since) is still read: it keeps its copy and can be taken over', () => {
+    expect(fenceOf({ 'ferry.evicting': '{"run":"run-1","recheck_at":"2026-11-27T12:00:30.000Z","by":"ferry evict pid 7"}' }))
+      .toEqual({ run: 'run-1', recheckAtMs: NOW + 30_000, by: 'ferry evict pid 7', sinceMs: undefined });
+  });
+
+  it.each([
+    { why: 'another run\'s fence written 20 s ago, its last look 10 s ahead', fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW - 20_000 }, counted: true },
+    { why: 'the same, written exactly FENCE_COUNTED_MS ago', fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW - FENCE_COUNTED_MS }, counted: true },
+    { why: 'renewed for longer than a run takes (written 1 ms more than FENCE_COUNTED_MS ago)',
+      fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW - FENCE_COUNTED_MS - 1 }, counted: false },
+    { why: 'an older ferry\'s (no since)', fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: undefined }, counted: false },
+    { why: 'written in the future (beyond the clocks\' skew)', fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW + 60_000 }, counted: false },
+    { why: 'its last look before it was written', fence: { run: 'run-0', recheckAtMs: NOW - 10_000, by: 'h', sinceMs: NOW - 5_000 }, counted: false },
+    { why: 'due further out than FENCE_HOLD_MS', fence: { run: 'run-0', recheckAtMs: NOW + FENCE_HOLD_MS + 1, by: 'h', sinceMs: NOW }, counted: false },
+    { why: 'this run\'s own', fence: { run: 'run-1', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW - 20_000 }, counted: false },
+    { why: 'stale (its run gone)', fence: { run: 'run-0', recheckAtMs: NOW - FENCE_HOLD_MS - 1, by: 'h', sinceMs: NOW - FENCE_HOLD_MS - 30_000 }, counted: false },
+    { why: 'not ferry\'s format', fence: FOREIGN_FENCE, counted: false },
+  ])('removalUnderWay: $why → $counted', ({ fence: mark, counted }) => {
+    expect(removalUnderWay(mark, 'run-1', NOW)).toBe(counted);
   });
 
   it.each(['yes', '{"run": 1}', '{"run":"r","recheck_at":"soon"}'])('a mark not in ferry\'s format (%s) is a foreign fence', (value) => {

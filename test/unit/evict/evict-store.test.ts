@@ -144,7 +144,7 @@ describe('evictStore', () => {
 
   it('another run fences a copy between the plan and the fence: its fence is left alone and the copy kept, the others go', async () => {
     const world = cloud();
-    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7' });
+    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7', since: new Date(NOW - 20_000).toISOString() });
     world.beforeFence = () => { world.copies.get('b-idle')!.meta[FENCE_KEY] = theirs; };
     const report = await evictStore(world.ctx, options(world));
     expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'kept', outcomeReason: 'fenced',
@@ -155,7 +155,7 @@ describe('evictStore', () => {
 
   it('two runs on one store: a copy the other run fenced first counts as leaving with it — the budget met with it, no other copy taken in its place', async () => {
     const world = cloud();
-    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7' });
+    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7', since: new Date(NOW - 20_000).toISOString() });
     world.beforeFence = () => { world.copies.get('b-idle')!.meta[FENCE_KEY] = theirs; };
     const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M` }));
     expect(world.calls.filter((call) => call.startsWith('DELETE') || call.startsWith('rbd fence'))).toEqual(['rbd fence ferry.evicting b-idle']);
@@ -166,7 +166,8 @@ describe('evictStore', () => {
 
   it('two runs on one store, the other fenced first at plan time: planned as leaving with it, nothing else chosen in its place', async () => {
     const world = cloud();
-    world.copies.get('b-idle')!.meta[FENCE_KEY] = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'other host' });
+    world.copies.get('b-idle')!.meta[FENCE_KEY] = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'other host',
+      since: new Date(NOW - 20_000).toISOString() });
     const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M`, dryRun: true }));
     expect(outcomes(report).filter(([, action]) => action === 'evict')).toEqual([]);
     expect(report.budget).toMatchObject({ verdict: 'met', othersBytes: 200 * MIB });
@@ -174,7 +175,12 @@ describe('evictStore', () => {
 
   it.each([
     { what: 'a mark not in ferry\'s format', mark: 'someone was here' },
-    { what: 'a fence due a day ahead (no run removes that late)', mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 86_400_000).toISOString(), by: 'x' }) },
+    { what: 'a fence due a day ahead (no run removes that late)', mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 86_400_000).toISOString(), by: 'x',
+      since: new Date(NOW - 20_000).toISOString() }) },
+    { what: 'a fence renewed for longer than a run takes (first written 7 min ago, its last look moved to 10 s ahead)',
+      mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'x', since: new Date(NOW - 7 * 60_000).toISOString() }) },
+    { what: 'a fence of an older ferry (no since: how long it has been there cannot be told)',
+      mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'x' }) },
   ])('$what keeps its copy but does not count as leaving: anyone who may write the pool could have written it, so the plan chooses in its place', async ({ mark }) => {
     const world = cloud();
     world.copies.get('b-idle')!.meta[FENCE_KEY] = mark;
