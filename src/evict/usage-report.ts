@@ -40,6 +40,8 @@ export interface StoreUsageSummary {
    * plan says it: why a tenant's tagged copy counts as one that may go.
    */
   readonly ignoredPins: ReadonlyMap<string, string>;
+  /** Image ID → why its idle copy may not go: another project's (`not-owned`), as a plan says it. */
+  readonly notOwned: ReadonlyMap<string, string>;
 }
 
 export interface UsageSummaryInput {
@@ -65,11 +67,14 @@ export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNo
   const afterBytes = usage.poolBytes - all.evictBytes;
   const verdict: UsageVerdict = budgetBytes === undefined ? 'none' : usage.poolBytes <= budgetBytes ? 'under'
     : afterBytes - all.othersBytes <= budgetBytes ? 'over' : 'unmet';
+  const notOwned = new Map<string, string>();
+  for (const entry of all.copies) if (entry.reason === 'not-owned') notOwned.set(entry.copy.imageId, entry.detail);
   const kept = Object.fromEntries(KEEP_REASONS.map((reason) => [reason, reason === 'under-budget' ? { copies: 0, bytes: 0 } : all.kept[reason]]));
   return Object.freeze({
     store: usage.store, pool: usage.pool, usedBytes: usage.poolBytes, copyBytes: usage.poolBytes - usage.otherBytes,
     otherBytes: usage.otherBytes, trashBytes: usage.trashBytes, budget, budgetBytes, verdict,
     overBytes: budgetBytes === undefined ? 0 : Math.max(0, usage.poolBytes - budgetBytes), evictableBytes: all.evictBytes, idleMs,
     kept: Object.freeze(kept) as Record<KeepReason, KeptTally>, copies: usage.copies, ignoredPins: ignoredPins ?? NO_IGNORED_PINS,
+    notOwned,
   });
 }

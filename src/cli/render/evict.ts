@@ -36,6 +36,11 @@ export function renderEvict(report: EvictReport, style: TextStyle): string {
   const kept = KEEP_REASONS.filter((reason) => reason !== 'under-budget' && report.budget.kept[reason].copies > 0)
     .map((reason) => `${report.budget.kept[reason].copies} ${KEEP_WORDS[reason]} (${formatBytes(report.budget.kept[reason].bytes)})`);
   if (kept.length > 0) lines.push(`kept: ${kept.join(', ')}`);
+  const notOwned = report.budget.kept['not-owned'];
+  if (report.budget.verdict === 'unmet' && notOwned.bytes > 0) {
+    lines.push(style.warn(`${formatBytes(notOwned.bytes)} of what stays is other projects' copies ferry's account may not remove: `
+      + '--remove-owner PROJECT (an account that may) would take them (docs/evict.md, "Whose copies may go")'));
+  }
   lines.push(...fencesLeftLines(report.fencesLeft, style));
   if (report.otherBytes > 0) lines.push(style.dim(`the pool also holds ${formatBytes(report.otherBytes)} that is no copy Glance lists in ${report.store}`
     + (report.trashBytes > 0 ? ` (${formatBytes(report.trashBytes)} of it in its trash)` : '')));

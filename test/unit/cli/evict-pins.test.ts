@@ -46,6 +46,7 @@ describe('ferry evict: pins a tenant cannot set', () => {
         + `its tag ferry-pin ignored: owner ${TENANT} is not a pin owner`]]);
     const text = (await runWith([...base, '--dry-run', '--budget', '1M'], tagged().glance)).stdout;
     expect(text).toContain('kept: 1 pinned (300 MiB), 1 another project\'s (ferry may not remove it) (200 MiB)');
+    expect(text).toContain('200 MiB of what stays is other projects\' copies ferry\'s account may not remove: --remove-owner PROJECT');
     const named = await runWith([...base, '--dry-run', '--json', '--remove-owner', TENANT], tagged().glance);
     expect(copies(named.stdout).map(([image, action, reason]) => [image, action, reason])).toEqual([
       ['t-pinned', 'evict', 'idle'], ['o-pinned', 'keep', 'pinned'], ['a-idle', 'keep', 'not-owned']]);
@@ -83,8 +84,12 @@ describe('ferry status --usage: pins a tenant cannot set', () => {
     // The tenant's copy is not the credential's project's to remove: counted in kept, not in what could go.
     expect(json.stores[0]?.evictable_bytes).toBe(100 * MIB);
     expect(json.stores[0]?.kept).toMatchObject({ 'not-owned': { copies: 1, bytes: 200 * MIB } });
+    expect(json.copies.map((copy) => [copy.image, copy.owner, copy.not_owned])).toEqual([['a-idle', SCRIPTED_PROJECT, null],
+      ['t-pinned', TENANT, `owner ${TENANT} is not a remove owner (${SCRIPTED_PROJECT}): ferry's account may not remove its copies`],
+      ['o-pinned', SCRIPTED_PROJECT, null]]);
     const all = usageJsonSchema.parse(JSON.parse((await runWith([...usage, '--idle', '1h', '--remove-owner', '*', '--json'], tagged().glance)).stdout));
     expect(all.stores[0]?.evictable_bytes).toBe(300 * MIB);
+    expect(all.copies.map((copy) => copy.not_owned)).toEqual([null, null, null]);
     const text = (await runWith([...usage, '--idle', '1h'], tagged().glance)).stdout;
     expect(text).toContain('pins that do not count (only a pin owner\'s image pins itself: --pin-owner PROJECT, or the policy\'s pin_owners:):\n'
       + `  img-t-pinned t-pinned in site-b: ${ignored}`);
