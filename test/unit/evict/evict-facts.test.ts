@@ -11,7 +11,7 @@ import { fleetUsageOf, storeUsageOf } from '../../../src/evict/store-usage.js';
 import { parseImage } from '../../../src/glance/image.js';
 import { parsePoolListing } from '../../../src/rbd/store-copy-listing.js';
 import { FSID_B, imageBody } from '../../helpers/image-body.js';
-import { DAY, facts, MIB, NOW } from './copy-facts-fixture.js';
+import { DAY, facts, MIB, NOW, OPS as OWNER } from './copy-facts-fixture.js';
 
 // The eviction's facts and small decisions: budgets, fences, pins, the facts of a copy from Glance and the pool, the
 // last look. Pure; the pool listing is the one rbd_store_copies.py printed on the dev cloud.
@@ -237,7 +237,8 @@ describe('a store Glance names twice', () => {
 
 describe('judgeLastLook', () => {
   const ours = { run: 'run-1', recheckAtMs: NOW - 1_000, by: 'h' };
-  const look = (overrides: Parameters<typeof facts>[0]) => judgeLastLook(facts(overrides), { run: 'run-1', idleMs: DAY, wallNowMs: NOW });
+  const look = (overrides: Parameters<typeof facts>[0]) => judgeLastLook(facts(overrides), { run: 'run-1', idleMs: DAY, wallNowMs: NOW,
+    removeOwners: new Set([OWNER]) });
   it.each([
     { why: 'nothing changed, our fence holds → remove', copy: { imageId: 'a', fence: ours }, verdict: 'remove', reason: undefined },
     { why: 'a clone appeared during the grace → keep', copy: { imageId: 'a', fence: ours, clones: 1 }, verdict: 'keep', reason: 'in-use' },
@@ -249,6 +250,8 @@ describe('judgeLastLook', () => {
     { why: 'another run\'s fence replaced ours → keep', copy: { imageId: 'a', fence: { ...ours, run: 'run-2' } }, verdict: 'keep', reason: 'fenced' },
     { why: 'past the removal deadline → keep for the next run', copy: { imageId: 'a', fence: { ...ours, recheckAtMs: NOW - FENCE_HOLD_MS } },
       verdict: 'keep', reason: 'fenced' },
+    { why: 'its image changed owner since the plan (another project\'s now) → keep, no DELETE', copy: { imageId: 'a', fence: ours, owner: 'tenant' },
+      verdict: 'keep', reason: 'not-owned' },
   ] as const)('$why', ({ copy, verdict, reason }) => {
     const judged = look(copy);
     expect(judged.verdict).toBe(verdict);
