@@ -13,6 +13,15 @@ export const COMMANDS: CommandCatalog = {
     summary: 'Serve ensure/status on a Unix socket for the host\'s callers (nova), with host-wide single flight',
     load: async () => (await import('./commands/agent.js')).agentCommand,
   },
+  // Two words: `ferry agent status` wins over `ferry agent` (the runner tries `argv[0] argv[1]` first).
+  'agent status': {
+    summary: 'The agent\'s health without curl: its socket and group, every /healthz check with its message, its version',
+    load: async () => (await import('./commands/agent-status.js')).agentStatusCommand,
+  },
+  doctor: {
+    summary: 'Is ferry right on this node? The agent\'s socket, group, health and version, nova.conf\'s options for it, the nova patch',
+    load: async () => (await import('./commands/doctor.js')).doctorCommand,
+  },
   backend: {
     summary: 'Which storage backend takes an image on this host (images_type + images_type_mapping), and why',
     load: async () => (await import('./commands/backend.js')).backendCommand,
@@ -40,7 +49,7 @@ export const COMMANDS: CommandCatalog = {
     load: async () => (await import('./commands/prewarm.js')).prewarmCommand,
   },
   sync: {
-    summary: 'Converge images into the stores a YAML policy declares; report drift (--watch keeps it converged)',
+    summary: 'Converge images into the stores a YAML policy declares, and evict in stores over its budgets; report drift (--watch keeps it converged)',
     load: async () => (await import('./commands/sync.js')).syncCommand,
   },
   evict: {

@@ -69,6 +69,8 @@ export interface CommandSpec<R> {
   readonly examples: readonly string[];
   readonly arguments: readonly ArgumentSpec[];
   readonly options: readonly OptionSpec[];
+  /** Talks to no cloud (no Keystone, Glance, Placement): the cloud options are neither listed in its help nor taken. */
+  readonly offline?: boolean;
   /** Documented JSON output; tests check docs examples against it. */
   readonly jsonSchema?: z.ZodType;
   run(ctx: CommandContext): Promise<R>;

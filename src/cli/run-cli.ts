@@ -73,22 +73,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       throw new FerryError('FERRY_INVALID_OPTION', `unknown command '${name}'`,
         `Commands: ${Object.keys(COMMANDS).join(', ')}. See ferry --help.`, { command: name });
     }
-    const [spec, { GLOBAL_OPTIONS }, commander] = await Promise.all([entry.load(), import('./global-options.js'), import('commander')]);
+    const [spec, { commandOptionGroups, commandOptions, isCloudOption, REPEATABLE_CONFIG_FLAGS }, commander] = await Promise.all([entry.load(),
+      import('./global-options.js'), import('commander')]);
+    const options = commandOptions(spec);
     assertListFormat(output.format, name, spec.rows !== undefined);
     // A wrong -c on prewarm is refused before it copies, not after.
     if (spec.rowColumns !== undefined && output.columns.length > 0 && output.format !== 'text' && !output.wholeDocument) {
       (await import('./output/row-list.js')).selectRowColumns({ columns: spec.rowColumns, rows: [] }, output.columns);
     }
-    const parsed = parseCommandLine(spec, rest, GLOBAL_OPTIONS, commander);
+    const parsed = parseCommandLine(spec, rest, options, commander, isCloudOption);
     if (parsed === 'help') {
-      write(io.stdout, commandHelp(spec, entry.summary, GLOBAL_OPTIONS));
+      write(io.stdout, commandHelp(spec, entry.summary, commandOptionGroups(spec)));
       return 0;
     }
     const [{ resolveConfig }, { createLogger }, { textStyle }, { terminalSafe, terminalSink, terminalText }, { connectCloud }] = await Promise.all([
       import('../config/resolve-config.js'), import('../logging/logger.js'), import('./output/text-style.js'), import('./output/terminal-text.js'),
       io.connect === undefined ? import('../cloud/connect-cloud.js') : { connectCloud: undefined }]);
-    const [{ normalizeDurationFlags }, { REPEATABLE_CONFIG_FLAGS }] = await Promise.all([import('./duration-flags.js'), import('./global-options.js')]);
-    const flags = normalizeDurationFlags(parsed.flags, [...GLOBAL_OPTIONS, ...spec.options]);
+    const { normalizeDurationFlags } = await import('./duration-flags.js');
+    const flags = normalizeDurationFlags(parsed.flags, options);
     // Lists reach the config only for its repeatable options (--nova-conf); a command's own list (prewarm --store) does not.
     const scalarFlags = Object.fromEntries(Object.entries(flags).filter((entry): entry is [string, string | boolean | readonly string[]] =>
       typeof entry[1] === 'string' || typeof entry[1] === 'boolean' || (Array.isArray(entry[1]) && REPEATABLE_CONFIG_FLAGS.has(entry[0]))));
@@ -168,12 +170,12 @@ interface ParsedCommandLine {
 
 type Commander = typeof CommanderModule;
 
-function parseCommandLine(spec: CommandSpec<unknown>, argv: readonly string[], globalOptions: readonly OptionSpec[],
-  { Command, Option }: Commander): ParsedCommandLine | 'help' {
+function parseCommandLine(spec: CommandSpec<unknown>, argv: readonly string[], options: readonly OptionSpec[],
+  { Command, Option, CommanderError }: Commander, isCloudOption: (name: string) => boolean): ParsedCommandLine | 'help' {
   if (argv.includes('--help') || argv.includes('-h')) return 'help';
   const command = new Command(spec.name).exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
     .allowExcessArguments(false).helpOption(false);
-  for (const option of [...globalOptions, ...spec.options]) command.addOption(toCommanderOption(option, Option));
+  for (const option of options) command.addOption(toCommanderOption(option, Option));
   for (const argument of spec.arguments) {
     const label = argument.variadic ? `${argument.name}...` : argument.name;
     command.argument(argument.required ? `<${label}>` : `[${label}]`, argument.description);
@@ -183,11 +185,20 @@ function parseCommandLine(spec: CommandSpec<unknown>, argv: readonly string[], g
     args = actionArgs.slice(0, spec.arguments.length).flatMap((value) => (Array.isArray(value) ? (value as string[])
       : typeof value === 'string' ? [value] : []));
   });
-  command.parse([...argv], { from: 'user' });
+  try {
+    command.parse([...argv], { from: 'user' });
+  } catch (error) {
+    const unknown = error instanceof CommanderError && error.code === 'commander.unknownOption' ? /'--([^'=]+)/.exec(error.message)?.[1] : undefined;
+    if (spec.offline === true && unknown !== undefined && isCloudOption(unknown)) {
+      throw new FerryError('FERRY_INVALID_OPTION', `ferry ${spec.name} talks to no cloud: --${unknown} does not apply`,
+        `Drop --${unknown}: only the commands that ask Keystone, Glance or Placement take the cloud options (their --help lists them).`, { option: unknown });
+    }
+    throw error;
+  }
   const raw = command.opts<Record<string, FlagValue>>();
   // commander camel-cases option keys; the config layer and commands use the flag's own name.
   const flags: Record<string, FlagValue> = {};
-  for (const option of [...globalOptions, ...spec.options]) {
+  for (const option of options) {
     const value = raw[camel(option.name)];
     if (value !== undefined) flags[option.name] = value;
   }
@@ -210,15 +221,18 @@ function overallHelp(): string {
   const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
   return ['ferry — put OpenStack images where they will be booted', '', 'Usage: ferry <command> [options]', '',
     'Commands:', ...lines, '', 'ferry <command> --help (or ferry help <command>) shows a command\'s options.',
-    'For scripts: --json, or -f json|yaml|value|csv|table with -c COLUMN (lists print rows, as osc). Docs: docs/cli.md'].join('\n');
+    'For scripts: --json, or -f json|yaml|value|csv|table with -c COLUMN (lists print rows, as osc).',
+    'Docs: cli.md in /usr/share/doc/ferry/ (Debian package), PREFIX/lib/ferry/docs/ (install.sh) or docs/ (source).'].join('\n');
 }
 
-function commandHelp(spec: CommandSpec<unknown>, summary: string, globalOptions: readonly OptionSpec[]): string {
+function commandHelp(spec: CommandSpec<unknown>, summary: string, groups: readonly { heading: string; options: readonly OptionSpec[] }[]): string {
   const args = spec.arguments.map((a) => (a.required ? `<${a.name}${a.variadic ? '...' : ''}>` : `[${a.name}${a.variadic ? '...' : ''}]`));
-  const describe = (options: readonly OptionSpec[]): string[] => options.map((o) =>
-    `  --${o.name}${o.value ? ` ${o.value}` : ''}`.padEnd(40) + o.description + (o.repeatable ? ' (repeatable)' : ''));
-  return [`Usage: ferry ${spec.name} ${args.join(' ')} [options]`, '', summary, ...(spec.description ? ['', spec.description] : []),
+  const describe = (options: readonly OptionSpec[]): string[] => options.map((o) => {
+    const label = `  --${o.name}${o.value ? ` ${o.value}` : ''}`;
+    return `${label.length < 40 ? label.padEnd(40) : `${label}  `}${o.description}${o.repeatable ? ' (repeatable)' : ''}`;
+  });
+  return [`Usage: ferry ${[spec.name, ...args].join(' ')} [options]`, '', summary, ...(spec.description ? ['', spec.description] : []),
     ...(spec.arguments.length ? ['', 'Arguments:', ...spec.arguments.map((a) => `  ${a.name.padEnd(38)}${a.description}`)] : []),
-    '', 'Options:', ...describe(spec.options), '', 'Cloud and output options:', ...describe(globalOptions),
+    ...groups.flatMap((group) => (group.options.length > 0 ? ['', group.heading, ...describe(group.options)] : [])),
     '', 'Examples:', ...spec.examples.map((e) => `  ${e}`)].join('\n');
 }

@@ -1,3 +1,4 @@
+import { CONFIG_DEFAULTS } from './config-defaults.js';
 import { IMAGES_TYPES, LOG_LEVELS, VIRT_TYPES } from './ferry-config.js';
 import { RBD_QUIET_FLOOR_MS, TRANSFER_MODES } from './copy-policy.js';
 import { optionTypes, type OptionType } from './option-types.js';
@@ -101,16 +102,16 @@ export const CONFIG_OPTIONS = {
   pollInterval: option({ key: 'copy.pollIntervalMs', flag: 'poll-interval', valueName: 'SECONDS', env: ['FERRY_POLL_INTERVAL'],
     type: optionTypes.secondsToMs, summary: 'longest pause between two polls of a running copy' }),
   timeout: option({ key: 'copy.timeoutMs', flag: 'timeout', valueName: 'SECONDS', env: ['FERRY_TIMEOUT'],
-    type: optionTypes.secondsOrZeroToMs, summary: 'how long to wait for one copy (0 = the no-timeout cap)' }),
+    type: optionTypes.secondsOrZeroToMs, summary: `how long to wait for one copy (0 = no timeout, capped at ${CONFIG_DEFAULTS.copy.noTimeoutCapMs / 3_600_000}h, as nova.conf's 0)` }),
   staleLockAfter: option({ key: 'copy.staleLockAfterMs', flag: 'stale-lock-after', valueName: 'SECONDS',
     env: ['FERRY_STALE_LOCK_AFTER'], type: optionTypes.secondsToMs,
     summary: "age of an import task's last update after which its lock is called stale" }),
   takeOverExpired: option({ key: 'copy.takeOverExpired', flag: 'take-over-expired', valueName: 'BOOL', env: ['FERRY_TAKE_OVER_EXPIRED'],
-    type: optionTypes.bool, summary: 'send the import that makes Glance bust an import lock it holds expired (60/120-min rule); default true' }),
+    type: optionTypes.bool, summary: 'send the import that makes Glance bust an import lock it holds expired (60/120-min rule)' }),
 
   // The direct RBD transfer (docs/copy.md, "The direct RBD transfer").
   transfer: option({ key: 'copy.transfer', flag: 'transfer', valueName: 'MODE', env: ['FERRY_TRANSFER'], clouds: ['ferry.transfer'],
-    type: optionTypes.oneOf(TRANSFER_MODES), summary: 'how a missing store is brought: glance (copy-image, default), rbd (direct RBD → RBD), auto (rbd where it can)' }),
+    type: optionTypes.oneOf(TRANSFER_MODES), summary: 'how a missing store is brought: glance (copy-image), rbd (direct RBD → RBD), auto (rbd where it can)' }),
   sourceCephConf: option({ key: 'copy.sourceCephConfs', flag: 'source-ceph-conf', valueName: 'STORE=PATH', repeatable: true,
     env: ['FERRY_SOURCE_CEPH_CONF'], clouds: ['ferry.source_ceph_conf'], type: optionTypes.storeConfPairs,
     summary: 'a cluster the direct transfer may read from: its Glance store id and ceph.conf (repeatable; env: pairs separated by :)' }),
@@ -118,7 +119,7 @@ export const CONFIG_OPTIONS = {
     clouds: ['ferry.source_rbd_user'], type: optionTypes.text, summary: 'cephx user on the source clusters (default: --rbd-user)' }),
   rbdQuietTime: option({ key: 'copy.rbdQuietMs', flag: 'rbd-quiet-time', valueName: 'SECONDS', env: ['FERRY_RBD_QUIET_TIME'],
     clouds: ['ferry.rbd_quiet_time'], type: optionTypes.secondsAtLeastToMs(RBD_QUIET_FLOOR_MS / 1000),
-    summary: "how long another host's unopened, unwritten temporary image waits before it is removed as a leftover (default 180, at least 90)" }),
+    summary: "how long another host's unopened, unwritten temporary image waits before it is removed as a leftover (at least 90s)" }),
 
   // The local Ceph cluster.
   cephConf: option({ key: 'ceph.confFile', flag: 'ceph-conf', valueName: 'FILE', env: ['FERRY_CEPH_CONF'], type: optionTypes.path,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { CommandCatalog, CommandSpec, OptionSpec } from '../command-spec.js';
-import { GLOBAL_OPTIONS } from '../global-options.js';
+import { commandOptions } from '../global-options.js';
 
 export interface CompletionReport {
   readonly shell: 'bash' | 'zsh';
@@ -9,13 +9,13 @@ export interface CompletionReport {
 }
 
 const SHELLS = ['bash', 'zsh'] as const;
-const OUTPUT_FLAGS = ['-f', '--format', '-c', '--column', '--help'];
+const OUTPUT_FLAGS = ['-f', '-c', '--help'];
 
 /** Every command with its flags, from the same specs the parser uses (so completion never offers a flag that is not there). */
 async function commandFlags(commands: CommandCatalog): Promise<[string, string[]][]> {
   const flags = (options: readonly OptionSpec[]): string[] => options.map((o) => `--${o.name}`);
   const specs = await Promise.all(Object.entries(commands).map(async ([name, entry]) => [name, await entry.load()] as const));
-  return specs.map(([name, spec]: readonly [string, CommandSpec<unknown>]) => [name, [...flags(spec.options), ...flags(GLOBAL_OPTIONS), ...OUTPUT_FLAGS]]);
+  return specs.map(([name, spec]: readonly [string, CommandSpec<unknown>]) => [name, [...flags(commandOptions(spec)), ...OUTPUT_FLAGS]]);
 }
 
 /** The completion script for bash (`complete -F`) or zsh (bashcompinit, the same function). */
@@ -66,6 +66,7 @@ export function createCompletionCommand(commands: CommandCatalog): CommandSpec<C
     examples: ['ferry completion bash > /etc/bash_completion.d/ferry', 'eval "$(ferry completion zsh)"'],
     arguments: [{ name: 'SHELL', description: 'bash or zsh', required: true }],
     options: [],
+    offline: true,
     jsonSchema: z.object({ shell: z.enum(SHELLS), script: z.string() }).strict(),
     async run(ctx) {
       const shell = ctx.args[0] ?? '';

@@ -34,8 +34,11 @@ const SYNC_HEALTH_TIMEOUT_MS = 5_000;
 export const syncCommand: CommandSpec<SyncOutcome> = {
   name: 'sync',
   description: 'One pass: resolve each placement of the policy, plan every (image, store) it wants, copy what is missing '
-    + '(a prewarm of the drift) and report the drift before and after. Never deletes. --watch repeats every --interval, '
-    + 'reloading the policy, backing off after passes with failures, until Ctrl-C. Policy format: docs/prewarm.md.',
+    + '(a prewarm of the drift) and report the drift before and after. A policy with stores: budgets also evicts: after '
+    + 'the copies, in each store over its budget, it removes idle copies the policy does not want there (least recently '
+    + 'used first, with ferry evict\'s fence, grace and last look; docs/evict.md). Without stores: it removes nothing. '
+    + '--watch repeats every --interval, reloading the policy, backing off after passes with failures, until Ctrl-C. '
+    + 'Policy format: docs/prewarm.md.',
   examples: [
     'ferry sync --policy /etc/ferry/edge-images.yaml',
     'ferry sync --policy edge.yaml --dry-run --json',
@@ -47,7 +50,7 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
     { name: 'policy', value: 'FILE', description: 'the YAML policy: which images must be in which stores' },
     { name: 'watch', description: 'repeat until Ctrl-C, one log line per pass' },
     { name: 'interval', value: 'DURATION', description: 'with --watch: pause between passes, e.g. 30s, 5m, 1h (default 5m)' },
-    { name: 'dry-run', description: 'report the drift only; send no import request' },
+    { name: 'dry-run', description: 'report the drift (and, with budgets, the evictions planned) only; send no import request, remove nothing' },
     { name: 'metrics-listen', value: 'HOST:PORT',
       description: `with --watch: serve GET /metrics (passes, copies, failures, drift) and GET /healthz over TCP here (env ${SYNC_METRICS_LISTEN_ENV})` },
     ...RUN_OPTIONS,

@@ -18,6 +18,7 @@ export function createTraitsCommand(deps: TraitsInputDeps): CommandSpec<TraitsCo
     ],
     arguments: [],
     options: TRAITS_INPUT_OPTIONS,
+    offline: true,
     jsonSchema: traitsJsonSchema,
     async run(ctx) {
       const input = await traitsInput(ctx, deps);

@@ -94,6 +94,8 @@ mkdir -p /etc/ceph /etc/nova
 printf '[global]\\nfsid = %s\\nmon_host = %s\\n\\n[client]\\nkeyring = /etc/ceph/ceph.$name.keyring\\n' '${siteB.fsid}' '${monHost}' >/etc/ceph/ceph.conf
 printf '[database]\\nconnection = mysql+pymysql://nova:NOVA-DB-SECRET@192.0.2.1/nova\\n\\n[libvirt]\\nimages_type = rbd\\nimages_rbd_pool = vms\\nimages_rbd_ceph_conf = /etc/ceph/ceph.conf\\nrbd_user = nova\\nimages_rbd_glance_store_name = site-b\\n' >/etc/nova/nova.conf
 chown root:nova /etc/nova/nova.conf && chmod 0640 /etc/nova/nova.conf
+# As nova-compute-kvm ships it (root 0644); the package's FERRY_NOVA_CONF names it after nova.conf, as Debian's nova-compute reads them.
+printf '[DEFAULT]\\ncompute_driver=libvirt.LibvirtDriver\\n[libvirt]\\nvirt_type=kvm\\n' >/etc/nova/nova-compute.conf
 install -m 0600 -o root -g root '${keyring}' /etc/ceph/ceph.client.nova.keyring
 install -m 0600 -o root -g root '${join(facts.dir, 'clouds.yaml')}' /etc/ferry/clouds.yaml
 # The operator's edit of the conffile: which entry of /etc/ferry/clouds.yaml is the agent's.
@@ -145,7 +147,7 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     const verify = inside('systemd-analyze verify /lib/systemd/system/ferry-agent.socket /lib/systemd/system/ferry-agent.service /lib/systemd/system/ferry-sync.service');
     expect(verify.stdout + verify.stderr).toBe('');
     expect(verify.code).toBe(0);
-    for (const doc of ['agent.md', 'install.md', 'prewarm.md', 'security.md', 'upgrade.md', 'runbooks.md']) ok(`head -n 1 /usr/share/doc/ferry/${doc} | grep -q '^# '`);
+    for (const doc of ['agent.md', 'install.md', 'prewarm.md', 'security.md', 'upgrade.md', 'runbooks.md', 'cli.md', 'evict.md', 'operator-guide.md', 'deploy/README.md']) ok(`head -n 1 /usr/share/doc/ferry/${doc} | grep -q '^# '`);
     // ferry's Glance policy and access rules, for the Glance API nodes, as in the tree (docs/security.md).
     for (const file of ['ferry-policy.yaml', 'access-rules-glance-path.json', 'access-rules-transfer.json', 'opt-in/nova-fallback.yaml', 'opt-in/private-images.yaml']) {
       expect(ok(`cat /usr/share/ferry/glance/${file}`), file).toBe(readFileSync(`packaging/glance/${file}`, 'utf8'));

@@ -107,8 +107,8 @@ describe('duration flags', () => {
   });
 
   it('every config flag in seconds takes a duration (one syntax for every time flag)', async () => {
-    const { GLOBAL_OPTIONS, configFlag } = await import('../../../src/cli/global-options.js');
-    const timeFlags = [...GLOBAL_OPTIONS, ...['timeout', 'poll-interval', 'stale-lock-after'].map(configFlag)].filter((o) => /timeout|interval|after/.test(o.name));
+    const { CLOUD_OPTIONS, GENERAL_OPTIONS, configFlag } = await import('../../../src/cli/global-options.js');
+    const timeFlags = [...CLOUD_OPTIONS, ...GENERAL_OPTIONS, ...['timeout', 'poll-interval', 'stale-lock-after'].map(configFlag)].filter((o) => /timeout|interval|after/.test(o.name));
     expect(timeFlags.map((o) => o.name).sort()).toEqual(['connect-timeout', 'poll-interval', 'request-timeout', 'stale-lock-after', 'timeout']);
     expect(timeFlags.every((o) => o.duration === true && o.value === 'DURATION')).toBe(true);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { syncJsonSchema } from '../../../src/cli/render/sync.js';
+import { runFerry } from '../../helpers/run-ferry.js';
 import { runWith } from '../prewarm/cli-harness.js';
 import { imageId, scriptedImages } from '../prewarm/scripted-images.js';
 
@@ -16,6 +17,15 @@ const glance = () => scriptedImages({
 });
 
 describe('ferry sync', () => {
+  it('ferry sync --help: says that a policy with stores: budgets evicts (and that --dry-run removes nothing); never "Never deletes"', async () => {
+    const help = await runFerry(['sync', '--help']);
+    expect(help.code).toBe(0);
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).not.toMatch(/never deletes/i);
+    expect(text).toMatch(/a policy with stores: budgets also evicts/i);
+    expect(text).toMatch(/--dry-run [^-]*remove nothing/);
+  });
+
   it('ferry sync --json: one pass converges the drift; the report parses with the documented schema', async () => {
     const run = await runWith(['sync', '--policy', 'edge.yaml', '--json'], glance(), { readFile: files(policy) });
     expect(run.code, run.stderr).toBe(0);

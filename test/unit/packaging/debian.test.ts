@@ -1,8 +1,9 @@
 // The Debian source package (debian/) agrees with itself and with the rest of the repository (the packages themselves
 // are built from a clean clone by dpkg-buildpackage, linted and installed by test/integration/deb).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runFerry } from '../../helpers/run-ferry.js';
 
 const root = process.cwd();
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -13,7 +14,28 @@ function stanzaOf(control: string, name: string): Record<string, string> {
   return Object.fromEntries([...stanza.replace(/\n /g, ' ').matchAll(/^([\w-]+): (.*)$/gm)].map((match) => [match[1] ?? '', match[2] ?? '']));
 }
 
+/** The docs pages debian/rules installs in /usr/share/doc/ferry (DOC_DIRS: every .md of each), relative to docs/. */
+function installedDocs(): string[] {
+  const dirs = /^DOC_DIRS := (.+)$/m.exec(read('debian/rules'))?.[1]?.split(' ') ?? [];
+  return dirs.flatMap((dir) => readdirSync(join(root, dir)).filter((name) => name.endsWith('.md')).map((name) => join(dir, name).replace(/^docs\//, '')));
+}
+
 describe('debian/ (the source package)', () => {
+  it('/usr/share/doc/ferry holds every page a shipped page links to (cli.md, evict.md, operator-guide.md, deploy/ …), and the one ferry --help names', async () => {
+    const shipped = installedDocs();
+    expect(shipped).toEqual(expect.arrayContaining(['cli.md', 'evict.md', 'operator-guide.md', 'agent.md', 'deploy/README.md']));
+    const missing = shipped.flatMap((page) => [...read(join('docs', page)).matchAll(/\]\(([^)#:\s]+\.md)(#[^)]*)?\)/g)]
+      .map((link) => normalize(join(dirname(page), link[1] ?? '')))
+      .filter((target) => !target.startsWith('..') && existsSync(join(root, 'docs', target)) && !shipped.includes(target))
+      .map((target) => `${page} → ${target}`));
+    expect(missing).toEqual([]);
+    const help = (await runFerry(['--help'])).stdout;
+    const named = /Docs: (\S+\.md) in \/usr\/share\/doc\/ferry\//.exec(help)?.[1];
+    expect(named, help).toBeDefined();
+    expect(shipped).toContain(named);
+  });
+
+
   it.each([['debian/ferry.lintian-overrides', /^ferry: /], ['debian/source/lintian-overrides', /^ferry source: /]])('every lintian override in %s has a comment giving its reason right above it', (file, override) => {
     const lines = read(file).split('\n');
     const overrides = lines.map((line, at) => ({ line, at })).filter(({ line }) => override.test(line));

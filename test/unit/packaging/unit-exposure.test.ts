@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const root = process.cwd();
 const unitsDir = join(root, 'packaging/systemd');
 const services = readdirSync(unitsDir).filter((name) => name.endsWith('.service'));
-const units = readdirSync(unitsDir).filter((name) => /\.(service|socket)$/.test(name));
+const units = readdirSync(unitsDir).filter((name) => /\.(service|socket|timer)$/.test(name));
 const read = (unit: string): string => readFileSync(join(unitsDir, unit), 'utf8');
 /** `Key=value` lines of a unit (comments and section headers left out), in order. */
 const settings = (unit: string, key: string): string[] =>
@@ -28,8 +28,33 @@ function exposureOf(unit: string): { exposure: number; output: string } {
 }
 
 describe('the shipped systemd units', () => {
-  it('are the services issue 25 measured', () => {
-    expect(services.sort()).toEqual(['ferry-agent.service', 'ferry-sync.service']);
+  it('are the services issue 25 measured, and the per-store evict run', () => {
+    expect(services.sort()).toEqual(['ferry-agent.service', 'ferry-evict@.service', 'ferry-sync.service']);
+  });
+
+  it('ferry-sync.service: loads every keyring of /etc/ferry/keyrings as a credential (a policy\'s budgets and direct copies read Ceph)', () => {
+    expect(settings('ferry-sync.service', 'LoadCredential')).toEqual(['clouds.yaml:/etc/ferry/clouds.yaml', 'keyrings:/etc/ferry/keyrings']);
+    // The package makes the directory (root 0700) at configure, so the assertion holds on an installed host.
+    expect(readFileSync(join(root, 'debian/ferry.postinst'), 'utf8')).toContain('install -d -m 0700 -o root -g root /etc/ferry/keyrings');
+  });
+
+  it('ferry-evict@.service: a run per store with that site\'s evict keyring only, as a oneshot its timer starts', () => {
+    const unit = 'ferry-evict@.service';
+    expect(settings(unit, 'Type')).toEqual(['oneshot']);
+    expect(settings(unit, 'ExecStart')).toEqual(['/usr/bin/ferry evict $FERRY_EVICT_ARGS']);
+    // The instance is the store: --store, the site's ceph.conf and its ferry-evict keyring (never nova's).
+    expect(settings(unit, 'Environment')).toEqual(expect.arrayContaining(['FERRY_STORE=%i', 'FERRY_CEPH_CONF=/etc/ceph/%i.conf', 'FERRY_RBD_USER=ferry-evict']));
+    const keyring = '/etc/ceph/%i.client.ferry-evict.keyring';
+    expect(settings(unit, 'LoadCredential')).toEqual(['clouds.yaml:/etc/ferry/clouds.yaml', `ceph.keyring:${keyring}`]);
+    expect(settings(unit, 'BindReadOnlyPaths')).toEqual([`%d/ceph.keyring:${keyring}`]);
+    // The per-store file comes after the shared one, so a store's settings win.
+    expect(settings(unit, 'EnvironmentFile')).toEqual(['-/etc/default/ferry-evict', '-/etc/default/ferry-evict-%i']);
+    // A run stopped on purpose (SIGTERM → FERRY_ABORTED) is no failure; an unmet budget (51) is.
+    expect(settings(unit, 'SuccessExitStatus')).toEqual(['130']);
+    const timer = read('ferry-evict@.timer');
+    expect(timer).toMatch(/^OnCalendar=hourly$/m);
+    expect(timer).toMatch(/^Persistent=true$/m);
+    expect(timer).toMatch(/^WantedBy=timers\.target$/m);
   });
 
   it.each(services)('%s: exposure ≤ 3.0 by systemd-analyze security --offline=yes', (unit) => {
@@ -57,10 +82,12 @@ describe('the shipped systemd units', () => {
     // Every nova config file from one setting, FERRY_NOVA_CONF (`:`-separated; /etc/default/ferry-agent overrides the default).
     const subset = '+/usr/lib/ferry/node/bin/node /usr/lib/ferry/bin/ferry-nova-conf-subset /run/ferry-agent/nova.conf $FERRY_NOVA_CONF';
     expect(settings(unit, 'ExecStartPre')).toEqual([subset]);
-    expect(settings(unit, 'Environment')).toContain('FERRY_NOVA_CONF=/etc/nova/nova.conf');
+    // Debian 12's nova-compute reads /etc/nova/nova.conf, then /etc/nova/nova-compute.conf (its init script's
+    // --config-file options; the file is nova-compute-kvm's or nova-compute-qemu's, one of which nova-compute depends on).
+    expect(settings(unit, 'Environment')).toContain('FERRY_NOVA_CONF=/etc/nova/nova.conf:/etc/nova/nova-compute.conf');
     const unitText = read(unit);
     expect(unitText.indexOf('Environment=FERRY_NOVA_CONF=')).toBeLessThan(unitText.indexOf('EnvironmentFile=-/etc/default/ferry-agent'));
-    expect(readFileSync(join(root, 'debian/ferry-agent.default'), 'utf8')).toMatch(/^FERRY_NOVA_CONF=\/etc\/nova\/nova\.conf$/m);
+    expect(readFileSync(join(root, 'debian/ferry-agent.default'), 'utf8')).toMatch(/^FERRY_NOVA_CONF=\/etc\/nova\/nova\.conf:\/etc\/nova\/nova-compute\.conf$/m);
     expect(settings(unit, 'ExecReload')).toEqual([subset, '/bin/kill -HUP $MAINPID']);
     expect(settings(unit, 'ExecStart')).toEqual(['/usr/bin/python3 -IS /usr/lib/ferry/bin/ferry-notify-exec '
       + '/usr/bin/ferry agent --nova-conf /run/ferry-agent/nova.conf --socket /run/ferry/agent.sock $FERRY_AGENT_ARGS']);
@@ -81,12 +108,12 @@ describe('the shipped systemd units', () => {
     expect(links).toContain('man:ferry(1)');
     const files = links.filter((link) => link.startsWith('file:'));
     expect(files.length).toBeGreaterThan(0);
-    const shipped = /^UNIT_DOCS := (.+)$/m.exec(readFileSync(join(root, 'debian/rules'), 'utf8'))?.[1]?.split(' ');
+    // debian/rules installs every page of DOC_DIRS (docs, docs/deploy) in /usr/share/doc/ferry.
+    const dirs = /^DOC_DIRS := (.+)$/m.exec(readFileSync(join(root, 'debian/rules'), 'utf8'))?.[1]?.split(' ');
+    expect(dirs).toContain('docs');
     for (const link of files) {
       const name = /^file:\/usr\/share\/doc\/ferry\/([a-z-]+\.md)$/.exec(link)?.[1] ?? link;
-      expect(shipped, `debian/rules' UNIT_DOCS has ${name}`).toContain(name);
-      // docs/security.md comes with issue 25's identity work (another branch); rules installs it once it is there.
-      if (name !== 'security.md') expect(existsSync(join(root, 'docs', name)), `docs/${name}`).toBe(true);
+      expect(existsSync(join(root, 'docs', name)), `docs/${name}`).toBe(true);
     }
     expect(links.some((link) => link.startsWith('http'))).toBe(false);
   });
