@@ -11,6 +11,8 @@ import { fenceOf, type EvictFence } from './evict-fence.js';
 export interface CopyFacts {
   readonly imageId: string;
   readonly imageName: string | null;
+  /** The image's owning project (Glance's `owner`; null: none): whether ferry may remove the copy (project-owners.ts). */
+  readonly owner: string | null;
   readonly store: string;
   /** Glance's status: only an active image's copy can be removed. */
   readonly status: string;
@@ -100,7 +102,7 @@ export function rbdImageNameOf(url: string): string | undefined {
   return parsed.ok ? parsed.location.image : undefined;
 }
 
-export type CopyImageView = Pick<GlanceImage, 'id' | 'name' | 'status' | 'stores' | 'importTask' | 'importingTo' | 'locations'>;
+export type CopyImageView = Pick<GlanceImage, 'id' | 'name' | 'owner' | 'status' | 'stores' | 'importTask' | 'importingTo' | 'locations'>;
 
 /**
  * Pure: the facts of `image`'s copy in `store`, from the pool's entry for it (undefined: the listing has none).
@@ -156,6 +158,7 @@ class PoolCopyFacts implements CopyFacts {
   }
 
   get imageName(): string | null { return this.#image.name; }
+  get owner(): string | null { return this.#image.owner; }
   get status(): string { return this.#image.status; }
   get locations(): number { return this.#image.stores.length; }
   get importing(): boolean { return this.#image.importTask !== undefined || this.#image.importingTo.length > 0; }
@@ -182,7 +185,7 @@ class PoolCopyFacts implements CopyFacts {
 
   toJSON(): Omit<CopyFacts, never> {
     return {
-      imageId: this.imageId, imageName: this.imageName, store: this.store, status: this.status, rbdImage: this.rbdImage,
+      imageId: this.imageId, imageName: this.imageName, owner: this.owner, store: this.store, status: this.status, rbdImage: this.rbdImage,
       locations: this.locations, importing: this.importing, pin: this.pin, inPool: this.inPool, bytes: this.bytes, clones: this.clones,
       trashedClones: this.trashedClones, newestCloneMs: this.newestCloneMs, cloneTimesMs: this.cloneTimesMs, copiedMs: this.copiedMs,
       accessedMs: this.accessedMs, lastUsedMs: this.lastUsedMs, fence: this.fence,

@@ -1,4 +1,5 @@
 import type { GlanceImage } from '../glance/image.js';
+import { ownedBy } from './project-owners.js';
 
 // Which copies stay whatever their use: pinned by a flag, by a sync policy, or by the image itself when a project the
 // operator trusts owns it. Pure.
@@ -16,7 +17,7 @@ export interface PinSet {
   /**
    * The pin owners: projects whose images' own tag or property pins. Any project may tag its own image, and the agent
    * copies whatever a boot asks for: a pin honoured from anyone would let a tenant keep its copies everywhere and a
-   * budget from ever being met. Empty: no image pins itself.
+   * budget from ever being met. Empty: no image pins itself; `*`: every project's does (project-owners.ts).
    */
   readonly owners: ReadonlySet<string>;
 }
@@ -55,14 +56,8 @@ export function ignoredPins(images: readonly (PinView & Pick<GlanceImage, 'store
   return ignored;
 }
 
-/** The pin owners: those given (--pin-owner, a policy's pin_owners:), else the project of ferry's own credential, if known. */
-export function pinOwnersOf(given: readonly string[] | undefined, credentialProject: string | undefined): ReadonlySet<string> {
-  if (given !== undefined && given.length > 0) return new Set(given);
-  return new Set(credentialProject === undefined ? [] : [credentialProject]);
-}
-
 function isPinOwner(image: PinView, pins: PinSet): boolean {
-  return image.owner !== null && pins.owners.has(image.owner);
+  return ownedBy(image.owner, pins.owners);
 }
 
 /** What on the image asks to pin its copy in `store`: its tag, or its property naming the store or `*`. */

@@ -16,6 +16,13 @@ export const FENCE_KEY = 'ferry.evicting';
 export const FENCE_HOLD_MS = 120_000;
 /** Clocks of the evicting host and the compute hosts may differ this much (NTP keeps them within milliseconds). */
 export const FENCE_SKEW_MS = 30_000;
+/**
+ * The longest a fence counts as another run's removal under way, from when it was first written (`since`): a run's
+ * fence lives its grace and at most FENCE_HOLD_MS − FENCE_SKEW_MS after its last look; three times FENCE_HOLD_MS leaves
+ * room for a grace of minutes. One renewed for longer is no run's removal (a loop, or a writer of the pool's image-meta):
+ * it still keeps its copy, but no budget counts its bytes as leaving.
+ */
+export const FENCE_COUNTED_MS = 3 * FENCE_HOLD_MS;
 
 /** The last moment a run may remove a fenced copy: well before anyone calls its fence stale. */
 export function removalDeadline(fence: EvictFence): number {
@@ -29,13 +36,16 @@ export interface EvictFence {
   readonly recheckAtMs: number;
   /** Who wrote it (host and process), for people reading the mark. */
   readonly by: string;
+  /** Unix ms: when the run first wrote it; undefined in an older ferry's fence (read, kept, never counted as leaving). */
+  readonly sinceMs?: number | undefined;
 }
 
 /** A mark that does not parse: someone's, but not in ferry's format. Kept, never removed or overwritten by ferry. */
 export const FOREIGN_FENCE: EvictFence = Object.freeze({ run: '?', recheckAtMs: Number.POSITIVE_INFINITY, by: 'not ferry\'s format' });
 
 export function fenceValue(fence: EvictFence): string {
-  return JSON.stringify({ run: fence.run, recheck_at: new Date(fence.recheckAtMs).toISOString(), by: fence.by });
+  return JSON.stringify({ run: fence.run, recheck_at: new Date(fence.recheckAtMs).toISOString(), by: fence.by,
+    ...(fence.sinceMs === undefined ? {} : { since: new Date(fence.sinceMs).toISOString() }) });
 }
 
 /** The fence among a copy's image-meta marks; undefined when there is none. */
@@ -43,10 +53,12 @@ export function fenceOf(meta: Readonly<Record<string, string>>): EvictFence | un
   const value = meta[FENCE_KEY];
   if (value === undefined) return undefined;
   try {
-    const parsed = JSON.parse(value) as { run?: unknown; recheck_at?: unknown; by?: unknown };
+    const parsed = JSON.parse(value) as { run?: unknown; recheck_at?: unknown; by?: unknown; since?: unknown };
     const recheckAtMs = typeof parsed.recheck_at === 'string' ? Date.parse(parsed.recheck_at) : Number.NaN;
-    if (typeof parsed.run !== 'string' || Number.isNaN(recheckAtMs)) return FOREIGN_FENCE;
-    return Object.freeze({ run: parsed.run, recheckAtMs, by: typeof parsed.by === 'string' ? parsed.by : '' });
+    // `since` came later: a fence without it is an older ferry's, still ferry's format.
+    const sinceMs = parsed.since === undefined ? undefined : typeof parsed.since === 'string' ? Date.parse(parsed.since) : Number.NaN;
+    if (typeof parsed.run !== 'string' || Number.isNaN(recheckAtMs) || Number.isNaN(sinceMs)) return FOREIGN_FENCE;
+    return Object.freeze({ run: parsed.run, recheckAtMs, by: typeof parsed.by === 'string' ? parsed.by : '', sinceMs });
   } catch {
     return FOREIGN_FENCE;
   }
@@ -64,12 +76,18 @@ export function heldByOtherRun(fence: EvictFence | undefined, run: string, wallN
 
 /**
  * Whether another run's removal of the copy is under way, so that its bytes count as leaving (a budget met with them):
- * a live fence in ferry's format, due within FENCE_HOLD_MS. A mark not in ferry's format, or due further out, keeps its
- * copy all the same but is not counted: anyone who may write the pool's image-meta could have written it, and counted,
- * it would hold a budget's verdict at `met` (and its alert silent) while nothing leaves.
+ * a live fence in ferry's format, due within FENCE_HOLD_MS, first written (`since`) no longer than FENCE_COUNTED_MS ago,
+ * not in the future, and before its last look. A mark not in ferry's format, due further out, renewed for longer than
+ * a run takes, or an older ferry's (no `since`: its age cannot be told) keeps its copy all the same but is not counted:
+ * anyone who may write the pool's image-meta could have written it, and counted, it would hold a budget's verdict at
+ * `met` (and its alert silent) while nothing leaves. What this cannot tell: a writer who writes a fresh fence, `since`
+ * and all, every minute (docs/security.md).
  */
 export function removalUnderWay(fence: EvictFence | undefined, run: string, wallNowMs: number): boolean {
-  return fence !== undefined && fence !== FOREIGN_FENCE && heldByOtherRun(fence, run, wallNowMs) && fence.recheckAtMs <= wallNowMs + FENCE_HOLD_MS;
+  if (fence === undefined || fence === FOREIGN_FENCE || !heldByOtherRun(fence, run, wallNowMs)) return false;
+  const since = fence.sinceMs;
+  return fence.recheckAtMs <= wallNowMs + FENCE_HOLD_MS && since !== undefined && since <= wallNowMs + FENCE_SKEW_MS
+    && since <= fence.recheckAtMs && wallNowMs - since <= FENCE_COUNTED_MS;
 }
 
 /**

@@ -21,7 +21,7 @@ export function createEvictMetrics(): EvictMetrics {
   const registers = [registry];
   const budgets = createStoreBudgetGauges(registry, 'ferry_evict');
   const evictions = new Gauge({ name: 'ferry_evict_evictions',
-    help: 'Copies the last run took on, by outcome (evicted, trashed, kept, gone, failed) and why (idle, or why kept)', labelNames: ['store', 'outcome', 'reason'], registers });
+    help: 'Copies the last run took on, by outcome (evicted, trashed, kept, gone, failed, forbidden) and why (idle, or why kept)', labelNames: ['store', 'outcome', 'reason'], registers });
   const lastRun = new Gauge({ name: 'ferry_evict_last_run_timestamp_seconds', help: 'When the last ferry evict run of the store finished (Unix time)',
     labelNames: ['store'], registers });
   return {

@@ -31,6 +31,11 @@ export interface EvictOptions {
   readonly graceMs?: number;
   /** What stays whatever its use; a function gets every image Glance listed (to resolve a sync policy's selections). */
   readonly pins?: PinSet | ((images: readonly GlanceImage[]) => PinSet);
+  /**
+   * The remove owners: projects whose images' copies may be removed (IDs as Glance's `owner`; `*`: every project's).
+   * Default: the project of ferry's credential (EvictContext.projectId), else none. Others' copies stay, `not-owned`.
+   */
+  readonly removeOwners?: readonly string[];
   /** Plan only: no fence, no removal. */
   readonly dryRun?: boolean;
   readonly signal?: AbortSignal;
@@ -71,6 +76,8 @@ export interface ResolvedEvictOptions {
   readonly idleMs: number;
   readonly graceMs: number;
   readonly pins: PinSet | ((images: readonly GlanceImage[]) => PinSet) | undefined;
+  /** As given (undefined: the credential's project, resolved by the caller that knows it: ownersOf). */
+  readonly removeOwners: readonly string[] | undefined;
   readonly dryRun: boolean;
   readonly signal: AbortSignal | undefined;
   readonly onProgress: ((event: EvictEvent) => void) | undefined;
@@ -101,6 +108,6 @@ export function resolveEvictOptions(input: EvictOptions): ResolvedEvictOptions {
   }
   const budget = typeof input.budget === 'string' ? parseBudget(input.budget, input.budgetOf ?? EVICT_DEFAULTS.budgetOf) : input.budget;
   return Object.freeze({ store: result.data.store, cluster: input.cluster, budget, idleMs: result.data.idleMs, graceMs: result.data.graceMs,
-    pins: input.pins, dryRun: input.dryRun === true, signal: input.signal, onProgress: input.onProgress, ceph: input.ceph ?? {},
+    pins: input.pins, removeOwners: input.removeOwners, dryRun: input.dryRun === true, signal: input.signal, onProgress: input.onProgress, ceph: input.ceph ?? {},
     run: input.run ?? crypto.randomUUID(), by: input.by ?? `ferry evict pid ${process.pid}`, removals: input.removals ?? createKeyedLimiter(1) });
 }

@@ -19,9 +19,14 @@ export type EvictOutcome =
   /** Someone else removed it first. */
   | 'gone'
   /** A request failed: the copy is where it was, its fence lifted. */
-  | 'failed';
+  | 'failed'
+  /**
+   * Glance refused its removal (403: not the image's owning project, or the policy delete_image_location): the copy is
+   * where it was, its fence lifted, and the run went on to the next candidate.
+   */
+  | 'forbidden';
 
-export const EVICT_OUTCOMES = ['evicted', 'trashed', 'kept', 'gone', 'failed'] as const satisfies readonly EvictOutcome[];
+export const EVICT_OUTCOMES = ['evicted', 'trashed', 'kept', 'gone', 'failed', 'forbidden'] as const satisfies readonly EvictOutcome[];
 
 export interface EvictItem {
   readonly imageId: string;

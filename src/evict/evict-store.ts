@@ -6,13 +6,14 @@ import { budgetBytes } from './evict-budget.js';
 import { resolveEvictOptions, type EvictOptions } from './evict-options.js';
 import type { EvictReport } from './evict-report.js';
 import { planEviction } from './plan-eviction.js';
+import { ownersOf } from './project-owners.js';
 import { readImageListing, readStoreUsage } from './read-store-usage.js';
 import { runEviction, type EvictContext } from './run-eviction.js';
 
 /**
  * Free space in one store without ever breaking a boot (docs/evict.md). Reads every image from Glance (O(pages)) and
  * the store's pool from Ceph (one process), plans (planEviction: candidates, least recently used first, as many as
- * the budget needs), and unless it is a dry run removes them through Glance: fenced, a grace period, a last look at
+ * the budget needs, of the remove owners' images only), and unless it is a dry run removes them through Glance: fenced, a grace period, a last look at
  * each, then DELETE /v2/stores/{store}/{image}. Never the image's last location, never a copy with clones (trash
  * included), never a pinned one or one being imported. The report says what went, what stayed and why, and whether
  * the budget is met.
@@ -22,13 +23,14 @@ export async function evictStore(ctx: EvictContext, input: EvictOptions): Promis
   const { signal } = options;
   requireStores(await readStoreCatalogue(ctx.glance, signal, { clock: ctx.clock }), [options.store]);
   const images = await readImageListing(ctx.glance, signal);
+  const removeOwners = ownersOf(options.removeOwners, await ctx.projectId?.(signal));
   const pins = typeof options.pins === 'function' ? options.pins(images) : options.pins ?? NO_PINS;
   const usage = await readStoreUsage(ctx.glance, options.store, options.cluster, images, pins,
     { signal, ceph: options.ceph });
   const plan = planEviction({
     store: options.store, copies: usage.copies, poolBytes: usage.poolBytes,
     budgetBytes: options.budget === undefined ? undefined : budgetBytes(options.budget, usage.capacity, options.store),
-    idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow(), run: options.run,
+    idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow(), run: options.run, removeOwners,
   });
   options.onProgress?.({ type: 'planned', plan });
   ctx.logger.info({ store: options.store, pool: usage.pool, copies: usage.copies.length, chosen: plan.copies.filter((c) => c.action === 'evict').length,

@@ -11,6 +11,8 @@ export interface LastLookContext {
   readonly run: string;
   readonly idleMs: number;
   readonly wallNowMs: number;
+  /** The plan's remove owners (undefined: every project's). */
+  readonly removeOwners?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -29,6 +31,6 @@ export function judgeLastLook(fresh: CopyFacts, context: LastLookContext): LastL
     return { verdict: 'keep', reason: 'fenced', detail: 'its fence ran out before its turn came: left for the next run' };
   }
   // The image as read now: its locations are Glance's count at this moment, nothing planned elsewhere to subtract.
-  const keep = keepReason(fresh, { idleMs: context.idleMs, wallNowMs: context.wallNowMs, run: context.run });
+  const keep = keepReason(fresh, { idleMs: context.idleMs, wallNowMs: context.wallNowMs, run: context.run, removeOwners: context.removeOwners });
   return keep === undefined ? { verdict: 'remove' } : { verdict: 'keep', ...keep };
 }

@@ -1,6 +1,7 @@
 import type { CopyFacts } from './copy-facts.js';
 import { formatBytes } from './evict-budget.js';
 import { heldByOtherRun, removalUnderWay } from './evict-fence.js';
+import { ownedBy, ownersText } from './project-owners.js';
 
 // The eviction's decisions, as pure functions of the facts (copy-facts.ts): which copies of a store may go, in which
 // order, and how many of them the budget needs. run-eviction.ts does the I/O and looks again before each removal; the
@@ -8,7 +9,7 @@ import { heldByOtherRun, removalUnderWay } from './evict-fence.js';
 
 /** Why a copy stays, in the order they are judged: the first that applies is the one reported. */
 export const KEEP_REASONS = ['not-active', 'importing', 'in-use', 'clones-unknown', 'not-in-pool', 'last-copy', 'pinned', 'fenced',
-  'not-idle', 'under-budget'] as const;
+  'not-idle', 'not-owned', 'under-budget'] as const;
 export type KeepReason = (typeof KEEP_REASONS)[number];
 
 export interface PlannedCopy {
@@ -33,6 +34,12 @@ export interface EvictionInput {
   readonly run: string;
   /** Copies of an image removed (or planned to be) in other stores: counted off its locations, so one always stays. */
   readonly removedElsewhere?: ReadonlyMap<string, number>;
+  /**
+   * The remove owners: the projects whose images' copies this run may remove (project-owners.ts; `*` every project).
+   * Another project's idle copy stays (`not-owned`) and is never sent a DELETE: Glance's policy lets the evicting
+   * account remove only its own project's. Undefined: every project's (a caller that knows its account may).
+   */
+  readonly removeOwners?: ReadonlySet<string> | undefined;
 }
 
 export type BudgetVerdict =
@@ -69,6 +76,8 @@ export interface EvictionPlan {
    */
   readonly othersBytes: number;
   readonly budget: BudgetVerdict;
+  /** The plan's remove owners (EvictionInput.removeOwners): the last look judges with them again. */
+  readonly removeOwners: ReadonlySet<string> | undefined;
   /** What stays, by reason: why a budget cannot be met. */
   readonly kept: Readonly<Record<KeepReason, KeptTally>>;
 }
@@ -96,7 +105,8 @@ export function planEviction(input: EvictionInput): EvictionPlan {
     freed += candidates[chosen]?.bytes ?? 0;
     chosen += 1;
   }
-  const context: DetailContext = Object.freeze({ idleMs: input.idleMs, wallNowMs: input.wallNowMs, budgetBytes: input.budgetBytes });
+  const context: DetailContext = Object.freeze({ idleMs: input.idleMs, wallNowMs: input.wallNowMs, budgetBytes: input.budgetBytes,
+    removeOwners: input.removeOwners });
   const entries: PlannedCopy[] = [];
   for (let i = 0; i < chosen; i++) entries.push(new PlannedEntry(candidates[i] as CopyFacts, 'idle', context));
   // What stays, grouped by reason in KEEP_REASONS' order, each group least recently used first (a candidate the budget
@@ -115,7 +125,8 @@ export function planEviction(input: EvictionInput): EvictionPlan {
   const budget = budgetVerdict(input.poolBytes, afterBytes, othersBytes, input.budgetBytes);
   return Object.freeze({
     store: input.store, idleMs: input.idleMs, wallNowMs: input.wallNowMs, copies: Object.freeze(entries),
-    poolBytes: input.poolBytes, budgetBytes: input.budgetBytes, evictBytes: freed, afterBytes, othersBytes, budget, kept: Object.freeze(tally),
+    poolBytes: input.poolBytes, budgetBytes: input.budgetBytes, evictBytes: freed, afterBytes, othersBytes, budget, removeOwners: input.removeOwners,
+    kept: Object.freeze(tally),
   });
 }
 
@@ -134,6 +145,7 @@ interface DetailContext {
   readonly idleMs: number;
   readonly wallNowMs: number;
   readonly budgetBytes: number | undefined;
+  readonly removeOwners?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -191,14 +203,18 @@ function inLeastRecentlyUsedOrder(copies: readonly CopyFacts[]): CopyFacts[] {
 const KEEP_RANK = Object.freeze(Object.fromEntries(KEEP_REASONS.map((reason, rank) => [reason, rank]))) as Readonly<Record<KeepReason, number>>;
 
 /** Why a copy cannot go (the first rule that applies) with its detail, or undefined for a candidate. Pure. */
-export function keepReason(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNowMs' | 'run' | 'removedElsewhere'>):
+export function keepReason(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNowMs' | 'run' | 'removedElsewhere' | 'removeOwners'>):
   { readonly reason: Exclude<KeepReason, 'under-budget'>; readonly detail: string } | undefined {
   const reason = keepCode(copy, input);
-  return reason === undefined ? undefined : { reason, detail: detailOf(copy, reason, { idleMs: input.idleMs, wallNowMs: input.wallNowMs, budgetBytes: undefined }) };
+  return reason === undefined ? undefined
+    : { reason, detail: detailOf(copy, reason, { idleMs: input.idleMs, wallNowMs: input.wallNowMs, budgetBytes: undefined, removeOwners: input.removeOwners }) };
 }
 
-/** keepReason's reason alone: what a plan decides on, with no text written. */
-function keepCode(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNowMs' | 'run' | 'removedElsewhere'>):
+/**
+ * keepReason's reason alone: what a plan decides on, with no text written. Ownership is judged last: `not-owned` is an
+ * idle copy only the owner keeps (what another account could free), never one that would stay anyway.
+ */
+function keepCode(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNowMs' | 'run' | 'removedElsewhere' | 'removeOwners'>):
   Exclude<KeepReason, 'under-budget'> | undefined {
   if (copy.status !== 'active') return 'not-active';
   if (copy.importing) return 'importing';
@@ -210,7 +226,8 @@ function keepCode(copy: CopyFacts, input: Pick<EvictionInput, 'idleMs' | 'wallNo
   if (copy.pin !== undefined) return 'pinned';
   if (heldByOtherRun(copy.fence, input.run, input.wallNowMs)) return 'fenced';
   const idleFor = copy.lastUsedMs === undefined ? Number.POSITIVE_INFINITY : input.wallNowMs - copy.lastUsedMs;
-  return idleFor < input.idleMs ? 'not-idle' : undefined;
+  if (idleFor < input.idleMs) return 'not-idle';
+  return input.removeOwners === undefined || ownedBy(copy.owner, input.removeOwners) ? undefined : 'not-owned';
 }
 
 /** The text that says why a copy goes (`idle`) or stays, from its facts and the plan's settings. Pure. */
@@ -234,6 +251,8 @@ function detailOf(copy: CopyFacts, reason: 'idle' | KeepReason, context: DetailC
       const idleFor = copy.lastUsedMs === undefined ? Number.POSITIVE_INFINITY : context.wallNowMs - copy.lastUsedMs;
       return `last used ${formatAge(idleFor)} ago (${lastUseWhat(copy)}); idle means ${formatAge(context.idleMs)}`;
     }
+    case 'not-owned': return `owner ${copy.owner ?? '(none)'} is not a remove owner (${ownersText(context.removeOwners ?? new Set())}): `
+      + 'ferry\'s account may not remove its copies';
     case 'under-budget': return `the store is under its budget (${formatBytes(context.budgetBytes ?? 0)}) without removing it`;
   }
 }

@@ -7,6 +7,7 @@ import { readStoreCatalogue, requireStores } from '../prewarm/store-catalogue.js
 import { ignoredPins, NO_PINS, type PinSet } from './copy-pins.js';
 import { budgetBytes, type Budget } from './evict-budget.js';
 import { EVICT_DEFAULTS, type StoreCluster } from './evict-options.js';
+import { ownersOf } from './project-owners.js';
 import { imageIdsOf, readImageListing, readStoreUsage } from './read-store-usage.js';
 import type { EvictContext } from './run-eviction.js';
 import { summarizeStoreUsage, type StoreUsageSummary } from './usage-report.js';
@@ -26,6 +27,8 @@ export interface UsageOptions {
   readonly pins?: (images: readonly GlanceImage[]) => (store: string) => PinSet;
   readonly signal?: AbortSignal;
   readonly ceph?: StoreCopiesOptions;
+  /** Whose copies an eviction may remove (EvictOptions.removeOwners); default the credential's project. */
+  readonly removeOwners?: readonly string[] | undefined;
 }
 
 /** A store whose usage could not be read: the rest of the report stands. */
@@ -57,6 +60,7 @@ export async function readUsage(ctx: EvictContext, options: UsageOptions): Promi
       '--store and the policy\'s stores:');
   }
   const images = await readImageListing(ctx.glance, signal);
+  const removeOwners = ownersOf(options.removeOwners, await ctx.projectId?.(signal));
   const pinsOf = options.pins?.(images) ?? ((): PinSet => NO_PINS);
   const knownNames = imageIdsOf(images);
   const limit = pLimit(USAGE_POOL_READS);
@@ -67,7 +71,7 @@ export async function readUsage(ctx: EvictContext, options: UsageOptions): Promi
         { signal, knownNames, ...(options.ceph === undefined ? {} : { ceph: options.ceph }) });
       return summarizeStoreUsage({ usage, budget: entry.budget, idleMs: entry.idleMs ?? EVICT_DEFAULTS.idleMs, wallNowMs: ctx.clock.wallNow(),
         budgetBytes: entry.budget === undefined ? undefined : budgetBytes(entry.budget, usage.capacity, entry.store),
-        ignoredPins: ignoredPins(images, entry.store, pins) });
+        ignoredPins: ignoredPins(images, entry.store, pins), removeOwners });
     } catch (error) {
       if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
       ctx.logger.warn({ store: entry.store, code: error.code }, `usage: store ${entry.store} could not be read: ${error.message}`);

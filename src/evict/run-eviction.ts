@@ -21,6 +21,8 @@ export interface EvictContext {
   readonly glance: GlanceClient;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The project of ferry's credential, when known: the remove owners' and pin owners' default (project-owners.ts). */
+  readonly projectId?: ((signal?: AbortSignal) => Promise<string | undefined>) | undefined;
 }
 
 export interface CopyOutcome {
@@ -48,7 +50,10 @@ export interface EvictionRun {
 
 const NEVER = new AbortController().signal;
 
-/** Errors that will not go away by trying the next copy: stop, lift the fences, and say so. */
+/**
+ * Errors that will not go away by trying the next copy: stop, lift the fences, and say so. A 403 on a copy's DELETE is
+ * not one of them (lastLookAndRemove: that copy's `forbidden`): Glance judges each image's owner.
+ */
 const STOPS_THE_RUN: ReadonlySet<FerryErrorCode> = new Set(['FERRY_FORBIDDEN', 'FERRY_AUTH_FAILED', 'FERRY_STORE_NOT_FOUND',
   'FERRY_ENDPOINT_NOT_FOUND', 'FERRY_ABORTED']);
 
@@ -71,7 +76,7 @@ export async function runEviction(ctx: EvictContext, plan: EvictionPlan, pool: S
   let taken = 0;
   let batch = plan.copies.filter((entry) => entry.action === 'evict').map((entry) => entry.copy);
   while (batch.length > 0) {
-    const round = await runRound(ctx, batch, pool, options, needBytes - freed - taken, fencesLeft);
+    const round = await runRound(ctx, batch, pool, options, needBytes - freed - taken, fencesLeft, plan.removeOwners);
     for (const [id, outcome] of round) {
       outcomes.set(id, outcome);
       freed += outcome.freedBytes;
@@ -96,9 +101,10 @@ function takeCovering(reserve: CopyFacts[], needBytes: number): CopyFacts[] {
 }
 
 async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: StorePool, options: ResolvedEvictOptions,
-  needBytes: number, fencesLeft: FenceLeft[]): Promise<Map<string, CopyOutcome>> {
+  needBytes: number, fencesLeft: FenceLeft[], removeOwners: ReadonlySet<string> | undefined): Promise<Map<string, CopyOutcome>> {
   const outcomes = new Map<string, CopyOutcome>();
-  const fence: EvictFence = { run: options.run, recheckAtMs: ctx.clock.wallNow() + options.graceMs, by: options.by };
+  const fencedAtMs = ctx.clock.wallNow();
+  const fence: EvictFence = { run: options.run, recheckAtMs: fencedAtMs + options.graceMs, by: options.by, sinceMs: fencedAtMs };
   const value = fenceValue(fence);
   const marks = await fenceCopies(ctx, batch.map((copy) => copy.rbdImage), value, pool, options);
   const fenced = batch.filter((copy) => marks.get(copy.rbdImage) === 'set');
@@ -126,7 +132,7 @@ async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: St
         continue;
       }
       const outcome = await options.removals.run([copy.imageId], options.signal ?? NEVER,
-        () => lastLookAndRemove(ctx, copy, looks.get(copy.rbdImage), fence, options));
+        () => lastLookAndRemove(ctx, copy, looks.get(copy.rbdImage), fence, options, removeOwners));
       if (outcome === 'removed') {
         removed.push(copy);
         freedThisRound += copy.bytes;
@@ -210,7 +216,7 @@ function refuseUnwritablePool(marks: ReadonlyMap<string, MarkResult>, pool: Stor
  * DELETE (a round's removals take time, and agents stop waiting for a fence past it).
  */
 async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: PoolEntry | undefined, fence: EvictFence,
-  options: ResolvedEvictOptions): Promise<CopyOutcome | 'removed'> {
+  options: ResolvedEvictOptions, removeOwners: ReadonlySet<string> | undefined): Promise<CopyOutcome | 'removed'> {
   try {
     const expired = fenceExpired(fence, ctx.clock.wallNow());
     if (expired !== undefined) return expired;
@@ -223,7 +229,7 @@ async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: Pool
         othersBytes: copy.bytes };
     }
     const fresh = copyFactsOf(image, options.store, entry, copy.pin);
-    const look = judgeLastLook(fresh, { run: options.run, idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow() });
+    const look = judgeLastLook(fresh, { run: options.run, idleMs: options.idleMs, wallNowMs: ctx.clock.wallNow(), removeOwners });
     if (look.verdict === 'keep') {
       // Another run took it over: it removes it, and its bytes count as leaving.
       const takenOver = look.reason === 'fenced' && removalUnderWay(fresh.fence, options.run, ctx.clock.wallNow());
@@ -231,8 +237,16 @@ async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: Pool
     }
     const late = fenceExpired(fence, ctx.clock.wallNow());
     if (late !== undefined) return late;
-    const answer = await ctx.glance.deleteFromStore(copy.imageId, options.store, { signal: options.signal });
+    const answer = await ctx.glance.deleteFromStore(copy.imageId, options.store, { signal: options.signal }).catch((error: unknown) => {
+      // One image's refusal (another project's, a policy on one image): this copy's outcome, not the run's end.
+      if (isFerryError(error, 'FERRY_FORBIDDEN')) return { kind: 'forbidden' as const, message: error.message };
+      throw error;
+    });
     switch (answer.kind) {
+      case 'forbidden':
+        ctx.logger.warn({ imageId: copy.imageId, store: options.store, owner: copy.owner }, `eviction: ${answer.message}`);
+        return { outcome: 'forbidden', detail: `${answer.message} (owner ${copy.owner ?? '(none)'}): the account may not remove it; `
+          + 'the run went on to the next candidate (docs/evict.md, "Credentials")', freedBytes: 0 };
       case 'removed':
         return 'removed';
       case 'not-in-store':

@@ -12,7 +12,7 @@ import type { StoreUsage } from './store-usage.js';
  * - `over`: over it, and `ferry evict` (with the store's idle) would bring it under now, counting the copies an eviction
  *   run is removing (their live fence) as leaving;
  * - `unmet`: over it, and evicting every copy that may go would not: what is left is in use, pinned, the last copy,
- *   being imported or not idle yet (`kept` says which), the case FerryStoreOverBudget pages on.
+ *   being imported, not idle yet or another project's (`kept` says which), the case FerryStoreOverBudget pages on.
  */
 export type UsageVerdict = 'none' | 'under' | 'over' | 'unmet';
 
@@ -40,6 +40,8 @@ export interface StoreUsageSummary {
    * plan says it: why a tenant's tagged copy counts as one that may go.
    */
   readonly ignoredPins: ReadonlyMap<string, string>;
+  /** Image ID → why its idle copy may not go: another project's (`not-owned`), as a plan says it. */
+  readonly notOwned: ReadonlyMap<string, string>;
 }
 
 export interface UsageSummaryInput {
@@ -51,22 +53,28 @@ export interface UsageSummaryInput {
   readonly wallNowMs: number;
   /** Image ID → its ignored pin (copy-pins.ts ignoredPins); none when not given. */
   readonly ignoredPins?: ReadonlyMap<string, string>;
+  /** Whose copies an eviction may remove (planEviction's removeOwners; undefined: every project's). */
+  readonly removeOwners?: ReadonlySet<string> | undefined;
 }
 
 const NO_IGNORED_PINS: ReadonlyMap<string, string> = new Map();
 
 /** Pure: one store's usage against its budget, judged with planEviction (no budget: every candidate counted). */
-export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNowMs, ignoredPins }: UsageSummaryInput): StoreUsageSummary {
+export function summarizeStoreUsage({ usage, budget, budgetBytes, idleMs, wallNowMs, ignoredPins, removeOwners }: UsageSummaryInput): StoreUsageSummary {
   // A look, not a run: no run's own fence to ignore, so any fence keeps its copy.
-  const all = planEviction({ store: usage.store, copies: usage.copies, poolBytes: usage.poolBytes, budgetBytes: undefined, idleMs, wallNowMs, run: '' });
+  const all = planEviction({ store: usage.store, copies: usage.copies, poolBytes: usage.poolBytes, budgetBytes: undefined, idleMs, wallNowMs, run: '',
+    removeOwners });
   const afterBytes = usage.poolBytes - all.evictBytes;
   const verdict: UsageVerdict = budgetBytes === undefined ? 'none' : usage.poolBytes <= budgetBytes ? 'under'
     : afterBytes - all.othersBytes <= budgetBytes ? 'over' : 'unmet';
+  const notOwned = new Map<string, string>();
+  for (const entry of all.copies) if (entry.reason === 'not-owned') notOwned.set(entry.copy.imageId, entry.detail);
   const kept = Object.fromEntries(KEEP_REASONS.map((reason) => [reason, reason === 'under-budget' ? { copies: 0, bytes: 0 } : all.kept[reason]]));
   return Object.freeze({
     store: usage.store, pool: usage.pool, usedBytes: usage.poolBytes, copyBytes: usage.poolBytes - usage.otherBytes,
     otherBytes: usage.otherBytes, trashBytes: usage.trashBytes, budget, budgetBytes, verdict,
     overBytes: budgetBytes === undefined ? 0 : Math.max(0, usage.poolBytes - budgetBytes), evictableBytes: all.evictBytes, idleMs,
     kept: Object.freeze(kept) as Record<KeepReason, KeptTally>, copies: usage.copies, ignoredPins: ignoredPins ?? NO_IGNORED_PINS,
+    notOwned,
   });
 }

@@ -22,6 +22,8 @@ export interface CommandOptions {
   readonly signal?: AbortSignal;
   /** The working directory (default: ferry's); python3 runs from `/` (python-program.ts). */
   readonly cwd?: string;
+  /** stdout (and stderr) beyond this is cut off, the run `failed` (default MAX_OUTPUT_BYTES). */
+  readonly maxOutputBytes?: number;
 }
 
 /** Runs a program without a shell. Injected so unit tests never spawn ceph or rbd. */
@@ -30,7 +32,7 @@ export interface CommandRunner {
 }
 
 /** The ceph/rbd CLIs print little; 4 MiB is far beyond `rbd info` and keeps a runaway process bounded. */
-const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 interface ExecFailure extends Error {
   code?: number | string | null;
@@ -57,7 +59,7 @@ export const execFileRunner: CommandRunner = {
           encoding: 'utf8',
           timeout: options.timeoutMs,
           killSignal: 'SIGKILL',
-          maxBuffer: MAX_OUTPUT_BYTES,
+          maxBuffer: options.maxOutputBytes ?? MAX_OUTPUT_BYTES,
           windowsHide: true,
           env: childEnvironment(),
           ...(options.cwd === undefined ? {} : { cwd: options.cwd }),

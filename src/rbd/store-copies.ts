@@ -24,7 +24,17 @@ export interface StorePool {
 export interface StoreCopiesOptions extends Omit<CephCliOptions, 'confFile' | 'user'> {
   /** The python with python3-rbd; default FERRY_RBD_PYTHON, else Debian's /usr/bin/python3. */
   readonly python?: string;
+  /** The longest answer read (default STORE_OUTPUT_MAX_BYTES). */
+  readonly maxOutputBytes?: number;
 }
+
+/**
+ * The longest answer of the program read: a pool's listing grows with its images and their clones (~150 bytes a clone,
+ * ~400 an image with its marks bounded: python/rbd_store_copies.py MARK_MAX), so 256 MiB holds ~1.7 million clones or
+ * ~600 000 images (the 4 MiB the rbd/ceph commands are held to broke a store at ~30 000 clones). Still a bound: a
+ * runaway answer fails its store with FERRY_CEPH rather than ferry's memory.
+ */
+export const STORE_OUTPUT_MAX_BYTES = 256 * 2 ** 20;
 
 /** A listing opens every image (and every clone, for its creation time): longer than one rbd command may take. */
 export const STORE_LISTING_TIMEOUT_MS = 300_000;
@@ -40,8 +50,14 @@ export async function runStoreCommand(store: StorePool, command: StoreCommand, a
   const shown = `rbd_store_copies ${command} ${store.pool} (-c ${o.confFile}${o.user === undefined ? '' : ` --id ${o.user}`})`;
   const program = isolatedPython('rbd_store_copies', [resolve(o.confFile), o.user ?? '', String(cephTimeoutSeconds(o.connectTimeoutMs)),
     store.pool, store.snapshot, command, ...args]);
-  const out = await o.runner.run(python, program.args, { cwd: program.cwd, timeoutMs: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}) });
+  const maxOutputBytes = options.maxOutputBytes ?? STORE_OUTPUT_MAX_BYTES;
+  const out = await o.runner.run(python, program.args, { cwd: program.cwd, timeoutMs: o.timeoutMs, maxOutputBytes, ...(o.signal ? { signal: o.signal } : {}) });
   if (out.outcome === 'failed' && out.errorCode === 'ENOENT') throw unavailable(shown, `${python} is not installed`);
+  if (out.outcome === 'failed' && out.errorCode === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
+    throw new FerryError('FERRY_CEPH', `${shown} answered more than ${binaryBytes(maxOutputBytes)}: too much to read`,
+      `pool ${store.pool} holds more images and clones than one listing reads (rbd -c ${store.confFile} ls -l ${store.pool} | wc -l); `
+      + 'report it with the counts: ferry reads a pool in one answer', { command: shown, pool: store.pool, maxOutputBytes });
+  }
   const exited = cephCommandExited(out, python, shown);
   if (exited.exitCode === 3 && exited.stdout.includes('"unavailable"')) throw unavailable(shown, exited.stdout.trim());
   if (exited.exitCode === 0) return { stdout: exited.stdout, shown };
@@ -67,6 +83,9 @@ export async function checkStoreCopies(store: StorePool, names: readonly string[
   const { stdout, shown } = await runStoreCommand(store, 'check', names, options);
   return parsePoolCheck(stdout, shown);
 }
+
+/** 1 KiB, 256 MiB: a bound as its message names it. */
+const binaryBytes = (bytes: number): string => (bytes < 2 ** 20 ? `${Math.round(bytes / 1024)} KiB` : `${Math.round(bytes / 2 ** 20)} MiB`);
 
 function unavailable(shown: string, why: string): FerryError {
   return new FerryError('FERRY_CEPH', `${shown} cannot run: python3-rbd is not there (${why})`,

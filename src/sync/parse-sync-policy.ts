@@ -60,15 +60,18 @@ const usageRuleSchema = z.strictObject({
   by: z.enum(USAGE_MEASURES, { error: `must be one of ${USAGE_MEASURES.join(', ')}` }).optional(),
   days: count.optional(),
   stores: z.array(storeName).min(1, 'list at least one store').optional(),
+  owners: z.lazy(() => projectIds),
 });
+// Keystone project IDs, as Glance writes an image's owner; `*` for every project (project-owners.ts)
+const projectIds = z.array(text.regex(/^[^\s,]+$/, 'a project ID, as Glance shows an image\'s owner (openstack project show NAME -f value -c id), or * for every project'))
+  .min(1, 'list at least one project ID').optional();
 const policySchema = z.strictObject({
   version: z.literal('1', { error: 'the only policy version is 1' }),
   placements: z.array(placementSchema).min(1, 'list at least one placement').optional(),
   stores: z.record(storeName, storeSettingsSchema).optional(),
   usage: z.array(usageRuleSchema).min(1, 'list at least one usage rule').optional(),
-  // Keystone project IDs, as Glance writes an image's owner
-  pin_owners: z.array(text.regex(/^[^\s,]+$/, 'a project ID, as Glance shows an image\'s owner (openstack project show NAME -f value -c id)'))
-    .min(1, 'list at least one project ID').optional(),
+  pin_owners: projectIds,
+  remove_owners: projectIds,
 }).superRefine((policy, issues) => {
   if (policy.placements === undefined && policy.usage === undefined) {
     issues.addIssue({ code: 'custom', path: ['placements'], message: 'list at least one placement (or a usage rule)' });
@@ -133,10 +136,12 @@ export function parseSyncPolicy(source: string, name = 'policy'): SyncPolicy {
   const usage = (parsed.data.usage ?? []).map((rule, index): UsageRule => Object.freeze({
     name: rule.name ?? `usage rule ${index + 1}`, keepMostUsed: Number(rule.keep_most_used), by: rule.by ?? 'clones',
     days: Number(rule.days ?? USAGE_DEFAULT_DAYS), stores: Object.freeze([...(rule.stores ?? stores.keys())]),
+    ...(rule.owners === undefined ? {} : { owners: Object.freeze([...rule.owners]) }),
     position: positionOf(doc, ['usage', index], lineCounter, false) ?? { line: 1, column: 1 },
   }));
   return Object.freeze({ source: name, placements: Object.freeze(placements), stores, usage: Object.freeze(usage),
-    ...(parsed.data.pin_owners === undefined ? {} : { pinOwners: Object.freeze([...parsed.data.pin_owners]) }) });
+    ...(parsed.data.pin_owners === undefined ? {} : { pinOwners: Object.freeze([...parsed.data.pin_owners]) }),
+    ...(parsed.data.remove_owners === undefined ? {} : { removeOwners: Object.freeze([...parsed.data.remove_owners]) }) });
 }
 
 function storePolicyOf(settings: z.infer<typeof storeSettingsSchema>, store: string, position: PolicyPosition): StorePolicy {

@@ -1,7 +1,8 @@
 import { isFerryError, type FerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { withPin } from '../evict/copy-facts.js';
-import { NO_PINS, pinOwnersOf } from '../evict/copy-pins.js';
+import { NO_PINS } from '../evict/copy-pins.js';
+import { ownersOf } from '../evict/project-owners.js';
 import { budgetBytes } from '../evict/evict-budget.js';
 import { EVICT_DEFAULTS } from '../evict/evict-options.js';
 import { planEviction, type EvictionPlan } from '../evict/plan-eviction.js';
@@ -52,15 +53,18 @@ export interface FleetPlan {
 /**
  * Pure: the whole fleet's sync plan from one image listing and one listing per pool. What the placements and usage
  * rules want, where, is copied (planPrewarm); in each store over its budget, what is not wanted goes least recently
- * used first (planEviction, the wanted copies pinned). The cost grows with the images plus the pools' entries:
+ * used first (planEviction, the wanted copies pinned, only the remove owners' images). The cost grows with the images plus the pools' entries:
  * every join is by id, never a scan of one list per element of another.
  */
 export function planFleet(input: FleetInput): FleetPlan {
   const { policy, images } = input;
   const placementWants = policyWants(policy, images, input.viewerProject);
-  const owners = pinOwnersOf(policy.pinOwners, input.viewerProject);
+  const owners = ownersOf(policy.pinOwners, input.viewerProject);
+  const removeOwners = ownersOf(policy.removeOwners, input.viewerProject);
   const usage = fleetUsageOf(images, input.pools, (store) => ({ refs: NO_PINS.refs, wanted: placementWants.get(store) ?? NO_PINS.wanted, owners }));
-  const ruleWants = usageRuleWants(policy.usage, [...usage.values()].map((entry) => entry.copies), input.wallNowMs);
+  // A usage rule counts its owners' images (`owners:`), else the pin owners': keeping a copy by use is a pin by use.
+  const ruleWants = usageRuleWants(policy.usage, [...usage.values()].map((entry) => entry.copies), input.wallNowMs,
+    (rule) => (rule.owners === undefined ? owners : ownersOf(rule.owners, input.viewerProject)));
   const wants = mergeWants(placementWants, ruleWants);
 
   const byId = new Map(images.map((image) => [image.id, image]));
@@ -93,7 +97,7 @@ export function planFleet(input: FleetInput): FleetPlan {
       continue;
     }
     const plan = planEviction({ store, copies, poolBytes: storeUsage.poolBytes, budgetBytes: bytes, idleMs: settings.idleMs ?? EVICT_DEFAULTS.idleMs,
-      wallNowMs: input.wallNowMs, run: input.run, removedElsewhere });
+      wallNowMs: input.wallNowMs, run: input.run, removedElsewhere, removeOwners });
     // The copies to evict come first in a plan: counted until the first one kept.
     for (const entry of plan.copies) {
       if (entry.action !== 'evict') break;

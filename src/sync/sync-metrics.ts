@@ -39,7 +39,7 @@ export function createSyncMetrics(options: { readonly processMetrics?: boolean }
   // bring it under (everything left in use, pinned, the last copy, importing or not idle), and what the evictions did.
   const storeBudgets = createStoreBudgetGauges(registry, 'ferry_sync');
   const evictions = new Counter({ name: 'ferry_sync_evictions_total',
-    help: 'Copies the passes took on to evict, by store, outcome (evicted, trashed, kept, gone, failed) and why (idle, or why kept)',
+    help: 'Copies the passes took on to evict, by store, outcome (evicted, trashed, kept, gone, failed, forbidden) and why (idle, or why kept)',
     labelNames: ['store', 'outcome', 'reason'], registers });
   const budgetErrors = new Counter({ name: 'ferry_sync_budget_errors_total', help: 'Stores whose budget a pass could not judge or enforce, by error code',
     labelNames: ['store', 'code'], registers });

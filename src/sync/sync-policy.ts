@@ -43,6 +43,11 @@ export interface UsageRule {
   readonly by: UsageMeasure;
   readonly days: number;
   readonly stores: readonly string[];
+  /**
+   * `owners:`: the projects whose images the rule counts (`*`: every project's); absent, the policy's pin owners. A
+   * tenant that boots enough would otherwise have its image copied to every store of the rule and kept there.
+   */
+  readonly owners?: readonly string[];
   readonly position: PolicyPosition;
 }
 
@@ -59,4 +64,9 @@ export interface SyncPolicy {
    * absent, the project of ferry's credential.
    */
   readonly pinOwners?: readonly string[];
+  /**
+   * `remove_owners:`: the projects whose images' copies the budgets may remove (`*`: every project's); absent, the
+   * project of ferry's credential. Others' copies stay (`not-owned`) and are never sent a DELETE.
+   */
+  readonly removeOwners?: readonly string[];
 }

@@ -4,7 +4,8 @@ import { createKeyedLimiter } from '../copy/transfer/keyed-limiter.js';
 import { isFerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { buildEvictReport } from '../evict/build-evict-report.js';
-import { ignoredPins, NO_PINS, pinOwnersOf } from '../evict/copy-pins.js';
+import { ignoredPins, NO_PINS } from '../evict/copy-pins.js';
+import { ownersOf } from '../evict/project-owners.js';
 import { EVICT_DEFAULTS, resolveEvictOptions } from '../evict/evict-options.js';
 import { imageIdsOf, readImageListing, resolveStorePool } from '../evict/read-store-usage.js';
 import { runEviction } from '../evict/run-eviction.js';
@@ -50,7 +51,7 @@ export async function syncWithBudgets(ctx: CopyContext, policy: SyncPolicy, cata
     state = await readFleet(ctx, policy, options);
     fleet = plan(state);
   }
-  const owners = pinOwnersOf(policy.pinOwners, viewerProject);
+  const owners = ownersOf(policy.pinOwners, viewerProject);
   const budgets = result.aborted ? [] : await evictFleet(ctx, policy, fleet, { ...options, run, dryRun: result.dryRun },
     (store) => ignoredPins(state.images, store, { ...NO_PINS, owners }));
   return buildSyncReport(ctx, policy, wantedBy, copyPlan, result, budgets);

@@ -61,7 +61,7 @@ export function generateFleet(images: number, storeCount: number, seed: number):
         image: `vm-${i}-${k}`, id: `c${i}${k}`, trash: rnd() < 0.2, created: rnd() < 0.05 ? null : created + Math.floor(rnd() * 5 * DAY) / 1000 }));
       const size = (1 + Math.floor(rnd() * 4)) * 2 ** 30;
       const meta: Record<string, string> = rnd() < 0.03
-        ? { 'ferry.evicting': JSON.stringify({ run: rnd() < 0.5 ? 'other' : 'bench', recheck_at: new Date(FLEET_NOW + (rnd() < 0.5 ? 60_000 : -DAY)).toISOString(), by: 'host' }) }
+        ? { 'ferry.evicting': JSON.stringify({ run: rnd() < 0.5 ? 'other' : 'bench', recheck_at: new Date(FLEET_NOW + (rnd() < 0.5 ? 60_000 : -DAY)).toISOString(), by: 'host', since: new Date(FLEET_NOW - 20_000).toISOString() }) }
         : rnd() < 0.01 ? { 'ferry.evicting': 'garbage' } : {};
       listed.push({ name: rbdName(store), id: `rbd${i}`, size, used: rnd() < 0.3 ? null : Math.floor(size * rnd()), created, accessed,
         modified: created, protected: rnd() < 0.98, children: clones, meta });

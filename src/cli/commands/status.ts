@@ -11,7 +11,7 @@ import { renderUsage } from '../render/usage.js';
 import { usageJsonSchema, usageToJson, usageToRows } from '../reports/usage-json.js';
 import { BUDGET_FLAGS, flagText } from '../inputs/evict-flags.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
-import { PIN_OWNER_FLAG, pinOwnerFlags, pinsFromInputs } from '../inputs/pin-flags.js';
+import { ownerFlags, PIN_OWNER_FLAG, pinsFromInputs, REMOVE_OWNER_FLAG } from '../inputs/pin-flags.js';
 import { usageStoresFromFlags } from '../inputs/usage-stores.js';
 import { configFlag } from '../global-options.js';
 import { ERROR_TABLE } from '../../errors/error-table.js';
@@ -25,7 +25,7 @@ export type StatusReport = { readonly kind: 'image'; readonly status: CopyStatus
   | { readonly kind: 'usage'; readonly usage: UsageReport };
 
 /** Flags that belong to --usage only. */
-const USAGE_ONLY = ['policy', 'budget', 'budget-of', 'idle', 'pool', 'ceph-conf', 'rbd-user', 'pin-owner'] as const;
+const USAGE_ONLY = ['policy', 'budget', 'budget-of', 'idle', 'pool', 'ceph-conf', 'rbd-user', 'pin-owner', 'remove-owner'] as const;
 
 export const statusCommand: CommandSpec<StatusReport> = {
   name: 'status',
@@ -49,6 +49,7 @@ export const statusCommand: CommandSpec<StatusReport> = {
     { name: 'pool', value: 'POOL', description: 'with --usage and one --store: its pool (default: Glance\'s stores/detail, else the pool its locations name)' },
     configFlag('ceph-conf'), configFlag('rbd-user'),
     { ...PIN_OWNER_FLAG, description: `with --usage: ${PIN_OWNER_FLAG.description}` },
+    { ...REMOVE_OWNER_FLAG, description: `with --usage: ${REMOVE_OWNER_FLAG.description}` },
   ],
   jsonSchema: z.union([statusJsonSchema, matrixJsonSchema, usageJsonSchema]),
   async run(ctx) {
@@ -63,10 +64,12 @@ export const statusCommand: CommandSpec<StatusReport> = {
       const policyFile = flagText(ctx.flags.policy);
       const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
       const stores = usageStoresFromFlags(ctx, policy);
-      const owners = pinOwnerFlags(ctx);
+      const owners = ownerFlags(ctx, 'pin-owner');
+      const removeOwners = ownerFlags(ctx, 'remove-owner');
       const cloud = await ctx.connect();
       const project = await cloud.projectId(ctx.signal);
-      return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal, pins: pinsFromInputs({ refs: [], policy, owners, project }) }) };
+      return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal, pins: pinsFromInputs({ refs: [], policy, owners, project }),
+        removeOwners: removeOwners.length > 0 ? removeOwners : policy?.removeOwners }) };
     }
     if (usageOnly.length > 0) {
       throw new FerryError('FERRY_INVALID_OPTION', `--${usageOnly[0]} goes with --usage`, 'Add --usage (ferry status --usage --store S …), or drop the flag.');

@@ -1,5 +1,6 @@
 import { FerryError } from '../../errors/ferry-error.js';
-import { pinOwnersOf, PIN_PROPERTY, PIN_TAG, type PinSet } from '../../evict/copy-pins.js';
+import { PIN_PROPERTY, PIN_TAG, type PinSet } from '../../evict/copy-pins.js';
+import { ownersOf } from '../../evict/project-owners.js';
 import type { GlanceImage } from '../../glance/image.js';
 import { indexListing, resolveListedRefs } from '../../prewarm/resolve-listed-refs.js';
 import { policyWants } from '../../sync/policy-wants.js';
@@ -12,16 +13,20 @@ import { flagList } from './evict-flags.js';
 
 export const PIN_OWNER_FLAG: OptionSpec = { name: 'pin-owner', value: 'PROJECT', repeatable: true,
   description: `a project ID whose images' own tag ${PIN_TAG} or property ${PIN_PROPERTY} pin them; other projects' are ignored `
-    + '(default: the --policy\'s pin_owners:, else the project of ferry\'s credential)' };
+    + '(* for every project; default: the --policy\'s pin_owners:, else the project of ferry\'s credential)' };
 
-/** The --pin-owner values, checked before any request. */
-export function pinOwnerFlags(ctx: Pick<CommandContext, 'flags'>): readonly string[] {
-  const owners = flagList(ctx.flags['pin-owner']).map((owner) => owner.trim());
+export const REMOVE_OWNER_FLAG: OptionSpec = { name: 'remove-owner', value: 'PROJECT', repeatable: true,
+  description: 'a project ID whose images\' copies may be removed; other projects\' stay (not-owned) and are never sent a DELETE '
+    + '(* for every project, where the account may: admin; default: the --policy\'s remove_owners:, else the project of ferry\'s credential)' };
+
+/** The values of an owner flag (--pin-owner, --remove-owner), checked before any request. */
+export function ownerFlags(ctx: Pick<CommandContext, 'flags'>, flag: 'pin-owner' | 'remove-owner'): readonly string[] {
+  const owners = flagList(ctx.flags[flag]).map((owner) => owner.trim());
   const bad = owners.find((owner) => owner === '' || /[\s,]/.test(owner));
   if (bad !== undefined) {
-    throw new FerryError('FERRY_INVALID_OPTION', `--pin-owner must be one project ID, got '${bad}'`,
-      'Give each project as its ID, as Glance shows an image\'s owner (openstack project show NAME -f value -c id); repeat --pin-owner for several.',
-      { option: 'pin-owner' });
+    throw new FerryError('FERRY_INVALID_OPTION', `--${flag} must be one project ID, got '${bad}'`,
+      `Give each project as its ID, as Glance shows an image's owner (openstack project show NAME -f value -c id), or *; repeat --${flag} for several.`,
+      { option: flag });
   }
   return owners;
 }
@@ -51,7 +56,7 @@ export function pinsFromInputs(input: PinInputs): (images: readonly GlanceImage[
     }
     const refs = new Set(resolved.images.map((image) => image.id));
     const wants = input.policy === undefined ? undefined : policyWants(input.policy, images, input.project);
-    const owners = pinOwnersOf(input.owners.length > 0 ? input.owners : input.policy?.pinOwners, input.project);
+    const owners = ownersOf(input.owners.length > 0 ? input.owners : input.policy?.pinOwners, input.project);
     return (store) => ({ refs, wanted: wants?.get(store) ?? new Map<string, readonly string[]>(), owners });
   };
 }

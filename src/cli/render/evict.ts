@@ -9,7 +9,7 @@ import { table } from './prewarm.js';
 export const KEEP_WORDS: Readonly<Record<KeepReason, string>> = {
   'not-active': 'not active', importing: 'being imported', 'in-use': 'in use (clones)', 'clones-unknown': 'clones not listable',
   'not-in-pool': 'not in the pool', 'last-copy': 'the last copy', pinned: 'pinned', fenced: 'another eviction\'s', 'not-idle': 'not idle',
-  'under-budget': 'not needed for the budget',
+  'not-owned': 'another project\'s (ferry may not remove it)', 'under-budget': 'not needed for the budget',
 };
 
 /** An image as the eviction's and usage's tables name it: its name and the id's start, or the whole id when it has no name. */
@@ -36,6 +36,11 @@ export function renderEvict(report: EvictReport, style: TextStyle): string {
   const kept = KEEP_REASONS.filter((reason) => reason !== 'under-budget' && report.budget.kept[reason].copies > 0)
     .map((reason) => `${report.budget.kept[reason].copies} ${KEEP_WORDS[reason]} (${formatBytes(report.budget.kept[reason].bytes)})`);
   if (kept.length > 0) lines.push(`kept: ${kept.join(', ')}`);
+  const notOwned = report.budget.kept['not-owned'];
+  if (report.budget.verdict === 'unmet' && notOwned.bytes > 0) {
+    lines.push(style.warn(`${formatBytes(notOwned.bytes)} of what stays is other projects' copies ferry's account may not remove: `
+      + '--remove-owner PROJECT (an account that may) would take them (docs/evict.md, "Whose copies may go")'));
+  }
   lines.push(...fencesLeftLines(report.fencesLeft, style));
   if (report.otherBytes > 0) lines.push(style.dim(`the pool also holds ${formatBytes(report.otherBytes)} that is no copy Glance lists in ${report.store}`
     + (report.trashBytes > 0 ? ` (${formatBytes(report.trashBytes)} of it in its trash)` : '')));
@@ -65,6 +70,8 @@ function decision(item: EvictItem, style: TextStyle): string {
       return style.dim('gone already');
     case 'failed':
       return style.bad('failed');
+    case 'forbidden':
+      return style.bad('forbidden (403)');
   }
 }
 

@@ -32,7 +32,7 @@ export const syncJsonSchema = z.object({
   budgets: z.array(z.object({
     store: z.string(), pool: z.string().nullable(), budget: z.string().nullable(), budget_bytes: count.nullable(), used_bytes: count.nullable(),
     after_bytes: count.nullable(), others_bytes: count, verdict: z.enum(['none', 'under', 'met', 'unmet']).nullable(), shortfall_bytes: count,
-    counts: z.object({ planned: count, evicted: count, trashed: count, kept: count, gone: count, failed: count }).strict().nullable(),
+    counts: z.object({ planned: count, evicted: count, trashed: count, kept: count, gone: count, failed: count, forbidden: count }).strict().nullable(),
     kept: z.partialRecord(z.enum(KEEP_REASONS), z.object({ copies: count, bytes: count }).strict()),
     evictions: z.array(evictCopyJsonSchema),
     fences_left: evictJsonSchema.shape.fences_left,

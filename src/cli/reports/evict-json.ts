@@ -27,7 +27,7 @@ export const evictJsonSchema = z.object({
     kept: z.partialRecord(z.enum(KEEP_REASONS), z.object({ copies: count, bytes }).strict()),
   }).strict(),
   copies: z.array(evictCopyJsonSchema),
-  counts: z.object({ planned: count, evicted: count, trashed: count, kept: count, gone: count, failed: count }).strict(),
+  counts: z.object({ planned: count, evicted: count, trashed: count, kept: count, gone: count, failed: count, forbidden: count }).strict(),
   other_bytes: bytes, trash_bytes: bytes,
   /** Fences the run could not lift (empty when every one was lifted or went with its copy). */
   fences_left: z.array(z.object({ image: z.string(), rbd_image: z.string(), detail: z.string() }).strict()),

@@ -27,6 +27,10 @@ export const usageCopyJsonSchema = z.object({
   last_used: z.string().nullable(), last_use: z.string(), locations: count, in_pool: z.boolean(), pinned: z.string().nullable(),
   /** The image's own pin that does not count here (its owner is not a pin owner), as evict's plan says it; else null. */
   pin_ignored: z.string().nullable(),
+  /** Its image's owner (Glance's `owner`). */
+  owner: z.string().nullable(),
+  /** Why its idle copy may not go, when it is another project's (not a remove owner's), as evict's plan says it; else null. */
+  not_owned: z.string().nullable(),
 }).strict();
 
 export const usageJsonSchema = z.object({
@@ -56,7 +60,7 @@ export function usageToJson(report: UsageReport): UsageJson {
   const copies = report.stores.flatMap((entry) => (isStoreUsageError(entry) ? [] : entry.copies.map((copy) => ({
     image: copy.imageId, name: copy.imageName, store: copy.store, bytes: copy.bytes, clones: copy.clones, trashed_clones: copy.trashedClones,
     last_used: iso(copy.lastUsedMs), last_use: lastUseWhat(copy), locations: copy.locations, in_pool: copy.inPool === 'yes', pinned: copy.pin ?? null,
-    pin_ignored: entry.ignoredPins.get(copy.imageId) ?? null,
+    pin_ignored: entry.ignoredPins.get(copy.imageId) ?? null, owner: copy.owner, not_owned: entry.notOwned.get(copy.imageId) ?? null,
   }))));
   return { read_at: new Date(report.readAtMs).toISOString(), stores, copies };
 }
@@ -66,10 +70,11 @@ export const USAGE_COLUMNS: readonly RowColumn[] = [
   { key: 'image', header: 'Image' }, { key: 'name', header: 'Name' }, { key: 'store', header: 'Store' }, { key: 'bytes', header: 'Bytes' },
   { key: 'clones', header: 'Clones' }, { key: 'last_used', header: 'Last Used' }, { key: 'last_use', header: 'Last Use' },
   { key: 'locations', header: 'Locations' }, { key: 'pinned', header: 'Pinned' }, { key: 'pin_ignored', header: 'Pin Ignored' },
+  { key: 'owner', header: 'Owner' }, { key: 'not_owned', header: 'Not Owned' },
 ];
 
 export function usageToRows(report: UsageReport): RowList {
   return { columns: USAGE_COLUMNS, rows: usageToJson(report).copies.map((copy) => ({ image: copy.image, name: copy.name, store: copy.store,
     bytes: copy.bytes, clones: copy.clones, last_used: copy.last_used, last_use: copy.last_use, locations: copy.locations, pinned: copy.pinned,
-    pin_ignored: copy.pin_ignored })) };
+    pin_ignored: copy.pin_ignored, owner: copy.owner, not_owned: copy.not_owned })) };
 }

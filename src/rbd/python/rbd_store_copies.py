@@ -10,7 +10,8 @@ Commands, each printing one JSON object on stdout:
   IMAGE = {"name", "id", "size", "used" (allocated bytes by the object map, null without fast-diff), "created",
   "accessed", "modified" (Unix seconds), "protected" (SNAPSHOT exists and is protected: true/false; null when the
   image has no SNAPSHOT), "children" (of SNAPSHOT, trash included: [{"pool", "namespace", "image", "id", "trash",
-  "created"}]), "meta" (the image-meta keys starting with `ferry.`)}, or {"name", "id", "error", "errno"} for an image
+  "created"}]), "meta" (ferry's own image-meta marks, MARKS: a value longer than MARK_MAX characters is given as a
+  note of its length)}, or {"name", "id", "error", "errno"} for an image
   that could not be read (removed while listed: "absent": true).
   "quota_bytes": the pool's quota (0: none) and "replicas" its size, from the OSD map; "capacity": {"cluster_bytes", "pool_stored_bytes",
   "pool_max_avail_bytes"} from `ceph df`, null when the cluster does not report it (0 without a ceph-mgr).
@@ -20,7 +21,8 @@ Commands, each printing one JSON object on stdout:
   copy out needs (the agent): the snapshot and the fence, read with the image opened read-only and no children
   listed, so a user with read-only caps on the images pool alone can ask.
 - `fence KEY VALUE EXPECTED NAME...`: image-meta KEY=VALUE on each image where KEY holds EXPECTED now (EXPECTED
-  empty: where there is no KEY), then KEY read again: {"results": [{"name", "ok" | "held" | "absent" | "error"}]}.
+  empty: where there is no KEY), then KEY read again: {"results": [{"name", "ok" | "held" | "absent" | "error"}]}
+  ("held" bounded as a mark is).
   "held": the value KEY holds (another's mark, found before writing or written over ours between the write and the
   read again): not ours. librbd has no compare-and-set for image-meta: this is read, compare, write, read again;
   two writers that both read no mark within the same milliseconds both write; the one that reads again after the
@@ -43,7 +45,10 @@ except ImportError as error:
 
 conf, user, timeout, pool, snapshot, command = sys.argv[1], sys.argv[2] or None, sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 args = sys.argv[7:]
-META_PREFIX = "ferry."
+# The image-meta keys ferry writes, and the longest value of one it reads: anyone who may write the pool's image-meta
+# could write megabytes under any key, and a listing is read whole (its output is bounded: store-copies.ts).
+MARKS = frozenset(("ferry.evicting", "ferry.verified", "ferry.transfer", "ferry.writer"))
+MARK_MAX = 1024
 
 
 def seconds(stamp):
@@ -87,6 +92,15 @@ class Cluster:
         return json.loads(out) if code == 0 and out else None
 
 
+def bounded(value):
+    """A mark's value as read, or a note of its length when it is longer than MARK_MAX (ferry reads it as not its format)."""
+    return value if value is None or len(value) <= MARK_MAX else "(a value of %d characters, not read)" % len(value)
+
+
+def marks_of(image):
+    return dict((key, bounded(value)) for key, value in image.metadata_list() if key in MARKS)
+
+
 def used_bytes(image):
     # Allocated objects by the object map: cheap with fast-diff, one stat per object without it (then: unknown).
     if not image.features() & rbd.RBD_FEATURE_FAST_DIFF or image.flags() & rbd.RBD_FLAG_FAST_DIFF_INVALID:
@@ -114,7 +128,7 @@ def image_facts(cluster, name=None, image_id=None):
                  "used": used_bytes(image), "created": seconds(image.create_timestamp()),
                  "accessed": seconds(image.access_timestamp()), "modified": seconds(image.modify_timestamp()),
                  "protected": None, "children": [],
-                 "meta": dict((key, value) for key, value in image.metadata_list() if key.startswith(META_PREFIX))}
+                 "meta": marks_of(image)}
         if any(snap["name"] == snapshot for snap in image.list_snaps()):
             facts["protected"] = bool(image.is_protected_snap(snapshot))
             image.set_snap(snapshot)
@@ -165,7 +179,7 @@ def look(cluster, names):
         try:
             with rbd.Image(cluster.ioctx, name, read_only=True) as image:
                 facts = {"name": name, "protected": None,
-                         "meta": dict((key, value) for key, value in image.metadata_list() if key.startswith(META_PREFIX))}
+                         "meta": marks_of(image)}
                 if any(snap["name"] == snapshot for snap in image.list_snaps()):
                     facts["protected"] = bool(image.is_protected_snap(snapshot))
                 images.append(facts)
@@ -201,10 +215,10 @@ def fence(cluster, key, value, expected, names):
     def mark(image):
         held = mark_of(image, key)
         if held != (expected or None):
-            return {"held": held}
+            return {"held": bounded(held)}
         image.metadata_set(key, value)
         held = mark_of(image, key)
-        return "ok" if held == value else {"held": held}
+        return "ok" if held == value else {"held": bounded(held)}
     return on_each(cluster, names, mark)
 
 

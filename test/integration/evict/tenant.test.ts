@@ -2,17 +2,20 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema } from '../../../src/cli/reports/evict-json.js';
 import { syncJsonSchema } from '../../../src/cli/render/sync.js';
 import { usageJsonSchema } from '../../../src/cli/reports/usage-json.js';
-import { cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ferryChild } from '../../helpers/devcloud-faults.js';
 import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { SITE_C } from '../../helpers/site-c-copies.js';
+import { startRecordingGlanceProxy, type RecordingGlanceProxy } from '../../helpers/recording-glance-proxy.js';
+import { copyImage, SITE_C } from '../../helpers/site-c-copies.js';
 
 // A tenant (project demo: it can create images, tag them and make them community) must not steer sync or evict
-// (Glance 25, Ceph 16, store site-c). Both runs are dry runs as ferry-evict (project admin, no admin role): nothing is
-// copied or removed, the plans are what is asserted.
+// (Glance 25, Ceph 16, store site-c), nor stop them. The first runs are dry runs as ferry-evict (project admin, no admin
+// role): nothing is copied or removed, the plans are what is asserted. The last two remove the operator's copy with a
+// tenant's older one in the store, through a recording proxy: "never a DELETE" is asserted on what ferry sent.
 
 const MIB = 2 ** 20;
 const created = imagesDeletedAfterAll();
@@ -41,6 +44,34 @@ async function copyToSiteC(id: string): Promise<void> {
   }
 }
 
+let proxy: RecordingGlanceProxy;
+beforeAll(async () => { proxy = await startRecordingGlanceProxy(); }, 60_000);
+afterAll(async () => { await proxy.close(); }, 60_000);
+
+const poolHas = (id: string): boolean => ceph('site-b', 'rbd', ['info', `${SITE_C.pool}/${id}`], 'admin').code === 0;
+const storesOf = async (id: string): Promise<string[]> => String((await readImage(id)).stores).split(',').sort();
+const conf = (): string => devcloud().ceph['site-b'].conf;
+
+/**
+ * site-c with a tenant's community image copied there first (older) and then the operator's (project admin, ferry-evict's):
+ * both idle with --idle 0. The copies other tests left that ferry-evict may remove are returned, to be pinned.
+ */
+async function tenantOlderThanOurs(tag: string): Promise<{ tenant: string; ours: string; others: string[]; usedBytes: number }> {
+  const tenant = await image(`it-tenant-old-${tag}-${process.pid}`, 'demo', 'community');
+  await copyToSiteC(tenant);
+  const ours = await copyImage(created, 4 * MIB, ['central', SITE_C.store], `it-tenant-ours-${tag}-${process.pid}`);
+  const plan = await ferryChild(['evict', '--store', SITE_C.store, '--ceph-conf', conf(), '--rbd-user', FERRY.evictRbdUser, '--pool', SITE_C.pool,
+    '--idle', '0', '--dry-run', '--json'], { env: { FERRY_GLANCE_ENDPOINT: proxy.url } });
+  expect(plan.code, plan.stderr).toBe(0);
+  const json = evictJsonSchema.parse(JSON.parse(plan.stdout));
+  const [tenantRow, oursRow] = [tenant, ours].map((id) => json.copies.find((copy) => copy.image === id));
+  // The tenant's copy is the older, and the plan leaves it: another project's, which ferry-evict may not remove.
+  expect(Date.parse(tenantRow?.last_used ?? '')).toBeLessThan(Date.parse(oursRow?.last_used ?? ''));
+  expect(tenantRow).toMatchObject({ action: 'keep', reason: 'not-owned' });
+  return { tenant, ours, others: json.copies.filter((copy) => copy.action === 'evict' && copy.image !== ours).map((copy) => copy.image),
+    usedBytes: json.budget.used_bytes };
+}
+
 describe('a tenant cannot steer sync or evict (site-c)', () => {
   it('sync with a budget: a second project\'s community image named like the golden one is neither wanted nor copied', async () => {
     const name = `it-tenant-golden-${process.pid}`;
@@ -64,8 +95,9 @@ describe('a tenant cannot steer sync or evict (site-c)', () => {
     await copyToSiteC(id);
     const owner = String((await readImage(id)).owner);
     const run = ferry(['evict', '--store', SITE_C.store, '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.evictRbdUser,
-      '--pool', SITE_C.pool, '--idle', '0', '--dry-run']);
+      '--pool', SITE_C.pool, '--idle', '0', '--dry-run', '--remove-owner', '*']);
     expect(run.code, run.stderr).toBe(0);
+    // --remove-owner '*' (a dry run: nothing is sent): every project's copy may go, so the ignored pin is what decides.
     const copy = evictJsonSchema.parse(JSON.parse(run.stdout)).copies.find((entry) => entry.image === id);
     expect(copy).toMatchObject({ action: 'evict', reason: 'idle' });
     expect(copy?.detail).toContain(`its tag ferry-pin ignored: owner ${owner} is not a pin owner`);
@@ -75,4 +107,41 @@ describe('a tenant cannot steer sync or evict (site-c)', () => {
     expect(usageJsonSchema.parse(JSON.parse(usage.stdout)).copies.find((entry) => entry.image === id))
       .toMatchObject({ pinned: null, pin_ignored: `its tag ferry-pin ignored: owner ${owner} is not a pin owner` });
   });
+
+  it('evict as ferry-evict meets its budget where a tenant\'s copy is older than the operator\'s: exit 0, the operator\'s copy removed, no DELETE for the tenant\'s (it stays, not-owned)', async () => {
+    const { tenant, ours, others, usedBytes } = await tenantOlderThanOurs('evict');
+    proxy.requests.length = 0;
+    const run = await ferryChild(['evict', '--store', SITE_C.store, '--ceph-conf', conf(), '--rbd-user', FERRY.evictRbdUser, '--pool', SITE_C.pool,
+      '--idle', '0', '--grace', '1s', '--budget', String(usedBytes - MIB), ...others.flatMap((other) => ['--pin', other]), '--json'],
+    { env: { FERRY_GLANCE_ENDPOINT: proxy.url } });
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const json = evictJsonSchema.parse(JSON.parse(run.stdout));
+    expect(json.budget).toMatchObject({ verdict: 'met', used_bytes: usedBytes });
+    expect(json.copies.find((copy) => copy.image === ours)).toMatchObject({ action: 'evict', outcome: 'evicted' });
+    expect(json.copies.find((copy) => copy.image === tenant)).toMatchObject({ action: 'keep', reason: 'not-owned', outcome: null });
+    expect(json.counts).toMatchObject({ evicted: 1, forbidden: 0, failed: 0 });
+    expect(proxy.requests.filter((line) => line.startsWith('DELETE'))).toEqual([`DELETE /v2/stores/${SITE_C.store}/${ours}`]);
+    expect(await storesOf(tenant)).toEqual(['central', SITE_C.store]);
+    expect(poolHas(tenant)).toBe(true);
+    expect(await storesOf(ours)).toEqual(['central']);
+    expect(poolHas(ours)).toBe(false);
+  }, 600_000);
+
+  it('sync with a budget, as ferry-evict, with a tenant\'s older copy in the store: the pass evicts the operator\'s copy, exit 0, no DELETE for the tenant\'s', async () => {
+    const { tenant, ours, others, usedBytes } = await tenantOlderThanOurs('sync');
+    const policy = join(work, 'budget.yaml');
+    // The other copies ferry-evict could remove are wanted in site-c (already there): pinned, so that this pass has ours to remove.
+    const kept = others.length > 0 ? `{ids: [${others.join(', ')}]}` : `{tag: it-nothing-${process.pid}}`;
+    writeFileSync(policy, `version: 1\nplacements:\n  - {name: kept, images: ${kept}, stores: [${SITE_C.store}]}\n`
+      + `stores:\n  ${SITE_C.store}: {budget: '${usedBytes - MIB}', idle: '0', grace: 1s, ceph_conf: ${conf()}, rbd_user: ${FERRY.evictRbdUser}, pool: ${SITE_C.pool}}\n`);
+    proxy.requests.length = 0;
+    const run = await ferryChild(['sync', '--policy', policy, '--json'], { env: { ...cloudEnv(FERRY.evictCloud), FERRY_GLANCE_ENDPOINT: proxy.url } });
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const [budget] = syncJsonSchema.parse(JSON.parse(run.stdout)).budgets;
+    expect(budget).toMatchObject({ store: SITE_C.store, verdict: 'met', error: null, counts: { evicted: 1, forbidden: 0, failed: 0 } });
+    expect(budget?.evictions.map((copy) => [copy.image, copy.outcome])).toEqual([[ours, 'evicted']]);
+    expect(proxy.requests.filter((line) => line.startsWith('DELETE'))).toEqual([`DELETE /v2/stores/${SITE_C.store}/${ours}`]);
+    expect(await storesOf(tenant)).toEqual(['central', SITE_C.store]);
+    expect(poolHas(tenant)).toBe(true);
+  }, 600_000);
 });

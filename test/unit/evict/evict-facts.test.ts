@@ -1,16 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { copyFactsOf, rbdImageOf } from '../../../src/evict/copy-facts.js';
-import { ignoredPinOf, NO_PINS, pinOf, pinOwnersOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
+import { ignoredPinOf, NO_PINS, pinOf, PIN_PROPERTY, PIN_TAG } from '../../../src/evict/copy-pins.js';
+import { ownersOf } from '../../../src/evict/project-owners.js';
 import { budgetBytes, formatBytes, parseBudget } from '../../../src/evict/evict-budget.js';
-import { FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline } from '../../../src/evict/evict-fence.js';
+import { FENCE_COUNTED_MS, FENCE_HOLD_MS, fenceOf, fenceValue, FOREIGN_FENCE, judgeFencedCopy, removalDeadline, removalUnderWay } from '../../../src/evict/evict-fence.js';
 import { judgeLastLook } from '../../../src/evict/judge-last-look.js';
 import { keepReason } from '../../../src/evict/plan-eviction.js';
 import { fleetUsageOf, storeUsageOf } from '../../../src/evict/store-usage.js';
 import { parseImage } from '../../../src/glance/image.js';
 import { parsePoolListing } from '../../../src/rbd/store-copy-listing.js';
 import { FSID_B, imageBody } from '../../helpers/image-body.js';
-import { DAY, facts, MIB, NOW } from './copy-facts-fixture.js';
+import { DAY, facts, MIB, NOW, OPS as OWNER } from './copy-facts-fixture.js';
 
 // The eviction's facts and small decisions: budgets, fences, pins, the facts of a copy from Glance and the pool, the
 // last look. Pure; the pool listing is the one rbd_store_copies.py printed on the dev cloud.
@@ -54,12 +55,33 @@ describe('parseBudget / budgetBytes', () => {
 });
 
 describe('the fence', () => {
-  const fence = { run: 'run-1', recheckAtMs: NOW + 30_000, by: 'ferry evict pid 7' };
+  const fence = { run: 'run-1', recheckAtMs: NOW + 30_000, by: 'ferry evict pid 7', sinceMs: NOW };
 
-  it('is written as JSON with an ISO time and read back as written', () => {
-    expect(fenceValue(fence)).toBe('{"run":"run-1","recheck_at":"2026-11-27T12:00:30.000Z","by":"ferry evict pid 7"}');
+  it('is written as JSON with ISO times (its last look, when it was first written) and read back as written', () => {
+    expect(fenceValue(fence)).toBe('{"run":"run-1","recheck_at":"2026-11-27T12:00:30.000Z","by":"ferry evict pid 7","since":"2026-11-27T12:00:00.000Z"}');
     expect(fenceOf({ 'ferry.evicting': fenceValue(fence), 'ferry.verified': 'x' })).toEqual(fence);
     expect(fenceOf({ 'ferry.verified': 'x' })).toBeUndefined();
+  });
+
+  it('an older ferry\'s fence (no since) is still read: it keeps its copy and can be taken over', () => {
+    expect(fenceOf({ 'ferry.evicting': '{"run":"run-1","recheck_at":"2026-11-27T12:00:30.000Z","by":"ferry evict pid 7"}' }))
+      .toEqual({ run: 'run-1', recheckAtMs: NOW + 30_000, by: 'ferry evict pid 7', sinceMs: undefined });
+  });
+
+  it.each([
+    { why: 'another run\'s fence written 20 s ago, its last look 10 s ahead', fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW - 20_000 }, counted: true },
+    { why: 'the same, written exactly FENCE_COUNTED_MS ago', fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW - FENCE_COUNTED_MS }, counted: true },
+    { why: 'renewed for longer than a run takes (written 1 ms more than FENCE_COUNTED_MS ago)',
+      fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW - FENCE_COUNTED_MS - 1 }, counted: false },
+    { why: 'an older ferry\'s (no since)', fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: undefined }, counted: false },
+    { why: 'written in the future (beyond the clocks\' skew)', fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW + 60_000 }, counted: false },
+    { why: 'its last look before it was written', fence: { run: 'run-0', recheckAtMs: NOW - 10_000, by: 'h', sinceMs: NOW - 5_000 }, counted: false },
+    { why: 'due further out than FENCE_HOLD_MS', fence: { run: 'run-0', recheckAtMs: NOW + FENCE_HOLD_MS + 1, by: 'h', sinceMs: NOW }, counted: false },
+    { why: 'this run\'s own', fence: { run: 'run-1', recheckAtMs: NOW + 10_000, by: 'h', sinceMs: NOW - 20_000 }, counted: false },
+    { why: 'stale (its run gone)', fence: { run: 'run-0', recheckAtMs: NOW - FENCE_HOLD_MS - 1, by: 'h', sinceMs: NOW - FENCE_HOLD_MS - 30_000 }, counted: false },
+    { why: 'not ferry\'s format', fence: FOREIGN_FENCE, counted: false },
+  ])('removalUnderWay: $why → $counted', ({ fence: mark, counted }) => {
+    expect(removalUnderWay(mark, 'run-1', NOW)).toBe(counted);
   });
 
   it.each(['yes', '{"run": 1}', '{"run":"r","recheck_at":"soon"}'])('a mark not in ferry\'s format (%s) is a foreign fence', (value) => {
@@ -124,11 +146,11 @@ describe('pinOf', () => {
     expect(ignoredPinOf(view, 'site-b', none)).toBe(note);
   });
 
-  it('pinOwnersOf: those given, else the credential\'s project, else none', () => {
-    expect([...pinOwnersOf(['p1', 'p2'], OPS)]).toEqual(['p1', 'p2']);
-    expect([...pinOwnersOf(undefined, OPS)]).toEqual([OPS]);
-    expect([...pinOwnersOf([], OPS)]).toEqual([OPS]);
-    expect([...pinOwnersOf(undefined, undefined)]).toEqual([]);
+  it('ownersOf: those given, else the credential\'s project, else none', () => {
+    expect([...ownersOf(['p1', 'p2'], OPS)]).toEqual(['p1', 'p2']);
+    expect([...ownersOf(undefined, OPS)]).toEqual([OPS]);
+    expect([...ownersOf([], OPS)]).toEqual([OPS]);
+    expect([...ownersOf(undefined, undefined)]).toEqual([]);
   });
 });
 
@@ -215,7 +237,8 @@ describe('a store Glance names twice', () => {
 
 describe('judgeLastLook', () => {
   const ours = { run: 'run-1', recheckAtMs: NOW - 1_000, by: 'h' };
-  const look = (overrides: Parameters<typeof facts>[0]) => judgeLastLook(facts(overrides), { run: 'run-1', idleMs: DAY, wallNowMs: NOW });
+  const look = (overrides: Parameters<typeof facts>[0]) => judgeLastLook(facts(overrides), { run: 'run-1', idleMs: DAY, wallNowMs: NOW,
+    removeOwners: new Set([OWNER]) });
   it.each([
     { why: 'nothing changed, our fence holds → remove', copy: { imageId: 'a', fence: ours }, verdict: 'remove', reason: undefined },
     { why: 'a clone appeared during the grace → keep', copy: { imageId: 'a', fence: ours, clones: 1 }, verdict: 'keep', reason: 'in-use' },
@@ -227,6 +250,8 @@ describe('judgeLastLook', () => {
     { why: 'another run\'s fence replaced ours → keep', copy: { imageId: 'a', fence: { ...ours, run: 'run-2' } }, verdict: 'keep', reason: 'fenced' },
     { why: 'past the removal deadline → keep for the next run', copy: { imageId: 'a', fence: { ...ours, recheckAtMs: NOW - FENCE_HOLD_MS } },
       verdict: 'keep', reason: 'fenced' },
+    { why: 'its image changed owner since the plan (another project\'s now) → keep, no DELETE', copy: { imageId: 'a', fence: ours, owner: 'tenant' },
+      verdict: 'keep', reason: 'not-owned' },
   ] as const)('$why', ({ copy, verdict, reason }) => {
     const judged = look(copy);
     expect(judged.verdict).toBe(verdict);

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { FerryError } from '../../../src/errors/ferry-error.js';
 import { FENCE_KEY } from '../../../src/evict/evict-fence.js';
 import { evictStore } from '../../../src/evict/evict-store.js';
 import type { EvictOptions } from '../../../src/evict/evict-options.js';
 import { textStyle } from '../../../src/cli/output/text-style.js';
 import { renderEvict } from '../../../src/cli/render/evict.js';
 import { evictToJson } from '../../../src/cli/reports/evict-json.js';
-import { fenceLeftOn, fiveCopyWorld, type World } from './evict-world.js';
-import { MIB, NOW } from './copy-facts-fixture.js';
+import { createWorld, fenceLeftOn, fiveCopyWorld, SCRIPTED_PROJECT, type World } from './evict-world.js';
+import { DAY, MIB, NOW } from './copy-facts-fixture.js';
 
 // evictStore against a small cloud (evict-world.ts): the plan, the fence, the grace, the last look, the removal
 // through Glance, the check in the pool, and every fence lifted that did not go with its copy. No real time passes:
@@ -145,7 +144,7 @@ describe('evictStore', () => {
 
   it('another run fences a copy between the plan and the fence: its fence is left alone and the copy kept, the others go', async () => {
     const world = cloud();
-    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7' });
+    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7', since: new Date(NOW - 20_000).toISOString() });
     world.beforeFence = () => { world.copies.get('b-idle')!.meta[FENCE_KEY] = theirs; };
     const report = await evictStore(world.ctx, options(world));
     expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'kept', outcomeReason: 'fenced',
@@ -156,7 +155,7 @@ describe('evictStore', () => {
 
   it('two runs on one store: a copy the other run fenced first counts as leaving with it — the budget met with it, no other copy taken in its place', async () => {
     const world = cloud();
-    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7' });
+    const theirs = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'host-2 pid 7', since: new Date(NOW - 20_000).toISOString() });
     world.beforeFence = () => { world.copies.get('b-idle')!.meta[FENCE_KEY] = theirs; };
     const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M` }));
     expect(world.calls.filter((call) => call.startsWith('DELETE') || call.startsWith('rbd fence'))).toEqual(['rbd fence ferry.evicting b-idle']);
@@ -167,7 +166,8 @@ describe('evictStore', () => {
 
   it('two runs on one store, the other fenced first at plan time: planned as leaving with it, nothing else chosen in its place', async () => {
     const world = cloud();
-    world.copies.get('b-idle')!.meta[FENCE_KEY] = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'other host' });
+    world.copies.get('b-idle')!.meta[FENCE_KEY] = JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'other host',
+      since: new Date(NOW - 20_000).toISOString() });
     const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M`, dryRun: true }));
     expect(outcomes(report).filter(([, action]) => action === 'evict')).toEqual([]);
     expect(report.budget).toMatchObject({ verdict: 'met', othersBytes: 200 * MIB });
@@ -175,7 +175,12 @@ describe('evictStore', () => {
 
   it.each([
     { what: 'a mark not in ferry\'s format', mark: 'someone was here' },
-    { what: 'a fence due a day ahead (no run removes that late)', mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 86_400_000).toISOString(), by: 'x' }) },
+    { what: 'a fence due a day ahead (no run removes that late)', mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 86_400_000).toISOString(), by: 'x',
+      since: new Date(NOW - 20_000).toISOString() }) },
+    { what: 'a fence renewed for longer than a run takes (first written 7 min ago, its last look moved to 10 s ahead)',
+      mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'x', since: new Date(NOW - 7 * 60_000).toISOString() }) },
+    { what: 'a fence of an older ferry (no since: how long it has been there cannot be told)',
+      mark: JSON.stringify({ run: 'run-0', recheck_at: new Date(NOW + 10_000).toISOString(), by: 'x' }) },
   ])('$what keeps its copy but does not count as leaving: anyone who may write the pool could have written it, so the plan chooses in its place', async ({ mark }) => {
     const world = cloud();
     world.copies.get('b-idle')!.meta[FENCE_KEY] = mark;
@@ -234,12 +239,51 @@ describe('evictStore', () => {
     expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual([]);
   });
 
-  it('Glance refuses by policy: the run stops with FERRY_FORBIDDEN and lifts every fence it wrote', async () => {
+  it('Glance refuses one copy (403): that copy is forbidden (its fence lifted), and the run goes on to the next candidate and meets the budget', async () => {
     const world = cloud();
-    world.deleteError = new FerryError('FERRY_FORBIDDEN', 'Glance refused to remove image b-idle from store site-b: You do not own this image', 'x');
-    await expect(evictStore(world.ctx, options(world))).rejects.toMatchObject({ code: 'FERRY_FORBIDDEN' });
-    expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual(['DELETE site-b/b-idle']);
+    world.forbidden.add('b-idle');
+    const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 100}M` }));
+    expect(report.items.find((item) => item.imageId === 'b-idle')).toMatchObject({ outcome: 'forbidden',
+      outcomeDetail: expect.stringContaining('Glance refused to remove image b-idle from store site-b: You do not own this image') as unknown });
+    expect(report.items.find((item) => item.imageId === 'a-idle')).toMatchObject({ outcome: 'evicted' });
+    expect(world.calls.filter((call) => call.startsWith('DELETE'))).toEqual(['DELETE site-b/b-idle', 'DELETE site-b/a-idle']);
+    expect(report.counts).toMatchObject({ forbidden: 1, evicted: 1, failed: 0 });
+    expect(report.budget).toMatchObject({ verdict: 'met', afterBytes: 950 * MIB });
     expect(fences(world)).toEqual([]);
+    expect(world.copies.get('b-idle')?.stores).toEqual(['site-a', 'site-b']);
+  });
+
+  it('Glance refuses by policy every copy: each forbidden, nothing removed, every fence lifted, the budget unmet', async () => {
+    const world = cloud();
+    world.forbidden.add('a-idle').add('b-idle');
+    const report = await evictStore(world.ctx, options(world, { budget: `${1050 - 150}M` }));
+    expect(report.counts).toMatchObject({ forbidden: 2, evicted: 0 });
+    expect(report.budget.verdict).toBe('unmet');
+    expect(fences(world)).toEqual([]);
+  });
+
+  it('tenants\' idle copies older than the operator\'s: never fenced nor sent a DELETE (not-owned), the operator\'s copy goes, the budget met', async () => {
+    const world = createWorld([
+      { id: 't-old', stores: ['site-a', 'site-b'], bytes: 100 * MIB, owner: 'tenant', created: NOW - 30 * DAY, accessed: NOW - 30 * DAY },
+      { id: 't-older', stores: ['site-a', 'site-b'], bytes: 100 * MIB, owner: 'tenant', created: NOW - 40 * DAY, accessed: NOW - 40 * DAY },
+      { id: 'ours', stores: ['site-a', 'site-b'], bytes: 100 * MIB },
+    ], NOW);
+    const report = await evictStore(world.ctx, options(world, { budget: '250M' }));
+    expect(outcomes(report)).toEqual([['ours', 'evict', 'evicted'], ['t-older', 'keep', '-'], ['t-old', 'keep', '-']]);
+    expect(report.items.filter((item) => item.action === 'keep').map((item) => [item.reason, item.detail])).toEqual([
+      ['not-owned', `owner tenant is not a remove owner (${SCRIPTED_PROJECT}): ferry's account may not remove its copies`],
+      ['not-owned', `owner tenant is not a remove owner (${SCRIPTED_PROJECT}): ferry's account may not remove its copies`]]);
+    expect(world.calls.filter((call) => call.startsWith('DELETE') || call.startsWith('rbd fence'))).toEqual(['rbd fence ferry.evicting ours', 'DELETE site-b/ours']);
+    expect(report.budget).toMatchObject({ verdict: 'met', usedBytes: 300 * MIB, afterBytes: 200 * MIB });
+  });
+
+  it('remove owners *: the tenants\' copies are candidates too (least recently used first)', async () => {
+    const world = createWorld([
+      { id: 't-old', stores: ['site-a', 'site-b'], bytes: 100 * MIB, owner: 'tenant', created: NOW - 30 * DAY, accessed: NOW - 30 * DAY },
+      { id: 'ours', stores: ['site-a', 'site-b'], bytes: 100 * MIB },
+    ], NOW);
+    const report = await evictStore(world.ctx, options(world, { budget: '150M', removeOwners: ['*'], dryRun: true }));
+    expect(outcomes(report)).toEqual([['t-old', 'evict', '-'], ['ours', 'keep', '-']]);
   });
 
   it('interrupted during the grace: FERRY_ABORTED, every fence lifted, nothing removed', async () => {

@@ -15,6 +15,9 @@ import { DAY, MIB, NOW } from './copy-facts-fixture.js';
  * rbd_store_copies.py do (a DELETE refused for the last location and for a copy with clones; fence, check, unfence).
  * `trashing` makes Glance behave as glance_store ≥ 4.6: a copy with clones is moved to the trash and 204 answered.
  */
+/** The project of the scripted credential (ctx.projectId), and of every image unless its `owner` says otherwise (imageBody's). */
+export const SCRIPTED_PROJECT = '11111111111111111111111111111111';
+
 export interface WorldCopy {
   readonly id: string;
   readonly stores: string[];
@@ -45,6 +48,8 @@ export interface World {
   duringGrace(event: () => void): void;
   trashing: boolean;
   deleteError: Error | undefined;
+  /** Images whose DELETE Glance refuses (403 FERRY_FORBIDDEN, as "You do not own this image"). */
+  readonly forbidden: Set<string>;
   fenceErrno: number | undefined;
   /** What the unfence process answers instead (a process that fails: no result for any copy). */
   unfenceError: CommandOutcome | undefined;
@@ -79,7 +84,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
     tags: copy.tags ?? [], ...copy.properties, ...(copy.owner === undefined ? {} : { owner: copy.owner }), ...(copy.importing ? { os_glance_import_task: 'task-1' } : {}),
     locations: copy.stores.map((store) => ({ url: `rbd://${store === 'site-a' ? FSID_A : FSID_B}/images/${copy.id}/snap`, metadata: { store } })) });
   const world: World = {
-    copies: state, calls, clock, trashing: false, deleteError: undefined, fenceErrno: undefined, unfenceError: undefined, deleteTakesMs: 0, beforeFence: undefined,
+    copies: state, calls, clock, trashing: false, deleteError: undefined, forbidden: new Set(), fenceErrno: undefined, unfenceError: undefined, deleteTakesMs: 0, beforeFence: undefined,
     beforeDelete: undefined, afterDelete: undefined,
     duringGrace: (event) => { pending = event; },
     ctx: undefined as never, glance: undefined as never, runner: undefined as never,
@@ -102,6 +107,9 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
       clock.advance(world.deleteTakesMs);
       world.beforeDelete?.(id);
       if (world.deleteError !== undefined) return Promise.reject(world.deleteError);
+      if (world.forbidden.has(id)) {
+        return Promise.reject(new FerryError('FERRY_FORBIDDEN', `Glance refused to remove image ${id} from store ${store}: You do not own this image`, 'x'));
+      }
       const copy = state.get(id);
       if (copy === undefined || !copy.stores.includes(store)) return Promise.resolve({ kind: 'not-in-store', message: `Image ${id} is not stored in store ${store}.` });
       if (copy.stores.length === 1) return Promise.resolve({ kind: 'last-location', message: 'Cannot delete image data from the only store containing it.' });
@@ -167,7 +175,7 @@ export function createWorld(copies: readonly WorldCopyShape[], wallNowMs: number
       }) });
     },
   };
-  Object.assign(world, { glance, runner, ctx: { glance, clock, logger: silentLogger } });
+  Object.assign(world, { glance, runner, ctx: { glance, clock, logger: silentLogger, projectId: () => Promise.resolve(SCRIPTED_PROJECT) } });
   return world;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FENCE_HOLD_MS, FOREIGN_FENCE } from '../../../src/evict/evict-fence.js';
 import { formatAge, keepReason, planEviction, type EvictionInput } from '../../../src/evict/plan-eviction.js';
-import { DAY, facts, HOUR, MIB, NOW } from './copy-facts-fixture.js';
+import { DAY, facts, HOUR, MIB, NOW, OPS } from './copy-facts-fixture.js';
 
 // The eviction's decisions as tables: why a copy stays (the first rule that applies), the order candidates go in, and
 // how many of them a budget needs. Pure: no Glance, no Ceph, no clock.
@@ -30,8 +30,29 @@ describe('keepReason: the first rule that applies', () => {
     { why: 'used 23 h ago, idle means 24 h', copy: facts({ imageId: 'a', lastUsedMs: NOW - 23 * HOUR }), reason: 'not-idle' },
     { why: 'used exactly 24 h ago: idle', copy: facts({ imageId: 'a', lastUsedMs: NOW - DAY }), reason: undefined },
     { why: 'no use seen at all: idle', copy: facts({ imageId: 'a', lastUsedMs: undefined }), reason: undefined },
+    { why: 'a tenant\'s idle copy: not the remove owners\'', copy: facts({ imageId: 'a', owner: 'tenant' }), reason: 'not-owned' },
+    { why: 'an image with no owner: no one\'s', copy: facts({ imageId: 'a', owner: null }), reason: 'not-owned' },
+    { why: 'a tenant\'s copy not idle: not-idle (what would keep it anyway is said first)', copy: facts({ imageId: 'a', owner: 'tenant', lastUsedMs: NOW - HOUR }),
+      reason: 'not-idle' },
+    { why: 'a tenant\'s copy with a clone: in-use', copy: facts({ imageId: 'a', owner: 'tenant', clones: 1 }), reason: 'in-use' },
+    { why: 'a tenant\'s copy under another run\'s fence: fenced (that run may remove it)', copy: facts({ imageId: 'a', owner: 'tenant',
+      fence: { run: 'run-0', recheckAtMs: NOW, by: 'h' } }), reason: 'fenced' },
   ] as const)('$why → $reason', ({ copy, reason }) => {
-    expect(keepReason(copy, context)?.reason).toBe(reason);
+    expect(keepReason(copy, { ...context, removeOwners: new Set([OPS]) })?.reason).toBe(reason);
+  });
+
+  it.each([
+    { why: 'remove owners *: every project\'s', owners: new Set(['*']), reason: undefined },
+    { why: 'the tenant among the remove owners', owners: new Set([OPS, 'tenant']), reason: undefined },
+    { why: 'no remove owners given to the plan: every project\'s (the caller knows its account may)', owners: undefined, reason: undefined },
+    { why: 'no remove owners at all (no project known): none', owners: new Set<string>(), reason: 'not-owned' },
+  ])('a tenant\'s idle copy, $why → $reason', ({ owners, reason }) => {
+    expect(keepReason(facts({ imageId: 'a', owner: 'tenant' }), { ...context, removeOwners: owners })?.reason).toBe(reason);
+  });
+
+  it('not-owned says whose it is and who may be removed', () => {
+    expect(keepReason(facts({ imageId: 'a', owner: 'tenant' }), { ...context, removeOwners: new Set([OPS]) })?.detail)
+      .toBe(`owner tenant is not a remove owner (${OPS}): ferry's account may not remove its copies`);
   });
 
   it('copies removed elsewhere in the same pass count off the locations: two copies, one going elsewhere → the last', () => {
@@ -113,6 +134,24 @@ describe('planEviction: order and budget', () => {
     const copies = ids.map((imageId) => facts({ imageId, bytes: 10 * MIB }));
     expect(planEviction(input({ copies, poolBytes: 60 * MIB })).copies.map((entry) => entry.copy.imageId))
       .toEqual(['0-3', '872abc64-2f0b-4c7a-9d4e-3b1a2c5d6e70', '872abc64-2f0b-4c7a-9d4e-3b1a2c5d6e7f', 'B-1', 'a-10', 'a-2']);
+  });
+
+  it('tenants\' copies older than the operator\'s: the operator\'s go, the tenants\' stay not-owned (never chosen), and they count in the pool', () => {
+    const tenantOld = facts({ imageId: 't-old', owner: 'tenant', lastUsedMs: NOW - 30 * DAY, bytes: 100 * MIB });
+    const tenantNever = facts({ imageId: 't-never', owner: 'tenant', lastUsedMs: undefined, bytes: 100 * MIB });
+    const ours = facts({ imageId: 'ours', lastUsedMs: NOW - 2 * DAY, bytes: 100 * MIB });
+    const plan = planEviction(input({ copies: [tenantOld, ours, tenantNever], poolBytes: 300 * MIB, budgetBytes: 250 * MIB, removeOwners: new Set([OPS]) }));
+    expect(plan.copies.map((entry) => [entry.copy.imageId, entry.action, entry.reason])).toEqual([
+      ['ours', 'evict', 'idle'], ['t-never', 'keep', 'not-owned'], ['t-old', 'keep', 'not-owned']]);
+    expect(plan).toMatchObject({ budget: 'met', afterBytes: 200 * MIB, kept: { 'not-owned': { copies: 2, bytes: 200 * MIB } } });
+  });
+
+  it('a budget only other projects\' copies could meet: unmet, and the tally says they are the ones ferry may not remove', () => {
+    const tenant = facts({ imageId: 't', owner: 'tenant', bytes: 100 * MIB });
+    const ours = facts({ imageId: 'ours', bytes: 10 * MIB });
+    const plan = planEviction(input({ copies: [tenant, ours], poolBytes: 110 * MIB, budgetBytes: 50 * MIB, removeOwners: new Set([OPS]) }));
+    expect(plan.copies.filter((entry) => entry.action === 'evict').map((entry) => entry.copy.imageId)).toEqual(['ours']);
+    expect(plan).toMatchObject({ budget: 'unmet', afterBytes: 100 * MIB, kept: { 'not-owned': { copies: 1, bytes: 100 * MIB } } });
   });
 
   it('no copy at all: nothing to do, the budget judged on the pool alone', () => {

@@ -36,7 +36,7 @@ describe('summarizeStoreUsage', () => {
   });
 
   it('a copy an eviction run is removing (its live fence) counts as leaving: over, not unmet, while that run works', () => {
-    const fenced = facts({ imageId: 'fenced', bytes: 100 * MIB, fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'ferry evict pid 7' } });
+    const fenced = facts({ imageId: 'fenced', bytes: 100 * MIB, fence: { run: 'run-0', recheckAtMs: NOW + 10_000, by: 'ferry evict pid 7', sinceMs: NOW - 20_000 } });
     const summary = summarizeStoreUsage({ usage: { ...usage, poolBytes: 750 * MIB, copies: [...usage.copies, fenced] }, budget: parseBudget('550M'),
       budgetBytes: 550 * MIB, idleMs: DAY, wallNowMs: NOW });
     expect(summary).toMatchObject({ verdict: 'over', evictableBytes: 100 * MIB, kept: { fenced: { copies: 1, bytes: 100 * MIB } } });

@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CommandOutcome } from '../../../src/rbd/command-runner.js';
 import { clearCopyMarks, setCopyMarks } from '../../../src/rbd/copy-fence-marks.js';
 import { pythonProgramText } from '../../../src/rbd/python-program.js';
 import { lookAtCopies } from '../../../src/rbd/copy-look.js';
-import { checkStoreCopies, readStoreCopies, type StorePool } from '../../../src/rbd/store-copies.js';
+import { checkStoreCopies, readStoreCopies, STORE_OUTPUT_MAX_BYTES, type StorePool } from '../../../src/rbd/store-copies.js';
 import { scriptedRunner } from '../../helpers/scripted-runner.js';
 
 // The Node side of python/rbd_store_copies.py: how it is run (one process per store and command, isolated, from /),
@@ -15,6 +17,38 @@ import { scriptedRunner } from '../../helpers/scripted-runner.js';
 const RECORDED = readFileSync('fixtures/rbd/store-listing-site-b.json', 'utf8');
 const STORE: StorePool = { confFile: '/etc/ceph/site-b.conf', user: 'ferry', pool: 'images', snapshot: 'snap' };
 const exited = (exitCode: number, stdout: string, stderr = ''): CommandOutcome => ({ outcome: 'exited', exitCode, signal: null, stdout, stderr });
+
+/** A stand-in for python that prints `text` whatever it is asked (run for real: the runner's output bound is what is tested). */
+function printing(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-listing-'));
+  writeFileSync(join(dir, 'listing.json'), text);
+  const script = join(dir, 'python');
+  writeFileSync(script, `#!/bin/sh\nexec cat '${join(dir, 'listing.json')}'\n`);
+  chmodSync(script, 0o755);
+  return script;
+}
+
+/** A listing whose one copy has `clones` clones: ~150 bytes of JSON each. */
+const manyClones = (clones: number): string => JSON.stringify({ pool: 'images', snapshot: 'snap', quota_bytes: 0, capacity: null, trash: [],
+  images: [{ name: 'golden', id: 'a1', size: 1, used: 1, created: 1, accessed: 1, modified: 1, protected: true, meta: {},
+    children: Array.from({ length: clones }, (_, n) => ({ pool: 'vms', namespace: '', image: `${String(n).padStart(8, '0')}-0000-4000-8000-000000000000_disk`,
+      id: `c${n}`, trash: false, created: 1_795_746_584.123 })) }] });
+
+describe('the listing\'s size', () => {
+  it('35 000 clones of one copy (4.5 MiB of answer, over the 4 MiB the rbd/ceph commands are held to) are read whole', async () => {
+    const text = manyClones(35_000);
+    expect(text.length).toBeGreaterThan(4 * 2 ** 20);
+    const listing = await readStoreCopies(STORE, { python: printing(text) });
+    expect(listing.images[0]).toMatchObject({ kind: 'image', name: 'golden' });
+    expect((listing.images[0] as { clones: readonly unknown[] }).clones).toHaveLength(35_000);
+  }, 30_000);
+
+  it('an answer over its bound is FERRY_CEPH naming the bound and the pool, not a parse error', async () => {
+    await expect(readStoreCopies(STORE, { python: printing(manyClones(100)), maxOutputBytes: 1024 })).rejects.toMatchObject({ code: 'FERRY_CEPH',
+      message: expect.stringContaining('answered more than 1 KiB') as unknown, hint: expect.stringContaining('pool images') as unknown });
+    expect(STORE_OUTPUT_MAX_BYTES).toBe(256 * 2 ** 20);
+  }, 30_000);
+});
 
 describe('readStoreCopies', () => {
   it('one python process for the whole pool, isolated from / with conf, user, timeout, pool, snapshot and `list`', async () => {

@@ -35,18 +35,25 @@ function decisions(policyText: string): string[][] {
 }
 
 describe('planFleet: whose images pin themselves', () => {
-  it('the credential\'s project\'s tag pins; a tenant\'s does not', () => {
-    expect(decisions('')).toEqual([
+  it('the credential\'s project\'s tag pins; a tenant\'s does not (remove_owners: [*]: its copy may go, so the ignored pin decides)', () => {
+    expect(decisions('remove_owners: [\'*\']\n')).toEqual([
       [id(2), 'evict', 'last used 3 d ago (copied then)'],
       [id(1), 'keep', `pinned by its tag ferry-pin (owner ${OPS}, a pin owner)`]]);
   });
 
+  it('by default the budget removes only the credential\'s project\'s copies: the tenant\'s stays not-owned, never sent a DELETE', () => {
+    expect(decisions('').map(([image, action]) => [image, action])).toEqual([[id(1), 'keep'], [id(2), 'keep']]);
+    expect(decisions('')[1]?.[2]).toBe(`owner ${TENANT} is not a remove owner (${OPS}): ferry's account may not remove its copies`);
+    expect(decisions(`remove_owners: [${TENANT}]\n`).map(([image, action]) => [image, action])).toEqual([[id(2), 'evict'], [id(1), 'keep']]);
+  });
+
   it('pin_owners: names them instead', () => {
-    expect(decisions(`pin_owners: [${TENANT}]\n`).map(([image, action]) => [image, action])).toEqual([[id(1), 'evict'], [id(2), 'keep']]);
+    expect(decisions(`pin_owners: [${TENANT}]\nremove_owners: ['*']\n`).map(([image, action]) => [image, action])).toEqual([[id(1), 'evict'], [id(2), 'keep']]);
   });
 
   it('pin_owners: takes project IDs only', () => {
     expect(() => decisions('pin_owners: [my project]\n')).toThrow(/pin_owners\[0\]: a project ID, as Glance shows an image's owner/);
+    expect(() => decisions('remove_owners: [a b]\n')).toThrow(/remove_owners\[0\]: a project ID/);
     expect(() => decisions('pin_owners: []\n')).toThrow(/list at least one project ID/);
   });
 });

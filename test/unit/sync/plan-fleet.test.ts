@@ -6,7 +6,7 @@ import { parseSyncPolicy } from '../../../src/sync/parse-sync-policy.js';
 import { planFleet } from '../../../src/sync/plan-fleet.js';
 import { usageRuleWants } from '../../../src/sync/usage-rule-wants.js';
 import { FSID_A, FSID_B, imageBody } from '../../helpers/image-body.js';
-import { DAY, facts, MIB, NOW } from '../evict/copy-facts-fixture.js';
+import { DAY, facts, MIB, NOW, OPS } from '../evict/copy-facts-fixture.js';
 
 // The fleet's sync plan with budgets and usage rules: pure, on images and pool listings shaped like the recorded ones.
 
@@ -32,6 +32,10 @@ const listing = (pool: string, images: PoolImage[]): PoolListing => ({ pool, sna
 const store = (id: string, type: string) => ({ id, type, readOnly: false, isDefault: id === 'central' });
 const catalogue: StoreCatalogue = { stores: [store('central', 'file'), store('site-a', 'rbd'), store('site-b', 'rbd')], typesKnown: true };
 
+/** The credential's project, owner of every image (imageBody's) unless a row says otherwise. */
+const OPS_PROJECT = '11111111111111111111111111111111';
+const TENANT = 'b0000000000000000000000000000002';
+
 const policyOf = (text: string) => parseSyncPolicy(`version: 1\n${text}`, 'edge.yaml');
 
 describe('planFleet', () => {
@@ -50,7 +54,7 @@ stores:
     ];
     const pools = new Map([['site-b', listing('images', [poolImage(1, 100 * MIB), poolImage(3, 100 * MIB), poolImage(4, 100 * MIB, { usedMs: NOW - DAY }),
       poolImage(5, 100 * MIB, { clones: [NOW - 3_600_000] })])]]);
-    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1' });
+    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT });
 
     expect(fleet.copy.items.filter((item) => item.state !== 'present').map((item) => [item.imageId, item.store])).toEqual([[id(2), 'site-b']]);
     const [store] = fleet.evictions;
@@ -70,7 +74,7 @@ stores:
 `);
     const images = [image(7, ['site-a', 'site-b'])];
     const pools = new Map([['site-a', listing('images', [poolImage(7, 10 * MIB)])], ['site-b', listing('images', [poolImage(7, 10 * MIB)])]]);
-    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1' });
+    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT });
     expect(fleet.evictions.map((entry) => [entry.store, entry.plan?.copies.map((c) => c.reason), entry.plan?.budget])).toEqual([
       ['site-a', ['idle'], 'met'], ['site-b', ['last-copy'], 'unmet']]);
   });
@@ -88,11 +92,42 @@ usage:
       ['site-a', listing('images', [poolImage(8, 10 * MIB, { clones: [NOW - DAY] }), poolImage(9, 10 * MIB, { clones: [NOW - DAY, NOW - 2 * DAY] })])],
       ['site-b', listing('images', [poolImage(8, 10 * MIB, { clones: [NOW - 5 * DAY, NOW - 6 * DAY] })])],
     ]);
-    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1' });
+    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT });
     expect([...fleet.wants].map(([store, inStore]) => [store, [...inStore]])).toEqual([
       ['site-a', [[id(8), ['top1']]]], ['site-b', [[id(8), ['top1']]]]]);
     expect(fleet.copy.items.map((item) => [item.imageId, item.store, item.state])).toEqual([
       [id(8), 'site-a', 'present'], [id(8), 'site-b', 'present']]);
+  });
+});
+
+describe('planFleet with tenants\' images', () => {
+  const policy = (extra = '') => policyOf(`stores:
+  site-b: {budget: 15M, ceph_conf: /etc/ceph/site-b.conf}
+usage:
+  - {name: top1, keep_most_used: '1', by: clones${extra}}
+`);
+  // image 10: the tenant's, booted at site-b three times (the most clones of all), a copy at site-a; image 11: the
+  // operator's, one clone; images 12 (the tenant's, idle 30 d) and 13 (the operator's, idle 3 d) at site-b.
+  const images = [image(10, ['central', 'site-b'], { owner: TENANT }), image(11, ['central', 'site-b']),
+    image(12, ['central', 'site-b'], { owner: TENANT }), image(13, ['central', 'site-b'])];
+  const pools = new Map([['site-b', listing('images', [poolImage(10, 10 * MIB, { clones: [NOW - DAY, NOW - DAY, NOW - DAY] }),
+    poolImage(11, 1 * MIB, { clones: [NOW - DAY] }), poolImage(12, 10 * MIB, { usedMs: NOW - 30 * DAY }), poolImage(13, 10 * MIB)])]]);
+
+  it('a usage rule counts the pin owners\' images only: the tenant\'s most booted image is not kept; its idle copy older than the operator\'s is not-owned, the operator\'s goes', () => {
+    const fleet = planFleet({ policy: policy(), images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT });
+    expect([...fleet.wants.get('site-b') ?? []]).toEqual([[id(11), ['top1']]]);
+    expect(fleet.evictions[0]?.plan?.copies.map((entry) => [entry.copy.imageId, entry.action, entry.reason])).toEqual([
+      [id(13), 'evict', 'idle'], [id(10), 'keep', 'in-use'], [id(11), 'keep', 'in-use'], [id(12), 'keep', 'not-owned']]);
+    expect(fleet.evictions[0]?.plan).toMatchObject({ budget: 'unmet', poolBytes: 31 * MIB, afterBytes: 21 * MIB,
+      kept: { 'not-owned': { copies: 1, bytes: 10 * MIB } } });
+  });
+
+  it('a rule\'s owners: [*] counts every project\'s images; remove_owners: [*] lets the budgets remove every project\'s copies', () => {
+    const fleet = planFleet({ policy: parseSyncPolicy(`version: 1\nremove_owners: ['*']\nstores:\n  site-b: {budget: 15M, ceph_conf: /etc/ceph/site-b.conf}\n`
+      + 'usage:\n  - {name: top1, keep_most_used: \'1\', by: clones, owners: [\'*\']}\n', 'edge.yaml'), images, catalogue, pools, wallNowMs: NOW,
+    run: 'r1', viewerProject: OPS_PROJECT });
+    expect([...fleet.wants.get('site-b') ?? []]).toEqual([[id(10), ['top1']]]);
+    expect(fleet.evictions[0]?.plan?.copies.filter((entry) => entry.action === 'evict').map((entry) => entry.copy.imageId)).toEqual([id(12), id(13)]);
   });
 });
 
@@ -111,11 +146,20 @@ describe('usageRuleWants', () => {
     { what: 'two rules wanting one image name both', rules: [rule('clones', 2), rule('boots', 1)],
       wanted: [['a', ['top2 clones']], ['b', ['top2 clones', 'top1 boots']]] },
   ])('$what', ({ rules, wanted }) => {
-    expect([...(usageRuleWants(rules, [siteA, siteB], NOW).get('site-b') ?? [])]).toEqual(wanted);
+    expect([...(usageRuleWants(rules, [siteA, siteB], NOW, () => new Set([OPS])).get('site-b') ?? [])]).toEqual(wanted);
+  });
+
+  it.each([
+    { what: 'the rule\'s owners\' images only: a tenant\'s most cloned image is not counted', owners: [OPS], wanted: ['a'] },
+    { what: 'owners * : every project\'s, the tenant\'s first', owners: ['*'], wanted: ['t'] },
+    { what: 'the tenant named', owners: ['tenant'], wanted: ['t'] },
+  ])('$what', ({ owners, wanted }) => {
+    const tenants = [facts({ imageId: 't', owner: 'tenant', clones: 9 }), ...siteA];
+    expect([...(usageRuleWants([rule('clones', 1)], [tenants], NOW, () => new Set(owners)).get('site-b') ?? []).keys()]).toEqual(wanted);
   });
 
   it('ties by id in code-unit order, as eviction breaks them: the same choice whatever the host\'s locale (a collator puts a before B)', () => {
     const tied = [facts({ imageId: 'a-1', clones: 2 }), facts({ imageId: 'B-1', clones: 2 }), facts({ imageId: '0-1', clones: 1 })];
-    expect([...(usageRuleWants([rule('clones', 2)], [tied], NOW).get('site-b') ?? []).keys()]).toEqual(['B-1', 'a-1']);
+    expect([...(usageRuleWants([rule('clones', 2)], [tied], NOW, () => new Set([OPS])).get('site-b') ?? []).keys()]).toEqual(['B-1', 'a-1']);
   });
 });

@@ -142,6 +142,19 @@ class RbdStoreCopies(World):
                                   {"name": "nosnap", "protected": None, "meta": {"ferry.verified": "sha512:ab"}}, {"name": "nosuch", "absent": True}])
         self.assertNotIn("open images/%s rw" % COPY, self.journal())
 
+    def test_marks_are_ferrys_own_keys_only_each_bounded_whatever_a_pool_writer_wrote(self):
+        # Anyone who may write the pool's image-meta could write megabytes of ferry.* keys: the listing (read whole)
+        # carries ferry's own keys only, and a value longer than 1024 characters as a note of its length.
+        meta = {"ferry.evicting": "x" * 5000, "ferry.verified": "sha512:ab", "other": "y" * 5000}
+        meta.update(("ferry.junk%d" % i, "z" * 1000) for i in range(50))
+        conf = self.world({COPY: glance_copy(meta=meta)})
+        bounded = {"ferry.evicting": "(a value of 5000 characters, not read)", "ferry.verified": "sha512:ab"}
+        self.assertEqual(self.answer(self.run_program(conf, "list"))["images"][0]["meta"], bounded)
+        self.assertEqual(self.answer(self.run_program(conf, "check", COPY))["images"][0]["meta"], bounded)
+        self.assertEqual(self.answer(self.run_program(conf, "look", COPY))["images"][0]["meta"], bounded)
+        self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", "", COPY)),
+                         {"results": [{"name": COPY, "held": "(a value of 5000 characters, not read)"}]})
+
     def test_fence_then_unfence_removes_only_a_mark_that_still_holds_the_value(self):
         conf = self.world({COPY: glance_copy(), "other": glance_copy(id="2")})
         self.assertEqual(self.answer(self.run_program(conf, "fence", "ferry.evicting", "run-1", "", COPY, "other", "nosuch")),
