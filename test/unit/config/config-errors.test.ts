@@ -53,7 +53,7 @@ describe('resolveConfig errors', () => {
       message: `--os-cloud: cloud 'x' was requested, but no clouds.yaml was found (searched ${CWD}/clouds.{yaml,yml,json}, `
         + `${HOME}/.config/openstack/clouds.{yaml,yml,json}, /etc/openstack/clouds.{yaml,yml,json})` },
     { case: 'an unreadable nova.conf', input: { flags: { 'nova-conf': 'nova.conf' } }, code: 'FERRY_INVALID_OPTION',
-      message: `--nova-conf: cannot read nova.conf '${CWD}/nova.conf' (missing or not readable)` },
+      message: `--nova-conf: cannot read nova.conf '${CWD}/nova.conf' (missing or not readable; a file nova reads only when it exists is written -${CWD}/nova.conf)` },
     { case: 'a bad nova.conf value', input: { env: { FERRY_NOVA_CONF: NOVA_CONF }, files: { [NOVA_CONF]: '[glance]\nnum_retries = many\n' } },
       code: 'FERRY_INVALID_CONFIG', message: `nova.conf (${NOVA_CONF}) [glance] num_retries: expected an integer ≥ 0, got 'many'` },
     { case: 'nova copy timeout below 0', input: { flags: { 'nova-conf': NOVA_CONF }, files: { [NOVA_CONF]: '[libvirt]\nimages_rbd_glance_copy_timeout = -5\n' } },
