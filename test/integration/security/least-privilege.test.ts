@@ -20,7 +20,7 @@ const created: { id: string; as: 'admin' | 'demo' }[] = [];
 // directory again on a change (in name order, a later file winning) and never forgets a rule (glance-policy.ts), so a
 // rule is changed and written back in one file, and the directory is emptied at the end with a restart of glance-api.
 const POLICY_FILES = { copyImage: 'copy-image.yaml', default: 'default.yaml', privateImages: 'private-images.yaml' } as const;
-const SHIPPED_COPY_RULE = '"copy_image": "role:admin or role:ferry"\n';
+const SHIPPED_COPY_RULE = '"copy_image": "role:admin or role:ferry or service_roles:ferry"\n';
 const clones: string[] = [];
 let work: string;
 
