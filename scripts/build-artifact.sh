@@ -76,10 +76,10 @@ cp "$work/node/package/LICENSE" "$stage/lib/ferry/node/LICENSE" 2>/dev/null || t
 # that applies them), completion and ferry(1) generated from the CLI itself.
 mkdir -p "$stage/share/systemd" "$stage/lib/ferry/integrations/nova"
 cp packaging/systemd/*.service "$stage/share/systemd/"
-for socket in packaging/systemd/*.socket; do if [[ -e $socket ]]; then cp "$socket" "$stage/share/systemd/"; fi; done
+for unit in packaging/systemd/*.socket packaging/systemd/*.timer; do if [[ -e $unit ]]; then cp "$unit" "$stage/share/systemd/"; fi; done
 cp -R integrations/nova/. "$stage/lib/ferry/integrations/nova/"
 echo "build-artifact: completion and ferry(1) from the staged CLI" >&2
-command -v help2man >/dev/null || { echo "build-artifact: installing help2man (ferry(1) is generated with it)" >&2; apt-get install -y -q help2man >&2; }
+command -v help2man >/dev/null || { echo "build-artifact: installing help2man (ferry(1) is generated with it)" >&2; DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends help2man >&2; }
 chmod 755 "$stage/lib/ferry/node/bin/node"
 scripts/artifact/generate-docs.sh "$stage/lib/ferry/node/bin/node" "$stage/lib/ferry/bin/ferry" "$version" "$stage/share"
 

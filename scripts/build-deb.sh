@@ -80,6 +80,7 @@ fi
 
 echo "build-deb: dpkg-buildpackage ${args[*]} in $src" >&2
 (cd "$src" && dpkg-buildpackage "${args[@]}" >"$work/build.log" 2>&1) || { tail -n 40 "$work/build.log" >&2; echo "build-deb: dpkg-buildpackage failed (log above)" >&2; exit 1; }
+# shellcheck disable=SC2012 # the newest .changes of this version; dpkg-buildpackage names them, no odd characters
 changes=$(ls -t "$built"/ferry_"${debversion}"_*.changes | head -n 1)
 debs=("$built/ferry_${debversion}_amd64.deb" "$built/python3-ferry-agent_${debversion}_all.deb")
 for deb in "${debs[@]}"; do [[ -f $deb ]] || { echo "build-deb: dpkg-buildpackage wrote no $deb" >&2; exit 1; }; done

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { aptInstall } from './lib/apt-install.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PYTHON = '/usr/bin/python3';
@@ -32,15 +33,7 @@ function pythonFiles(dir) {
 const python = (args, options = {}) => spawnSync(PYTHON, ['-I', '-B', ...args], { encoding: 'utf8', cwd: root, ...options });
 const hasPyflakes = () => python(['-c', 'import pyflakes']).status === 0;
 
-function installPyflakes() {
-  const asRoot = process.getuid?.() === 0;
-  if (!asRoot && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status !== 0) return false;
-  const apt = (args) => spawnSync(asRoot ? 'env' : 'sudo', [...(asRoot ? [] : ['-n', 'env']), 'DEBIAN_FRONTEND=noninteractive', 'apt-get',
-    '-o', 'DPkg::Lock::Timeout=600', '-q', ...args], { stdio: ['ignore', 'ignore', 'inherit'] }).status === 0;
-  console.error(`lint-python: installing ${PACKAGE} (Debian's pyflakes)`);
-  return (apt(['install', '-y', '--no-install-recommends', PACKAGE]) || (apt(['update']) && apt(['install', '-y', '--no-install-recommends', PACKAGE])))
-    && hasPyflakes();
-}
+const installPyflakes = () => aptInstall(PACKAGE, 'lint-python') && hasPyflakes();
 
 const files = FOLDERS.flatMap((folder) => pythonFiles(join(root, folder))).map((file) => relative(root, file)).sort();
 if (!existsSync(PYTHON)) {

@@ -4,11 +4,11 @@
 #   scripts/repeat-integration.sh 20 test/integration/prewarm/prewarm.test.ts "two ferry processes"
 # Logs: $TMPDIR/ferry-repeat-<i>.log. Exit 1 when any run failed.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 runs=${1:?usage: repeat-integration.sh N FILE [NAME]}
 file=${2:?usage: repeat-integration.sh N FILE [NAME]}
 name=${3:-}
-[[ $runs =~ ^[0-9]+$ ]] && ((runs > 0)) || { echo "repeat-integration: N must be a positive number, got '$runs'" >&2; exit 2; }
+if ! [[ $runs =~ ^[0-9]+$ ]] || ((runs == 0)); then echo "repeat-integration: N must be a positive number, got '$runs'" >&2; exit 2; fi
 pass=0 fail=0
 for ((i = 1; i <= runs; i++)); do
   log=${TMPDIR:-/tmp}/ferry-repeat-$i.log

@@ -3,18 +3,27 @@
 Standard library only, so nova-compute (or any Python caller on the host) can import it without new
 dependencies. The interface is fixed:
 
-    ensure(image, store=None, socket=None, timeout=None, retry_after_failed_clone=None) -> dict
+    ensure(image, store=None, socket=None, timeout=None, retry_after_failed_clone=None, auth_token=None) -> dict
         The document ``ferry ensure --json`` prints: {"image", "store", "needed", "copied", "joined", "seconds",
         "target": {"fsid", "pool", "image", "snapshot", "url"} | None, "why", "image_reads", "import_requests"}.
         ``retry_after_failed_clone`` ({"pool", "image", "snapshot"}): the clone source a clone just failed on because
         it went away (ferry evict removed it); the agent then looks at the copy before it answers, and waits out a
         removal until it can hand out a copy that is there. Leave it out on a first ask.
+        ``auth_token``: the booting user's Keystone token (nova's ``context.auth_token``), sent as the header
+        ``X-Auth-Token``. The agent then asks Glance with it (and its own token as ``X-Service-Token``), so Glance
+        judges by that user whether the image may be seen: FERRY_IMAGE_NOT_FOUND then means the user cannot see it.
+        Without it the agent looks as itself. The token is used for this one request only and never appears in an
+        error's message, repr or hint; a token that cannot be a header value (not text, or holding a line break or
+        another control character) is refused before anything is sent: FERRY_AGENT_BAD_REQUEST, cause 'request'.
+        ``SENDS_AUTH_TOKEN`` (True) tells a caller that this client takes it.
 
     FerryAgentError(code, message, hint=None, status=None, cause=None)
         Raised on any failure, with ferry's error code (FERRY_COPY_FAILED, FERRY_IMAGE_NOT_FOUND, ...) or, when the
         agent cannot be reached at all, FERRY_AGENT_UNAVAILABLE. ``cause`` tells those apart: 'connection' (no socket,
         refused, closed before answering: the request did not get through), 'timeout' (the agent took the request
-        but did not answer in time), None (the agent answered, with ``code``).
+        but did not answer in time), 'request' (refused by this client before sending: a token that is not a header
+        value), None (the agent answered, with ``code``). ``details``: the error document's ``details`` (e.g. a
+        service's ``status`` behind FERRY_HTTP), a dict, empty when the agent gave none.
         FERRY_STORE_NOT_ALLOWED (status 403, cause None): the agent serves its own store(s) only and
         ``store`` is not one of them. Nothing was asked of Glance; the caller copies by itself or fails, asking the
         agent again cannot help (nova's patch falls back to its own copy at once).
@@ -41,19 +50,24 @@ DEFAULT_WAIT = 600.0
 # The agent answers a timed-out copy itself; the client only guards against an agent that never answers.
 ANSWER_MARGIN = 30.0
 
-__all__ = ['ensure', 'status', 'FerryAgentError', 'DEFAULT_SOCKET']
+# This client sends ensure()'s auth_token (nova's patch asks before it passes one: an older client has no such argument).
+SENDS_AUTH_TOKEN = True
+AUTH_TOKEN_HEADER = 'X-Auth-Token'
+
+__all__ = ['ensure', 'status', 'FerryAgentError', 'DEFAULT_SOCKET', 'SENDS_AUTH_TOKEN']
 
 
 class FerryAgentError(Exception):
     """A failure reported by the agent (its error code), or the agent not answering (FERRY_AGENT_UNAVAILABLE)."""
 
-    def __init__(self, code, message, hint=None, status=None, cause=None):
+    def __init__(self, code, message, hint=None, status=None, cause=None, details=None):
         super().__init__('%s: %s' % (code, message))
         self.code = code
         self.message = message
         self.hint = hint
         self.status = status
         self.cause = cause
+        self.details = details if isinstance(details, dict) else {}
 
 
 class _UnixConnection(http.client.HTTPConnection):
@@ -76,11 +90,27 @@ def _socket_path(socket):
     return socket or os.environ.get(SOCKET_ENV) or DEFAULT_SOCKET
 
 
-def _call(method, path, body, socket, wait):
+def _token_header(auth_token):
+    """{X-Auth-Token: token}, or {} without one; a token that cannot be a header value is refused, never shown."""
+    if auth_token is None or auth_token == '':
+        return {}
+    if (not isinstance(auth_token, str) or not auth_token.isascii() or
+            any(ord(char) < 0x21 or ord(char) == 0x7f for char in auth_token)):
+        raise FerryAgentError('FERRY_AGENT_BAD_REQUEST',
+                              'the auth token (%s, not shown) cannot be sent as a header value' %
+                              ('text of %d characters' % len(auth_token) if isinstance(auth_token, str)
+                               else type(auth_token).__name__),
+                              'Pass the Keystone token as it is (printable ASCII, no spaces or line breaks).',
+                              cause='request')
+    return {AUTH_TOKEN_HEADER: auth_token}
+
+
+def _call(method, path, body, socket, wait, auth_token=None):
     where = _socket_path(socket)
+    headers = {'Accept': 'application/json'}
+    headers.update(_token_header(auth_token))
     connection = _UnixConnection(where, wait)
     try:
-        headers = {'Accept': 'application/json'}
         payload = None
         if body is not None:
             payload = json.dumps(body).encode('utf-8')
@@ -113,10 +143,10 @@ def _call(method, path, body, socket, wait):
         raise FerryAgentError('FERRY_BAD_RESPONSE', 'the ferry agent answered HTTP %d' % response.status,
                               status=response.status)
     raise FerryAgentError(str(error.get('code', 'FERRY_INTERNAL')), str(error.get('message', '')),
-                          error.get('hint'), response.status)
+                          error.get('hint'), response.status, details=error.get('details'))
 
 
-def ensure(image, store=None, socket=None, timeout=None, retry_after_failed_clone=None):
+def ensure(image, store=None, socket=None, timeout=None, retry_after_failed_clone=None, auth_token=None):
     """Make sure ``image`` (ID or unique name) is clonable in the local Ceph cluster; return ferry's document."""
     body = {'image': image}
     if store:
@@ -127,7 +157,7 @@ def ensure(image, store=None, socket=None, timeout=None, retry_after_failed_clon
         body['retry_after_failed_clone'] = {key: str(retry_after_failed_clone[key])
                                             for key in ('pool', 'image', 'snapshot')}
     wait = (float(timeout) if timeout else DEFAULT_WAIT) + ANSWER_MARGIN
-    return _call('POST', '/v1/ensure', body, socket, wait)
+    return _call('POST', '/v1/ensure', body, socket, wait, auth_token=auth_token)
 
 
 def status(image, socket=None, timeout=30.0):

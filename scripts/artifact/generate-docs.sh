@@ -41,7 +41,7 @@ commands=$("$ferry" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][
 [[ -n $commands ]] || { echo 'generate-docs: found no commands in ferry --help' >&2; exit 1; }
 {
   echo '[COMMANDS]'
-  echo 'Each command with its own options, as \fBferry\fR \fIcommand\fR \fB\-\-help\fR prints them.'
+  printf '%s\n' 'Each command with its own options, as \fBferry\fR \fIcommand\fR \fB\-\-help\fR prints them.'
   while IFS= read -r cmd; do
     echo ".SS \"ferry $cmd\""
     echo '.nf'
@@ -55,7 +55,7 @@ commands=$("$ferry" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][
   echo 'settings of ferry\-agent.service (FERRY_AGENT_ARGS, credentials, FERRY_NOVA_PATCH)'
   echo '.TP'
   echo '.I /run/ferry/agent.sock'
-  echo "the agent's socket, which \\fBferry ensure\\fR and nova's image backend ask"
+  printf '%s\n' "the agent's socket, which \\fBferry ensure\\fR and nova's image backend ask"
   echo '[SEE ALSO]'
   echo 'The documentation in /usr/lib/ferry/docs/ (Debian package) or PREFIX/lib/ferry/docs/ (artifact).'
 } >"$work/include.h2m"

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Shared by scripts/containers/*: podman as it works on this project's machines (docs/deploy/containers.md), the image
 # names, the cache of base images. Source it; needs root (podman as root, mmdebstrap).
+# shellcheck disable=SC2034 # the names are used by the scripts that source this file
 set -euo pipefail
 
 CONTAINERS_REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -45,6 +46,7 @@ base_image() {
   else
     if [[ ! -f $tarball ]]; then
       clog "building $tarball (mmdebstrap bookworm minbase + $packages)"
+      # shellcheck disable=SC2016 # the hook's $1 is mmdebstrap's (the root), expanded by the hook's own shell
       mmdebstrap --quiet --variant=minbase --include="$packages" \
         --customize-hook='chroot "$1" apt-get clean' \
         bookworm "$tarball.partial.tar" \

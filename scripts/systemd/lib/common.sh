@@ -98,7 +98,7 @@ boot_private_systemd() {
     unshare_pid=$!
     # The namespace's PID 1 is unshare's only child; it becomes systemd once boot.sh has exec'ed it.
     for _ in $(seq 1 100); do
-      child=$(cat "/proc/$unshare_pid/task/$unshare_pid/children" 2>/dev/null | tr -d ' ') || true
+      child=$(tr -d ' ' 2>/dev/null <"/proc/$unshare_pid/task/$unshare_pid/children") || true
       if [[ -n $child && $(readlink "/proc/$child/exe" 2>/dev/null) == "$(readlink -f "$SYSTEMD_BIN")" ]]; then
         echo "$child" >"$INIT_PID_FILE"
         break

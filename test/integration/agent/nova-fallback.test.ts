@@ -1,6 +1,7 @@
 // nova's real Rbd.clone() with the ferry patch when the agent is away: the patch falls back to nova's own copy (one
-// warning naming the cause), or waits for an agent that restarts. Against the dev cloud, nova 26 (Debian 12's).
-import { mkdtempSync, rmSync } from 'node:fs';
+// warning naming the cause), or waits for an agent that restarts; and a tenant's boot against a stand-in agent for each
+// kind of answer of docs/nova-patch.md's table. Against the dev cloud, nova 26 (Debian 12's).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent } from '../../../src/agent/agent-client.js';
 import { ceph, devcloud } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { clearGlanceRules, OPT_IN, shippedPolicy, writeGlanceRules } from '../../helpers/glance-policy.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { novaClone, novaConf, patchedNova, type CloneResult, type FerryOptions } from './nova-tree.js';
 
@@ -132,20 +134,22 @@ describe('nova 26 with the ferry patch, the agent restarted', () => {
   }, 420_000);
 });
 
-/** A stand-in for the agent on a Unix socket: it answers every ensure with `document`, and counts the requests. */
-async function fakeAgent(socket: string, document: unknown): Promise<{ server: Server; requests: () => number }> {
-  let requests = 0;
+/** A stand-in for the agent on a Unix socket: it answers every ensure with `document` (HTTP `status`), counts the
+ * requests and keeps the X-Auth-Token each carried. */
+async function fakeAgent(socket: string, document: unknown, status = 200): Promise<{ server: Server; requests: () => number; tokens: () => (string | undefined)[] }> {
+  const tokens: (string | undefined)[] = [];
   const server = createServer((request, response) => {
-    requests += 1;
+    const token = request.headers['x-auth-token'];
+    tokens.push(Array.isArray(token) ? token.join(',') : token);
     request.resume();
     request.once('end', () => {
       const text = JSON.stringify(document);
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       response.end(text);
     });
   });
   await new Promise<void>((resolve) => server.listen(socket, resolve));
-  return { server, requests: () => requests };
+  return { server, requests: () => tokens.length, tokens: () => [...tokens] };
 }
 
 describe('nova 26 with the ferry patch, an answer it must not trust', () => {
@@ -190,4 +194,75 @@ describe('nova 26 with the ferry patch, an answer it must not trust', () => {
       await agent.stop();
     }
   });
+});
+
+/** The agent's error document, as ferry's agent answers it (src/contract/error-document.ts). */
+function agentError(code: string, message: string, details: Record<string, unknown> = {}): unknown {
+  return { error: { code, message, hint: 'a stand-in of the agent', details } };
+}
+
+describe('nova 26 with the ferry patch, a tenant\'s boot: each kind of answer of docs/nova-patch.md\'s table', () => {
+  // The member's token (the dev cloud's demo user in project demo), as nova-compute has it for a tenant's boot. nova's
+  // own copy asks Glance with it: packaging/glance/opt-in/nova-fallback.yaml lets members copy (the shipped rule
+  // does not: ImageNotAuthorized, security.md), put in place for this block and removed with a restart of glance-api.
+  let demo: string;
+  beforeAll(async () => {
+    demo = await tokenFor('demo');
+    expect(demo).not.toBe(token);
+    writeGlanceRules('copy-image.yaml', shippedPolicy(OPT_IN.novaFallback));
+  });
+  afterAll(() => {
+    clearGlanceRules({ onlyIfAny: true });
+  });
+
+  /** nova's real clone() with the member's token against a stand-in answering `document` with `status`. */
+  async function tenantBoot(label: string, document: unknown, status: number): Promise<{ id: string; name: string; result: CloneResult; tokens: (string | undefined)[] }> {
+    const id = await image(`tenant-${label}`);
+    const name = `it-nova-tenant-${label}-${id.slice(0, 8)}`;
+    clones.push(`vms/${name}`);
+    const socket = join(work, `stand-in-${label}.sock`);
+    const agent = await fakeAgent(socket, document, status);
+    try {
+      const conf = novaConf(work, 'site-b', { socket, retryTimeout: 30 });
+      // nova's own copy polls Glance every images_rbd_glance_copy_poll_interval (15 s by default): 1 s here.
+      writeFileSync(conf, '\n[libvirt]\nimages_rbd_glance_copy_poll_interval = 1\n', { flag: 'a' });
+      const result = await novaClone({ root: nova.root, conf, image: id, name, token: demo, socket });
+      return { id, name, result, tokens: agent.tokens() };
+    } finally {
+      await new Promise((resolve) => agent.server.close(resolve));
+    }
+  }
+
+  // Ferry's own rights, reach or health: nova's own copy at once (asked once, no retry), one warning naming the code,
+  // the clone made from the site-b copy nova's own copy asked Glance for (with the member's token).
+  it.each([
+    { code: 'FERRY_AUTH_FAILED', status: 502, message: 'Keystone answered 401 to POST http://keystone/v3/auth/tokens', details: { status: 401 } },
+    { code: 'FERRY_FORBIDDEN', status: 502, message: 'Glance answered 403 to POST http://glance/v2/images/x/import', details: { status: 403 } },
+    { code: 'FERRY_UNREACHABLE', status: 502, message: 'cannot connect to Glance at http://glance-edge:9292', details: {} },
+    { code: 'FERRY_HTTP', status: 502, message: 'Glance answered 503 to POST http://glance/v2/images/x/import', details: { status: 503, fault: 'service' } },
+  ])('$code (about ferry, not the image) → nova\'s own copy at once: one warning naming it, the clone from site-b; the stand-in got the member\'s token', async ({ code, status, message, details }) => {
+    const { id, name, result, tokens } = await tenantBoot(code.toLowerCase().replace(/_/g, '-').slice(6), agentError(code, message, details), status);
+    expect(result, JSON.stringify(result)).toMatchObject({ ok: true, patched: true, client: true, retries: 0 });
+    expect(tokens).toEqual([demo]);
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]).toContain(`The ferry agent cannot copy image ${id} to rbd store site-b, Nova copies it itself: ${code}: ${message}`);
+    expect(result.warnings[0]).not.toContain(demo);
+    expectClonedFromCopy(name, id);
+    // nova's own copy: one Glance copy task into site-b.
+    expect((await imageTasks(id)).filter((t) => t.input.backend?.includes('site-b'))).toHaveLength(1);
+  }, 180_000);
+
+  // A verdict on the image or the copy: ImageUnacceptable naming the code, at once; nova does not copy.
+  it.each([
+    { code: 'FERRY_COPY_FAILED', status: 422, message: 'Glance reports the copy to site-b failed' },
+    { code: 'FERRY_IMAGE_NOT_FOUND', status: 404, message: 'no image visible to the caller' },
+  ])('$code with the member\'s token → ImageUnacceptable naming it, no fallback, no copy; the stand-in got the member\'s token', async ({ code, status, message }) => {
+    const { id, name, result, tokens } = await tenantBoot(code.toLowerCase().replace(/_/g, '-').slice(6), agentError(code, message), status);
+    expect(result, JSON.stringify(result)).toMatchObject({ ok: false, error: 'ImageUnacceptable', patched: true, retries: 0, warnings: [] });
+    expect(result.message).toContain(`Copy to store site-b unsuccessful because: ${code}: ${message}`);
+    expect(result.message).not.toContain(demo);
+    expect(tokens).toEqual([demo]);
+    expect(await imageTasks(id)).toHaveLength(0);
+    expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).code).not.toBe(0);
+  }, 180_000);
 });

@@ -88,14 +88,14 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
 
   it('artifact: carries what the Debian package carries, the units pointing at the installed launcher', () => {
     const units = join(prefix, 'lib/systemd/system');
-    expect(readdirSync(units).sort()).toEqual(['ferry-agent.service', 'ferry-agent.socket', 'ferry-sync.service']);
-    for (const unit of ['ferry-agent.service', 'ferry-sync.service']) {
+    expect(readdirSync(units).sort()).toEqual(['ferry-agent.service', 'ferry-agent.socket', 'ferry-evict@.service', 'ferry-evict@.timer', 'ferry-sync.service']);
+    for (const unit of ['ferry-agent.service', 'ferry-evict@.service', 'ferry-sync.service']) {
       const execs = readFileSync(join(units, unit), 'utf8').split('\n').filter((line) => line.startsWith('ExecStart='));
       expect(execs.length, unit).toBeGreaterThan(0);
       for (const exec of execs) expect(exec, unit).toMatch(new RegExp(`^ExecStart=(/usr/bin/python3 -IS ${prefix}/lib/ferry/bin/ferry-notify-exec )?${prefix}/bin/ferry `));
     }
     // Every program and doc the units name is the installed one (ExecStartPre's Node and nova.conf subset, Documentation=).
-    for (const unit of ['ferry-agent.service', 'ferry-agent.socket', 'ferry-sync.service']) {
+    for (const unit of ['ferry-agent.service', 'ferry-agent.socket', 'ferry-evict@.service', 'ferry-evict@.timer', 'ferry-sync.service']) {
       const text = readFileSync(join(units, unit), 'utf8');
       expect(text, unit).not.toMatch(/\/usr\/(bin|lib)\/ferry|\/usr\/share\/doc\/ferry/);
       const named = [...text.matchAll(new RegExp(`(?:^|[ :=+])(${prefix}/[^ \n]+)`, 'gm'))].map((m) => m[1] ?? '');

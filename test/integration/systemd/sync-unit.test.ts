@@ -83,6 +83,10 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
     // The credentials: clouds.yaml (root 0600 in etc) as systemd's copy, which only the service can read.
     expect(ctl(['stat', '-c', '%U %a', join(etcIn, 'clouds.yaml')]).stdout.trim()).toBe('root 600');
     expect(ctl(['cat', `/proc/${pid}/environ`]).stdout.split('\0')).toContain(`OS_CLIENT_CONFIG_FILE=/run/credentials/${UNIT}/clouds.yaml`);
+    // Every keyring of /etc/ferry/keyrings (root 0700, each 0600) as a credential of its own, readable by the service alone.
+    expect(ctl(['stat', '-c', '%U %a', join(etcIn, 'keyrings'), join(etcIn, 'keyrings', 'site-c.client.ferry-evict.keyring')]).stdout).toBe('root 700\nroot 600\n');
+    const keyring = ctl(['stat', '-c', '%U %a', `/run/credentials/${UNIT}/keyrings_site-c.client.ferry-evict.keyring`]);
+    expect(keyring.stdout.trim(), keyring.stderr).toBe('ferry 400');
   });
 
   it('systemctl stop: SIGTERM ends the watch with exit 130, which the unit counts as success (inactive, not failed)', () => {

@@ -79,7 +79,7 @@ describe('nova patches in integrations/nova/', () => {
     const dir = pristineTree(files);
     expect(patch(dir, patchFile).status).toBe(0);
     const backend = readFileSync(join(dir, BACKEND), 'utf8');
-    expect(backend).toContain('return self._copy_to_store_by_ferry_agent(\n                    image_id, store_name, failed_clone=failed_clone)');
+    expect(backend).toContain('return self._copy_to_store_by_ferry_agent(\n                    image_id, store_name, failed_clone=failed_clone,\n                    auth_token=getattr(context, \'auth_token\', None))');
     expect(backend).toContain('result = ferry_agent.ensure(');
     expect(backend).toContain('target = self.copy_to_store(context, image_meta, **retry)');
     // A clone whose source went away asks the agent again, saying which (retry_after_failed_clone).

@@ -48,7 +48,7 @@ describe('ferry-nova-patch on the released files of nova 26 to 34', () => {
     expect(run('check', '--nova-dir', dir)).toMatchObject({ status: 4, stderr: '', stdout: expect.stringContaining(`nova ${version} in ${dir} (${CONF} ${BACKEND}) does not carry ${patch}`) });
     expect(run('apply', '--nova-dir', dir)).toMatchObject({ status: 0, stdout: expect.stringContaining(`applied ${patch} to nova ${version}`) });
     // The patch applied, whole: the agent path is in the module and its options are registered.
-    expect(readFileSync(join(dir, BACKEND), 'utf8')).toContain('return self._copy_to_store_by_ferry_agent(\n                    image_id, store_name, failed_clone=failed_clone)');
+    expect(readFileSync(join(dir, BACKEND), 'utf8')).toContain('return self._copy_to_store_by_ferry_agent(\n                    image_id, store_name, failed_clone=failed_clone,\n                    auth_token=getattr(context, \'auth_token\', None))');
     expect(readFileSync(join(dir, CONF), 'utf8')).toContain("cfg.StrOpt('images_rbd_ferry_agent_socket'");
     for (const path of [BACKEND, CONF]) {
       const compiled = spawnSync('python3', ['-I', '-m', 'py_compile', join(dir, path)], { encoding: 'utf8', cwd: '/' });

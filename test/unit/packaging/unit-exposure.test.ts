@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const root = process.cwd();
 const unitsDir = join(root, 'packaging/systemd');
 const services = readdirSync(unitsDir).filter((name) => name.endsWith('.service'));
-const units = readdirSync(unitsDir).filter((name) => /\.(service|socket)$/.test(name));
+const units = readdirSync(unitsDir).filter((name) => /\.(service|socket|timer)$/.test(name));
 const read = (unit: string): string => readFileSync(join(unitsDir, unit), 'utf8');
 /** `Key=value` lines of a unit (comments and section headers left out), in order. */
 const settings = (unit: string, key: string): string[] =>
@@ -28,8 +28,33 @@ function exposureOf(unit: string): { exposure: number; output: string } {
 }
 
 describe('the shipped systemd units', () => {
-  it('are the services issue 25 measured', () => {
-    expect(services.sort()).toEqual(['ferry-agent.service', 'ferry-sync.service']);
+  it('are the services issue 25 measured, and the per-store evict run', () => {
+    expect(services.sort()).toEqual(['ferry-agent.service', 'ferry-evict@.service', 'ferry-sync.service']);
+  });
+
+  it('ferry-sync.service: loads every keyring of /etc/ferry/keyrings as a credential (a policy\'s budgets and direct copies read Ceph)', () => {
+    expect(settings('ferry-sync.service', 'LoadCredential')).toEqual(['clouds.yaml:/etc/ferry/clouds.yaml', 'keyrings:/etc/ferry/keyrings']);
+    // The package makes the directory (root 0700) at configure, so the assertion holds on an installed host.
+    expect(readFileSync(join(root, 'debian/ferry.postinst'), 'utf8')).toContain('install -d -m 0700 -o root -g root /etc/ferry/keyrings');
+  });
+
+  it('ferry-evict@.service: a run per store with that site\'s evict keyring only, as a oneshot its timer starts', () => {
+    const unit = 'ferry-evict@.service';
+    expect(settings(unit, 'Type')).toEqual(['oneshot']);
+    expect(settings(unit, 'ExecStart')).toEqual(['/usr/bin/ferry evict $FERRY_EVICT_ARGS']);
+    // The instance is the store: --store, the site's ceph.conf and its ferry-evict keyring (never nova's).
+    expect(settings(unit, 'Environment')).toEqual(expect.arrayContaining(['FERRY_STORE=%i', 'FERRY_CEPH_CONF=/etc/ceph/%i.conf', 'FERRY_RBD_USER=ferry-evict']));
+    const keyring = '/etc/ceph/%i.client.ferry-evict.keyring';
+    expect(settings(unit, 'LoadCredential')).toEqual(['clouds.yaml:/etc/ferry/clouds.yaml', `ceph.keyring:${keyring}`]);
+    expect(settings(unit, 'BindReadOnlyPaths')).toEqual([`%d/ceph.keyring:${keyring}`]);
+    // The per-store file comes after the shared one, so a store's settings win.
+    expect(settings(unit, 'EnvironmentFile')).toEqual(['-/etc/default/ferry-evict', '-/etc/default/ferry-evict-%i']);
+    // A run stopped on purpose (SIGTERM → FERRY_ABORTED) is no failure; an unmet budget (51) is.
+    expect(settings(unit, 'SuccessExitStatus')).toEqual(['130']);
+    const timer = read('ferry-evict@.timer');
+    expect(timer).toMatch(/^OnCalendar=hourly$/m);
+    expect(timer).toMatch(/^Persistent=true$/m);
+    expect(timer).toMatch(/^WantedBy=timers\.target$/m);
   });
 
   it.each(services)('%s: exposure ≤ 3.0 by systemd-analyze security --offline=yes', (unit) => {
