@@ -52,7 +52,6 @@ export const ERROR_TABLE = {
   FERRY_AGENT_BAD_REQUEST: { exit: 63, summary: 'the ferry agent refused a malformed request' },
   FERRY_AGENT_SOCKET_IN_USE: { exit: 64, summary: 'another ferry agent already answers on the socket path' },
   FERRY_HAND_OUT_TIMEOUT: { exit: 67, summary: 'the ferry agent could not hand out a copy before the caller\'s deadline: the copy stayed gone or fenced by an eviction (nova takes its own path)' },
-  FERRY_USER_TOKEN_REFUSED: { exit: 68, summary: 'the service refused the token of the user the ferry agent acts for (ferry\'s own credential is accepted)' },
   FERRY_STORE_NOT_ALLOWED: { exit: 66, summary: 'the ferry agent does not serve that store: it serves its own only (--store, --allow-store)' },
   FERRY_NOVA_INTEGRATION: { exit: 65, summary: 'ferry\'s nova patch no longer applies to the installed nova (nova runs its stock copy)' },
   FERRY_ABORTED: { exit: 130, summary: 'interrupted (Ctrl-C or an abort signal)' },

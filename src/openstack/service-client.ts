@@ -94,16 +94,23 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return { ...response, endpoint: `${request.method} ${stripQuery(url)}` };
   }
 
-  /** ferry's own token alone, on a path any valid token may read: accepted → the 401 was the user's token. */
-  async function throwIfUserTokenRefused(refused: ServiceResponse, request: ServiceRequest, checkPath: string): Promise<void> {
+  /**
+   * A 401 acting for a user, once re-authenticating did not cure it: ferry's own token alone, on a path any valid token
+   * may read, tells whose token was refused. Both are FERRY_AUTH_FAILED (nova's patch takes its own path on it, where
+   * a bad user token fails as it would without ferry); `details.refused` (`user` or `ferry`) and the message say whose it was.
+   */
+  async function whoseTokenRefused(refused: ServiceResponse, request: ServiceRequest, checkPath: string): Promise<FerryError> {
     const check = await sendOnce({ method: 'GET', path: checkPath, signal: request.signal }, 'own');
-    if (check.status === 401) return;
     const url = refused.endpoint.slice(request.method.length + 1);
-    throw new FerryError('FERRY_USER_TOKEN_REFUSED',
+    const details = httpErrorDetails(refused, { method: request.method, url, service: options.serviceName });
+    if (check.status === 401) {
+      const own = httpStatusError(refused, { method: request.method, url, service: options.serviceName });
+      return new FerryError(own.code, `${own.message} (ferry's own token alone is refused too)`, own.hint, { ...details, refused: 'ferry' });
+    }
+    return new FerryError('FERRY_AUTH_FAILED',
       `${options.serviceName} refused the token of the user ferry acts for (401 to ${request.method} ${url}); ferry's own token is accepted`,
       'The booting request\'s token is invalid or revoked (or expired past Keystone\'s allow_expired_window): the user must '
-      + 'authenticate again. Nothing is wrong with ferry\'s own credential.',
-      { ...httpErrorDetails(refused, { method: request.method, url, service: options.serviceName }), credential: 'user' });
+      + 'authenticate again. Nothing is wrong with ferry\'s own credential.', { ...details, refused: 'user' });
   }
 
   return {
@@ -116,7 +123,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         response = await sendOnce(request);
       }
       if (response.status === 401 && options.actingFor !== undefined && !(request.accept ?? []).includes(401)) {
-        await throwIfUserTokenRefused(response, request, options.actingFor.ownTokenCheckPath);
+        throw await whoseTokenRefused(response, request, options.actingFor.ownTokenCheckPath);
       }
       const accepted = request.accept ? request.accept.includes(response.status) : response.status >= 200 && response.status < 300;
       if (!accepted) {

@@ -134,11 +134,12 @@ describe('the agent acting for the booting user', () => {
     expect(await copiesToSiteB(id)).toBe(1);
   }, 120_000);
 
-  it('a token Keystone never issued → 401 FERRY_USER_TOKEN_REFUSED (ferry\'s own token is fine), nothing copied', async () => {
+  it('a token Keystone never issued → FERRY_AUTH_FAILED saying the user\'s token was refused (ferry\'s own is fine), nothing copied', async () => {
     const id = await privateImage('bad-token');
     const answer = await ensureAs(id, `gAAAAAB${randomBytes(24).toString('hex')}`);
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ error: { code: 'FERRY_USER_TOKEN_REFUSED' } });
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatchObject({ error: { code: 'FERRY_AUTH_FAILED', message: expect.stringContaining('refused the token of the user ferry acts for') as unknown,
+      details: { refused: 'user', status: 401 } } });
     expect(await copiesToSiteB(id)).toBe(0);
   }, 120_000);
 });

@@ -150,22 +150,22 @@ describe('createServiceClient: acting for a user', () => {
     expect(glance.isDone()).toBe(true);
   });
 
-  it('createServiceClient: 401 with the user\'s token, again after re-authenticating, while ferry\'s own token alone is accepted → FERRY_USER_TOKEN_REFUSED; no token in the error', async () => {
+  it('createServiceClient: 401 with the user\'s token, again after re-authenticating, while ferry\'s own token alone is accepted → FERRY_AUTH_FAILED, refused user; no token in the error', async () => {
     keystoneIssues('placeholder-token-1', 'placeholder-token-2');
     replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-1' } }), refused, { path: image.request.path });
     replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-2' } }), refused, { path: image.request.path });
     replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-2' }, badheaders: ['x-service-token'] }), stores);
     const { acting, session } = actingHttp();
     const thrown: unknown = await acting.request(asGet).catch((e: unknown) => e);
-    expect(thrown).toMatchObject({ code: 'FERRY_USER_TOKEN_REFUSED',
-      details: { method: 'GET', url: `${GLANCE_ROOT}${image.request.path}`, status: 401, credential: 'user' } });
+    expect(thrown).toMatchObject({ code: 'FERRY_AUTH_FAILED', message: expect.stringContaining('ferry\'s own token is accepted') as unknown,
+      details: { method: 'GET', url: `${GLANCE_ROOT}${image.request.path}`, status: 401, refused: 'user' } });
     expect(JSON.stringify(thrown)).not.toContain('placeholder');
     expect((thrown as Error).message).not.toContain('placeholder');
     expect(session.tokenRequests).toBe(2);
     expect(nock.isDone()).toBe(true);
   });
 
-  it('createServiceClient: 401 with the user\'s token and 401 to ferry\'s own token alone → FERRY_AUTH_FAILED (ferry\'s credential)', async () => {
+  it('createServiceClient: 401 with the user\'s token and 401 to ferry\'s own token alone → FERRY_AUTH_FAILED, refused ferry', async () => {
     keystoneIssues('placeholder-token-1', 'placeholder-token-2');
     const glance = nock(GLANCE_ROOT);
     replay(glance, refused, { path: image.request.path });
@@ -173,7 +173,7 @@ describe('createServiceClient: acting for a user', () => {
     replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-2' }, badheaders: ['x-service-token'] }), refused,
       { path: GLANCE_OWN_TOKEN_CHECK_PATH });
     const { acting } = actingHttp();
-    await expect(acting.request(asGet)).rejects.toMatchObject({ code: 'FERRY_AUTH_FAILED', details: { status: 401 } });
+    await expect(acting.request(asGet)).rejects.toMatchObject({ code: 'FERRY_AUTH_FAILED', details: { status: 401, refused: 'ferry' } });
     expect(nock.isDone()).toBe(true);
   });
 
