@@ -2,15 +2,22 @@
 // ferry's least-privilege identity (role ferry and service on project ferry, the Glance path's access rules), tenants'
 // tokens in X-Auth-Token, against the dev cloud's Glance 25 with ferry-policy.yaml.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent, type AgentAnswer } from '../../../src/agent/agent-client.js';
 import { ceph, devcloud } from '../../helpers/devcloud.js';
 import { deleteImage, glanceRequest, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
+import { novaClone, novaConf, patchedNova } from './nova-tree.js';
 
 const created: { id: string; as: 'admin' | 'tenant-a' }[] = [];
 const disks: string[] = [];
+const clones: string[] = [];
 let agent: AgentProcess;
+let work: string;
+let nova: ReturnType<typeof patchedNova>;
 const tokens: Record<'tenant-a' | 'tenant-b', string> = { 'tenant-a': '', 'tenant-b': '' };
 
 const ensureAs = (image: string, token: string | undefined): Promise<AgentAnswer> =>
@@ -74,10 +81,15 @@ beforeAll(async () => {
   tokens['tenant-a'] = await tokenFor('tenant-a');
   tokens['tenant-b'] = await tokenFor('tenant-b');
   agent = await startAgent();
+  work = mkdtempSync(join(tmpdir(), 'ferry-tenant-boot-'));
+  nova = patchedNova();
 }, 60_000);
 
 afterAll(async () => {
   await agent.stop();
+  nova.cleanup();
+  for (const clone of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', clone]);
+  rmSync(work, { recursive: true, force: true });
   for (const { id, as } of created) {
     await waitUnlocked(id, 30_000);
     await deleteImage(id, as);
@@ -142,4 +154,31 @@ describe('the agent acting for the booting user', () => {
       details: { refused: 'user', status: 401 } } });
     expect(await copiesToSiteB(id)).toBe(0);
   }, 120_000);
+
+  // nova 26's real Rbd.clone() with the ferry patch (it sends the booting user's token) and the tenant's token: a
+  // copy-on-write clone whose parent is the site-b copy the agent made for that user.
+  it.each([['a private image', privateImage], ['an instance snapshot', instanceSnapshot]] as const)('nova 26\'s Rbd.clone() of %s with its tenant\'s token → a clone whose parent is in site-b\'s images pool', async (kind, make) => {
+    const id = await make(`nova-${kind.replaceAll(' ', '-')}`);
+    const name = `it-tenant-boot-${id.slice(0, 8)}`;
+    clones.push(`vms/${name}`);
+    const result = await novaClone({ root: nova.root, conf: novaConf(work, 'site-b', { socket: agent.socket }), image: id, name,
+      token: tokens['tenant-a'], socket: agent.socket });
+    expect(result, JSON.stringify(result)).toMatchObject({ ok: true, patched: true, client: true, warnings: [] });
+    const info = ceph('site-b', 'rbd', ['info', `vms/${name}`]);
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.stdout).toContain(`parent: images/${id}@snap`);
+    console.log(`nova 26 Rbd.clone() of ${kind} for tenant-a: ${result.seconds} s`);
+  }, 180_000);
+
+  // nova reads the image with the user's token before it asks anyone (Rbd.clone: IMAGE_API.get): stock nova's failure.
+  it('nova 26\'s Rbd.clone() of tenant-a\'s private image with tenant-b\'s token → ImageNotFound, as stock nova; nothing copied or cloned', async () => {
+    const id = await privateImage('nova-other-tenant');
+    const name = `it-tenant-boot-${id.slice(0, 8)}`;
+    clones.push(`vms/${name}`);
+    const result = await novaClone({ root: nova.root, conf: novaConf(work, 'site-b', { socket: agent.socket }), image: id, name,
+      token: tokens['tenant-b'], socket: agent.socket });
+    expect(result).toMatchObject({ ok: false, error: 'ImageNotFound' });
+    expect(await copiesToSiteB(id)).toBe(0);
+    expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).code).not.toBe(0);
+  }, 180_000);
 });
