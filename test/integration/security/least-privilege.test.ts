@@ -76,13 +76,13 @@ function ferry(args: readonly string[], cloud: string = FERRY.cloud): { code: nu
 }
 
 describe('ferry\'s own identity in Keystone', () => {
-  it('keystone: ferry\'s tokens carry the roles ferry and reader only (the role implies reader), in project ferry or the owning project', async () => {
+  it('keystone: ferry\'s tokens carry the roles ferry and reader only (the role implies reader), in project ferry or the owning project; the compute node\'s also service (its token as a service token: acting for the booting user)', async () => {
     const facts = devcloud();
-    for (const [user, project] of [['ferry', 'ferry'], ['ferry-transfer', 'admin']] as const) {
+    for (const [user, project, roles] of [['ferry', 'ferry', ['ferry', 'reader', 'service']], ['ferry-transfer', 'admin', ['ferry', 'reader']]] as const) {
       const token = await tokenFor(user);
       const response = await fetch(`${facts.keystone.url}/auth/tokens`, { headers: { 'x-auth-token': token, 'x-subject-token': token } });
       const body = (await response.json()) as { token: { roles: { name: string }[]; project: { name: string } } };
-      expect(body.token.roles.map((r) => r.name).sort()).toEqual(['ferry', 'reader']);
+      expect(body.token.roles.map((r) => r.name).sort()).toEqual(roles);
       expect(body.token.project.name).toBe(project);
     }
   });
