@@ -26,7 +26,7 @@ function keystone(clock: { wallNow(): number }): void {
 const actingGlance = (): nock.Scope => nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': OWN } });
 
 describe('ensure acting for a user (userToken)', () => {
-  it('ensure: every request of the copy (the look, the import, the polls, the tasks) carries the user\'s token and ferry\'s as the service token', async () => {
+  it('ensure: every request of the copy (the look, the import, the polls, the tasks) carries the user\'s token and ferry\'s as the service token; copy-image even where --transfer rbd is asked', async () => {
     const { ctx, sent } = wireCopyContext(inner, fsid);
     keystone(ctx.clock);
     const { os_glance_import_task: _lock, ...before } = timeline.snapshots[0]!.body;
@@ -36,7 +36,8 @@ describe('ensure acting for a user (userToken)', () => {
     const lock = String(timeline.snapshots.find((s) => s.body.os_glance_import_task !== undefined)?.body.os_glance_import_task);
     scope.get(`/v2/images/${id}/tasks`).reply(200, recordedTaskList(id, [{ id: lock, status: 'success', request_id: RECORDED_IMPORT_REQUEST_ID, stores: [store] }]),
       { 'content-type': 'application/json' });
-    const result = await ensure(ctx, id, { store, userToken: USER, random: () => 0.5 });
+    // Asked for the direct transfer, which cannot act for a user (its registration needs the owning project): copy-image.
+    const result = await ensure(ctx, id, { store, userToken: USER, random: () => 0.5, transfer: 'rbd', sourceCephConfs: { 'site-a': '/nonexistent/ceph.conf' } });
     expect(result).toMatchObject({ copied: true, importRequests: 1, target: { fsid, image: id } });
     expect(nock.isDone()).toBe(true);
     const glanceRequests = sent.filter((request) => request.url.startsWith(GLANCE_ROOT));
