@@ -21,12 +21,13 @@ export interface BenchAgent {
   stop(): Promise<number | null>;
 }
 
-export async function startBenchAgent(devcloud: BenchDevcloud, extraArgs: readonly string[] = [], nodeOptions?: string): Promise<BenchAgent> {
+export async function startBenchAgent(devcloud: BenchDevcloud, extraArgs: readonly string[] = [], nodeOptions?: string,
+  cloud = BENCH_AGENT_CLOUD): Promise<BenchAgent> {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-bench-agent-'));
   const socket = join(dir, 'agent.sock');
   const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/ferry'), 'agent', '--socket', socket, '--store', 'site-b',
     '--fsid', devcloud.ceph['site-b'].fsid, ...extraArgs], {
-    env: { ...process.env, OS_CLOUD: BENCH_AGENT_CLOUD, OS_CLIENT_CONFIG_FILE: devcloud.cloudsYaml, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    env: { ...process.env, OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: devcloud.cloudsYaml, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -6,6 +6,8 @@ export interface AgentCall {
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly body?: unknown;
+  /** Extra request headers: `X-Auth-Token`, the booting user's token (docs/agent.md, "Acting for the booting user"). */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
 }
 
@@ -22,7 +24,7 @@ export function callAgent(socketPath: string, call: AgentCall): Promise<AgentAns
       // A fresh connection per call (cheap on a Unix socket): Node's global agent keeps connections alive, and one the
       // agent closes as idle just as a long-lived caller reuses it fails with ECONNRESET, which would read as "away".
       socketPath, agent: false, method: call.method, path: call.path,
-      headers: { accept: 'application/json', ...(text === undefined ? {} : { 'content-type': 'application/json',
+      headers: { accept: 'application/json', ...call.headers, ...(text === undefined ? {} : { 'content-type': 'application/json',
         'content-length': Buffer.byteLength(text) }) },
       ...(call.signal ? { signal: call.signal } : {}),
     }, (response) => {

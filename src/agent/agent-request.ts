@@ -46,3 +46,22 @@ export function assertImageRef(ref: string): void {
     throw error;
   }
 }
+
+/** The longest user token taken (Keystone's Fernet tokens are ~180-260 characters; a JWS one under 1 KiB). */
+export const USER_TOKEN_MAX_LENGTH = 4096;
+
+/**
+ * The booting user's token from `X-Auth-Token` (docs/agent.md, "Acting for the booting user"); undefined without the
+ * header (ferry's own identity, as before). Anything that is not one token of printable ASCII is refused before any
+ * Glance call, and the message never repeats what was sent.
+ */
+export function parseUserToken(header: string | readonly string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const value = typeof header === 'string' ? header : undefined;
+  if (value !== undefined && value.length > 0 && value.length <= USER_TOKEN_MAX_LENGTH && /^[\x21-\x7e]+$/.test(value)) return value;
+  const why = value === undefined ? 'was sent more than once' : value.length === 0 ? 'is empty'
+    : value.length > USER_TOKEN_MAX_LENGTH ? `is longer than ${USER_TOKEN_MAX_LENGTH} characters` : 'holds characters no token has (space, comma, control)';
+  throw new FerryError('FERRY_AGENT_BAD_REQUEST', `bad ensure request: the X-Auth-Token header ${why}`,
+    'Send the booting request\'s Keystone token as one X-Auth-Token header, or none (the agent then uses its own identity): docs/agent.md.',
+    { field: 'X-Auth-Token' });
+}

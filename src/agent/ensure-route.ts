@@ -4,7 +4,7 @@ import { errorJson } from '../contract/error-document.js';
 import { progressDocument } from '../contract/progress-document.js';
 import type { CopyProgressEvent } from '../copy/copy-progress.js';
 import type { AgentMetrics } from './agent-metrics.js';
-import { parseEnsureRequest } from './agent-request.js';
+import { parseEnsureRequest, parseUserToken } from './agent-request.js';
 import { asFerryError, sendJson } from './agent-response.js';
 import type { AgentService } from './agent-service.js';
 import type { EnsureWaits } from './ensure-waits.js';
@@ -32,6 +32,8 @@ export function createEnsureRoute({ service, metrics, waits, clock, maxBodyBytes
   return async (request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> => {
     const started = clock.now();
     const parsed = parseEnsureRequest(await readJsonBody(request, maxBodyBytes));
+    // The booting user's token, when nova sent it: held by this request only, passed down, never logged.
+    const userToken = parseUserToken(request.headers['x-auth-token']);
     const decision = decideStore(parsed.store, { defaultStore: service.defaultStore(), allowList: allowStores });
     if (decision.kind !== 'serve') throw storeRefusal(decision);
     const { store } = decision;
@@ -40,12 +42,15 @@ export function createEnsureRoute({ service, metrics, waits, clock, maxBodyBytes
       if (!response.writableEnded) response.write(`${JSON.stringify(line)}\n`);
     };
     const listener = stream ? (event: CopyProgressEvent) => write(progressDocument(event)) : undefined;
-    const ticket = waits.enter(`${parsed.image}\u0000${store}`, listener);
+    // Acting for a user, this request hears the shared copy's progress only once that user's own look at the image
+    // passed: a user who may not see it learns nothing of another's copy (not even that one runs).
+    const ticket = waits.enter(`${parsed.image}\u0000${store}`, userToken === undefined ? listener : undefined);
+    const onVisible = userToken === undefined || listener === undefined ? undefined : () => ticket.listen(listener);
     let outcome = 'ok';
     try {
       if (stream) response.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store' });
       const answer = await service.ensure({ imageRef: parsed.image, store, timeoutMs: parsed.timeout === undefined ? undefined
-        : Math.round(parsed.timeout * 1000), failedClone: parsed.retry_after_failed_clone, signal, onProgress: ticket.publish });
+        : Math.round(parsed.timeout * 1000), failedClone: parsed.retry_after_failed_clone, signal, onProgress: ticket.publish, userToken, onVisible });
       if (ticket.leader) {
         metrics.importsRequested.inc(answer.importRequests);
         if (answer.joined) metrics.importsJoined.inc();

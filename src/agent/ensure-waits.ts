@@ -13,6 +13,8 @@ export interface WaitTicket {
   readonly leader: boolean;
   /** Hand this to ensure(): it reaches every request on the wait (ensure() keeps only the first caller's callback). */
   readonly publish: (event: CopyProgressEvent) => void;
+  /** Add this request's listener later (acting for a user: once the user's own look at the image passed). */
+  listen(listener: (event: CopyProgressEvent) => void): void;
   leave(): void;
 }
 
@@ -50,17 +52,24 @@ export function createEnsureWaits(maxWaits: number, metrics: AgentMetrics): Ensu
       }
       const current = wait;
       current.requests += 1;
-      if (listener) current.listeners.add(listener);
+      const mine = new Set<(event: CopyProgressEvent) => void>();
+      const listen = (added: (event: CopyProgressEvent) => void): void => {
+        if (left) return;
+        mine.add(added);
+        current.listeners.add(added);
+      };
       let left = false;
+      if (listener) listen(listener);
       return {
         leader,
         publish: (event) => {
           for (const each of current.listeners) each(event);
         },
+        listen,
         leave: () => {
           if (left) return;
           left = true;
-          if (listener) current.listeners.delete(listener);
+          for (const added of mine) current.listeners.delete(added);
           current.requests -= 1;
           if (current.requests === 0 && waits.get(key) === current) {
             waits.delete(key);

@@ -16,6 +16,8 @@ import type { ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 export interface Cloud {
   readonly config: FerryConfig;
   readonly glance: GlanceClient;
+  /** Glance acting for a user: `userToken()` as X-Auth-Token, the session's own as X-Service-Token (CopyContext). */
+  glanceActingFor(userToken: () => string): GlanceClient;
   readonly clock: Clock;
   readonly logger: Logger;
   /** The local Ceph cluster's fsid (from --fsid, or asked from the cluster once). */

@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../clock/clock.js';
 import { requireAuth } from '../config/require-auth.js';
 import type { FerryConfig } from '../config/ferry-config.js';
-import { createGlanceClient, glanceEndpointRoot } from '../glance/glance-client.js';
+import { createGlanceClient, glanceEndpointRoot, GLANCE_OWN_TOKEN_CHECK_PATH } from '../glance/glance-client.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { createHttpTransport, type HttpTransport } from '../openstack/http-transport.js';
 import { createSession } from '../openstack/keystone-session.js';
@@ -49,14 +49,17 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
     },
     transport, clock, logger, retry,
   });
-  const glanceHttp = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, logger,
-    normalizeEndpoint: glanceEndpointRoot, maxBodyBytes: SERVICE_BODY_LIMITS.glance });
+  // Acting for a user (the agent's requests with the booting user's token): the same client, the user's token first.
+  const glanceHttp = (userToken?: () => string) => createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport,
+    retry, logger, normalizeEndpoint: glanceEndpointRoot, maxBodyBytes: SERVICE_BODY_LIMITS.glance,
+    ...(userToken === undefined ? {} : { actingFor: { userToken, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH } }) });
   const placementHttp = createServiceClient({ serviceType: 'placement', serviceName: 'Placement', session, transport, retry, logger,
     maxBodyBytes: SERVICE_BODY_LIMITS.placement });
   let cluster: Promise<ResolvedLocalCluster> | undefined;
   const cloud: Cloud = {
     config, session, transport, clock, logger, placementHttp,
-    glance: createGlanceClient(glanceHttp),
+    glance: createGlanceClient(glanceHttp()),
+    glanceActingFor: (userToken) => createGlanceClient(glanceHttp(userToken)),
     localCluster(signal) {
       // Resolved once per cloud (the agent: again on SIGHUP, with a new cloud); a failure is not kept.
       cluster ??= resolveLocalCluster({

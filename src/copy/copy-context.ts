@@ -2,6 +2,7 @@ import type { Clock } from '../clock/clock.js';
 import type { GlanceClient } from '../glance/glance-client.js';
 import type { Logger } from '../logging/logger.js';
 import type { GlanceImage } from '../glance/image.js';
+import { createActingTokens, type ActingTokens } from './acting-tokens.js';
 import type { Leftover } from './copy-errors.js';
 import { createCopyDurationEstimator, type CopyDurationEstimator } from './copy-duration-estimator.js';
 import type { EnsureOutcome } from './ensure-result.js';
@@ -29,6 +30,11 @@ export interface CopyContext {
    * counts for a name.
    */
   readonly projectId?: (signal?: AbortSignal) => Promise<string | undefined>;
+  /**
+   * A Glance client whose every call acts for a user: `userToken()` as X-Auth-Token, this context's own token as
+   * X-Service-Token (the agent's requests that carry the booting user's token). Absent: no request may carry one.
+   */
+  readonly glanceActingFor?: (userToken: () => string) => GlanceClient;
   /** Given only by tests; otherwise the engine keeps them per Glance client (copyShared). */
   readonly copyFlights?: SingleFlight<EnsureOutcome>;
   readonly copyDurations?: CopyDurationEstimator;
@@ -45,6 +51,8 @@ export interface CopyShared {
    * agent's concurrent requests): each running copy is a librbd process of its own, in the agent's cgroup.
    */
   readonly rbdCopySlots: KeyedLimiter;
+  /** The user tokens of the callers of each shared copy that acts for users (ensure with a userToken). */
+  readonly actingTokens: ActingTokens;
 }
 
 // Keyed by the Glance client, so the state lives exactly as long as the cloud that owns it (a SIGHUP makes a new one).
@@ -54,9 +62,9 @@ export function copyShared(ctx: CopyContext): CopyShared {
   let shared = sharedByClient.get(ctx.glance);
   if (shared === undefined) {
     shared = { copyFlights: createSingleFlight<EnsureOutcome>(), copyDurations: createCopyDurationEstimator(),
-      rbdCopySlots: createKeyedLimiter(DIRECT_COPIES_PER_CLUSTER) };
+      rbdCopySlots: createKeyedLimiter(DIRECT_COPIES_PER_CLUSTER), actingTokens: createActingTokens() };
     sharedByClient.set(ctx.glance, shared);
   }
   return { copyFlights: ctx.copyFlights ?? shared.copyFlights, copyDurations: ctx.copyDurations ?? shared.copyDurations,
-    rbdCopySlots: shared.rbdCopySlots };
+    rbdCopySlots: shared.rbdCopySlots, actingTokens: shared.actingTokens };
 }

@@ -17,6 +17,15 @@ export interface EnsureOptions extends Partial<CopyPolicy> {
   readonly random?: () => number;
   /** The local cluster, where the direct RBD transfer writes (--ceph-conf, --rbd-user); needed by transfer rbd/auto. */
   readonly localCluster?: { readonly confFile: string; readonly user?: string | undefined } | undefined;
+  /**
+   * Act for this user (the agent's request carried the booting user's token): every Glance call of the copy goes with a
+   * waiting user's token and the context's own as the service token, the image is looked up with this one first (a
+   * user never gets what it cannot see), and the copy goes through Glance's copy-image (docs/security.md, "Acting for
+   * the booting user"). Never logged, never kept past the call.
+   */
+  readonly userToken?: string | undefined;
+  /** Acting for a user: called once that user's own look at the image passed, before the shared copy is joined. */
+  readonly onVisible?: (() => void) | undefined;
 }
 
 /** ensureOnHost(): the host's storage backends (images_type + images_type_mapping) decide whether a copy is needed. */
@@ -47,7 +56,7 @@ export const COPY_ENGINE_LIMITS = {
 export const ENSURE_DEFAULTS = Object.freeze({ ...COPY_POLICY_DEFAULTS, ...COPY_ENGINE_LIMITS });
 
 export type ResolvedEnsureOptions = CopyPolicy & { readonly store: string }
-  & Pick<EnsureOptions, 'fsid' | 'poolAllowList' | 'signal' | 'onProgress' | 'random' | 'localCluster'> & { readonly backend?: BackendConfig | undefined };
+  & Pick<EnsureOptions, 'fsid' | 'poolAllowList' | 'signal' | 'onProgress' | 'random' | 'localCluster' | 'userToken' | 'onVisible'> & { readonly backend?: BackendConfig | undefined };
 
 const schema = z.object({
   store: storeNameSchema(),
@@ -68,5 +77,5 @@ export function resolveEnsureOptions(input: EnsureOptions & { readonly backend?:
       `Fix the ${field} option.`, { option: field });
   }
   return { ...policy, ...result.data, signal: input.signal, onProgress: input.onProgress, random: input.random, backend: input.backend,
-    localCluster: input.localCluster };
+    localCluster: input.localCluster, userToken: input.userToken, onVisible: input.onVisible };
 }

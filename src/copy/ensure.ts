@@ -1,8 +1,7 @@
 import { copyPolicyOf } from '../config/copy-policy.js';
 import type { BackendConfig } from '../backend/resolve-backend-config.js';
 import { needsRbdCopy, selectBackend } from '../backend/select-backend.js';
-import { FerryError } from '../errors/ferry-error.js';
-import { isFerryError } from '../errors/ferry-error.js';
+import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { hasStore } from '../glance/image.js';
 import { classifyLocations } from '../rbd/classify-locations.js';
@@ -44,11 +43,60 @@ export function ensureOnHost(ctx: CopyContext, imageRef: string, options: HostEn
 
 function ensureOutcome(ctx: CopyContext, imageRef: string, options: EnsureOptions & { readonly backend?: BackendConfig }): Promise<EnsureOutcome> {
   const resolved = resolveEnsureOptions(options);
+  if (resolved.userToken !== undefined) return ensureActingFor(ctx, imageRef, resolved, resolved.userToken);
   return copyShared(ctx).copyFlights.run(`${imageRef}\u0000${resolved.store}\u0000${resolved.backend ? 'host' : 'any'}`, resolved.signal,
     (signal) => ensureOnce(ctx, imageRef, { ...resolved, signal }));
 }
 
-async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedEnsureOptions): Promise<EnsureOutcome> {
+/**
+ * ensure() for a user (the agent's request carried the booting user's token). First the user's own look at the image,
+ * on every request, a copy already local or not: a user never gets a copy or a clone source of an image that user
+ * cannot see (404, or 403 by get_image: FERRY_IMAGE_NOT_FOUND, the answer stock nova would get). Then the copy all its
+ * callers share (one per image and store, whichever tenant asks), whose Glance calls act for one of the callers still
+ * waiting (acting-tokens.ts), with ferry's own token as the service token: Glance's copy-image, since the direct
+ * transfer's registration is refused to whoever does not own the image (docs/security.md, "Acting for the booting user").
+ */
+async function ensureActingFor(ctx: CopyContext, imageRef: string, options: ResolvedEnsureOptions, userToken: string): Promise<EnsureOutcome> {
+  const { glanceActingFor } = ctx;
+  if (glanceActingFor === undefined) throw new Error('ensure: a user token, but this context cannot act for a user (glanceActingFor)');
+  const shared = copyShared(ctx);
+  const lookup = startDeadline(ctx.clock, options.timeoutMs, options.signal);
+  let image: GlanceImage;
+  try {
+    image = await findImageOrThrow(glanceActingFor(() => userToken), imageRef, lookup.signal).catch((error: unknown) => {
+      throw isFerryError(error, 'FERRY_FORBIDDEN') ? userCannotSee(imageRef, error) : error;
+    });
+  } catch (error) {
+    if (lookup.expired() && isFerryError(error, 'FERRY_ABORTED')) {
+      throw timeoutError([options.store], imageRef, options.timeoutMs, { elapsedMs: options.timeoutMs, polls: 1 }, undefined);
+    }
+    throw error;
+  } finally {
+    lookup.dispose();
+  }
+  options.onVisible?.();
+  const key = `${image.id}\u0000${options.store}\u0000${options.backend ? 'host' : 'any'}\u0000acting`;
+  const waiter = shared.actingTokens.enter(key, userToken);
+  try {
+    return await shared.copyFlights.run(key, options.signal, (signal) => {
+      const acting: CopyContext = { ...ctx, glance: glanceActingFor(() => shared.actingTokens.tokenFor(key)),
+        copyFlights: shared.copyFlights, copyDurations: shared.copyDurations };
+      return ensureOnce(acting, image.id, { ...options, signal, transfer: 'glance' }, image);
+    });
+  } finally {
+    waiter.leave();
+  }
+}
+
+/** get_image refused the user (403): to that user the image does not exist, as stock nova would find. */
+function userCannotSee(imageRef: string, error: FerryError): FerryError {
+  return new FerryError('FERRY_IMAGE_NOT_FOUND', `Glance does not show image ${imageRef} to the user ferry acts for (${error.message})`,
+    'The booting user may not see this image (get_image): nova without ferry fails the same way.',
+    { imageRef, status: error.details.status, requestId: error.details.requestId }, { cause: error });
+}
+
+/** `seen`: the image as the caller's own look found it (ensureActingFor), read again only after a request. */
+async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedEnsureOptions, seen?: GlanceImage): Promise<EnsureOutcome> {
   const { clock } = ctx;
   const { store } = options;
   const started = clock.now();
@@ -65,7 +113,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
     // The local fsid (a `ceph fsid` process, ~0.3 s) is asked while Glance is: it is needed unless the image needs no copy.
     const localFsid = options.fsid === undefined ? ctx.localFsid(deadline.signal) : Promise.resolve(options.fsid);
     localFsid.catch(() => undefined);
-    const image = await findImageOrThrow(ctx.glance, imageRef, deadline.signal);
+    const image = seen ?? await findImageOrThrow(ctx.glance, imageRef, deadline.signal);
     if (options.backend !== undefined && image.diskFormat !== null) {
       const backend = selectBackend(image.diskFormat, options.backend);
       if (!needsRbdCopy(backend)) {

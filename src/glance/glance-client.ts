@@ -259,6 +259,12 @@ function imageNotFound(id: string, response: ServiceResponse): FerryError {
     { imageId: id, status: response.status, requestId: response.requestId });
 }
 
+/**
+ * What ferry's own token alone asks Glance to tell a refused user token from its own (service-client.ts, ActingFor):
+ * no policy rule guards it, and every access rule ferry ships allows it.
+ */
+export const GLANCE_OWN_TOKEN_CHECK_PATH = '/v2/info/stores';
+
 /** Strip a version suffix from a catalog URL: the client's paths carry `/v2` themselves. */
 export function glanceEndpointRoot(url: string): string {
   return url.replace(/\/+$/, '').replace(/\/v2(\.\d+)?$/, '');

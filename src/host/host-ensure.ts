@@ -14,6 +14,9 @@ export interface EnsureCall {
   readonly transfer?: TransferMode;
   readonly signal: AbortSignal;
   readonly onProgress?: (event: CopyProgressEvent) => void;
+  /** The booting user's token (the agent's `X-Auth-Token`): the copy acts for that user (EnsureOptions.userToken). */
+  readonly userToken?: string | undefined;
+  readonly onVisible?: (() => void) | undefined;
 }
 
 /** The copy policy this host's configuration gives every copy. */
@@ -46,6 +49,7 @@ export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, 
     signal: call.signal,
     ...(config.ceph.confFile === undefined ? {} : { localCluster: { confFile: config.ceph.confFile, user: config.ceph.user } }),
     ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+    ...(call.userToken === undefined ? {} : { userToken: call.userToken, onVisible: call.onVisible }),
   };
   const backend = hostBackend(config);
   return backend === undefined ? ensure(cloud, imageRef, options) : ensureOnHost(cloud, imageRef, { ...options, backend });

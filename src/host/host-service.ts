@@ -38,6 +38,13 @@ export interface HostEnsureCall {
   readonly failedClone?: FailedClone | undefined;
   readonly signal: AbortSignal;
   readonly onProgress: (event: CopyProgressEvent) => void;
+  /**
+   * The booting user's token (`X-Auth-Token` of the request): every Glance call for this request acts for that user,
+   * ferry's own token going as the service token. Undefined: ferry's own identity, as before. Never logged or kept.
+   */
+  readonly userToken?: string | undefined;
+  /** Acting for a user: called once that user's own look at the image passed (before any copy is joined). */
+  readonly onVisible?: (() => void) | undefined;
 }
 
 export interface HostEnsureAnswer {
@@ -82,7 +89,7 @@ export function createHostService(clouds: CloudSource): HostService {
     },
     ensure: (call) => withHeldCloud(clouds, async ({ cloud, config }: HeldCloud) => {
       const once = (signal: AbortSignal) => ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal,
-        transfer: servedTransfer(config).transfer, onProgress: call.onProgress,
+        transfer: servedTransfer(config).transfer, onProgress: call.onProgress, userToken: call.userToken, onVisible: call.onVisible,
         ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
       const { confFile, user } = config.ceph;
       // A first ask is one ensure. A retry after a failed clone looks at the copy before handing it out (an eviction
@@ -91,7 +98,7 @@ export function createHostService(clouds: CloudSource): HostService {
       if (confFile === undefined || call.failedClone === undefined) return answer(await once(call.signal));
       cloud.logger.info({ image: call.imageRef, failed: call.failedClone }, 'nova asks again: its clone of the copy it was handed failed');
       const failedClone = call.failedClone;
-      return answer(await shareHandOut({ imageRef: call.imageRef, store: call.store, requestTimeoutMs: call.timeoutMs,
+      return answer(await shareHandOut({ imageRef: call.imageRef, store: call.store, requestTimeoutMs: call.timeoutMs, actingFor: call.userToken,
         agentTimeoutMs: config.copy.timeoutMs, flights: copyShared(cloud).copyFlights, clock: cloud.clock, signal: call.signal,
         wait: (signal) => ensureToHandOut({ ensure: once, clock: cloud.clock, signal, failedClone,
           look: async (target, lookSignal) => {

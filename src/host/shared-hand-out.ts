@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../clock/clock.js';
 import type { EnsureOutcome } from '../copy/ensure-result.js';
 import type { SingleFlight } from '../copy/single-flight.js';
@@ -8,6 +9,11 @@ export interface SharedHandOutCall {
   /** The image as asked for and the store: concurrent retries of one (image, store) share one wait. */
   readonly imageRef: string;
   readonly store: string;
+  /**
+   * The user token the wait's ensures act for (each one looks at the image with it first). Retries share a wait only
+   * with the same token's: a wait never runs on a token whose request has gone, nor hands a joiner what it did not look at.
+   */
+  readonly actingFor?: string | undefined;
   /** The request's own deadline (its `timeout`); undefined when it sent none. */
   readonly requestTimeoutMs: number | undefined;
   /** The agent's own deadline for a copy (--timeout, nova's images_rbd_glance_copy_timeout). */
@@ -19,6 +25,11 @@ export interface SharedHandOutCall {
   readonly signal: AbortSignal;
   /** The wait itself (ensureToHandOut), on the flight's signal: aborted once every caller has gone. */
   readonly wait: (signal: AbortSignal) => Promise<EnsureOutcome>;
+}
+
+/** The key's part for a user token: a digest (the key is no place for the token itself). */
+function tokenTag(token: string | undefined): string {
+  return token === undefined ? '' : `\u0000${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
 }
 
 /**
@@ -41,7 +52,7 @@ export async function shareHandOut(call: SharedHandOutCall): Promise<EnsureOutco
   const budgetMs = answerBudgetMs(call.requestTimeoutMs, call.agentTimeoutMs);
   const deadline = call.clock.timer(budgetMs);
   try {
-    return await call.flights.run(`${call.imageRef}\u0000${call.store}\u0000hand-out`, AbortSignal.any([call.signal, deadline.signal]), call.wait);
+    return await call.flights.run(`${call.imageRef}\u0000${call.store}\u0000hand-out${tokenTag(call.actingFor)}`, AbortSignal.any([call.signal, deadline.signal]), call.wait);
   } catch (error) {
     if (!deadline.signal.aborted || call.signal.aborted) throw error;
     throw new FerryError('FERRY_HAND_OUT_TIMEOUT',

@@ -6,8 +6,9 @@ export type { Logger } from 'pino';
 
 /** Paths pino blanks out wherever they appear in a log object: tokens, passwords, secrets. */
 export const REDACTED_PATHS = [
-  'token', '*.token', 'password', '*.password', '*.*.password', 'secret', '*.secret', '*.*.secret',
-  'headers["x-auth-token"]', 'headers["x-subject-token"]', '*.headers["x-auth-token"]', '*.headers["x-subject-token"]',
+  'token', '*.token', 'userToken', '*.userToken', 'password', '*.password', '*.*.password', 'secret', '*.secret', '*.*.secret',
+  'headers["x-auth-token"]', 'headers["x-subject-token"]', 'headers["x-service-token"]',
+  '*.headers["x-auth-token"]', '*.headers["x-subject-token"]', '*.headers["x-service-token"]',
   'auth.identity.password.user.password', 'auth.identity.application_credential.secret',
 ] as const;
 

@@ -1,5 +1,6 @@
+import { FerryError } from '../errors/ferry-error.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
-import { httpStatusError } from './http-status-error.js';
+import { httpErrorDetails, httpStatusError } from './http-status-error.js';
 import { stripQuery, type HttpMethod, type HttpResponse, type HttpTransport } from './http-transport.js';
 import type { Session } from './keystone-session.js';
 import { sendWithRetry, type RetryPolicy } from './send-with-retry.js';
@@ -44,22 +45,41 @@ export interface ServiceClientOptions {
   /** The largest answer read from this service (SERVICE_BODY_LIMITS). Default: the transport's own. */
   readonly maxBodyBytes?: number;
   readonly logger?: Logger;
+  /** Every request acts for a user (docs/security.md, "Acting for the booting user"): see ActingFor. */
+  readonly actingFor?: ActingFor;
+}
+
+/**
+ * OpenStack's way for a service to act for a user: the user's token as `X-Auth-Token`, the session's own (ferry's) as
+ * `X-Service-Token`. The service judges what the user may see; its policy grants what ferry adds through the service
+ * token's roles (`service_roles:ferry`).
+ */
+export interface ActingFor {
+  /** The user's token for the next request: read per request, since the waiter it comes from may change (acting-token.ts). */
+  userToken(): string;
+  /**
+   * A GET every valid token of ferry's may make (`/v2/info/stores` for Glance): sent with ferry's own token alone after
+   * a 401 the re-authentication did not cure, to tell a refused user token from a refused credential of ferry's.
+   */
+  readonly ownTokenCheckPath: string;
 }
 
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const logger = options.logger ?? silentLogger;
   const { session, transport } = options;
 
-  async function sendOnce(request: ServiceRequest): Promise<ServiceResponse> {
+  async function sendOnce(request: ServiceRequest, as: 'request' | 'own' = 'request'): Promise<ServiceResponse> {
     const endpoint = await session.endpointFor(options.serviceType, request.signal);
     const base = options.normalizeEndpoint ? options.normalizeEndpoint(endpoint) : endpoint;
     const url = `${base}${request.path}${queryString(request.query)}`;
     const token = await session.token(request.signal);
+    const auth: Record<string, string> = options.actingFor === undefined || as === 'own' ? { 'x-auth-token': token }
+      : { 'x-auth-token': options.actingFor.userToken(), 'x-service-token': token };
     const idempotent = request.idempotent ?? ['GET', 'HEAD', 'PUT', 'DELETE'].includes(request.method);
     const response = await sendWithRetry(transport, {
       method: request.method,
       url,
-      headers: { 'x-auth-token': token, ...options.defaultHeaders, ...request.headers },
+      headers: { ...options.defaultHeaders, ...request.headers, ...auth },
       ...(request.body !== undefined ? { body: request.body } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.connection ? { connection: request.connection } : {}),
@@ -74,6 +94,25 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return { ...response, endpoint: `${request.method} ${stripQuery(url)}` };
   }
 
+  /**
+   * A 401 acting for a user, once re-authenticating did not cure it: ferry's own token alone, on a path any valid token
+   * may read, tells whose token was refused. Both are FERRY_AUTH_FAILED (nova's patch takes its own path on it, where
+   * a bad user token fails as it would without ferry); `details.refused` (`user` or `ferry`) and the message say whose it was.
+   */
+  async function whoseTokenRefused(refused: ServiceResponse, request: ServiceRequest, checkPath: string): Promise<FerryError> {
+    const check = await sendOnce({ method: 'GET', path: checkPath, signal: request.signal }, 'own');
+    const url = refused.endpoint.slice(request.method.length + 1);
+    const details = httpErrorDetails(refused, { method: request.method, url, service: options.serviceName });
+    if (check.status === 401) {
+      const own = httpStatusError(refused, { method: request.method, url, service: options.serviceName });
+      return new FerryError(own.code, `${own.message} (ferry's own token alone is refused too)`, own.hint, { ...details, refused: 'ferry' });
+    }
+    return new FerryError('FERRY_AUTH_FAILED',
+      `${options.serviceName} refused the token of the user ferry acts for (401 to ${request.method} ${url}); ferry's own token is accepted`,
+      'The booting request\'s token is invalid or revoked (or expired past Keystone\'s allow_expired_window): the user must '
+      + 'authenticate again. Nothing is wrong with ferry\'s own credential.', { ...details, refused: 'user' });
+  }
+
   return {
     serviceType: options.serviceType,
     async request(request) {
@@ -82,6 +121,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (response.status === 401 && !(request.accept ?? []).includes(401) && session.invalidate()) {
         logger.info({ service: options.serviceName }, 'token refused, re-authenticating once');
         response = await sendOnce(request);
+      }
+      if (response.status === 401 && options.actingFor !== undefined && !(request.accept ?? []).includes(401)) {
+        throw await whoseTokenRefused(response, request, options.actingFor.ownTokenCheckPath);
       }
       const accepted = request.accept ? request.accept.includes(response.status) : response.status >= 200 && response.status < 300;
       if (!accepted) {

@@ -27,7 +27,7 @@ export interface DevcloudFacts {
     readonly glancePolicy: { readonly file: string; readonly dir: string; readonly enforceNewDefaults: boolean } };
 }
 
-export type DevcloudUser = 'admin' | 'demo' | 'ferry' | 'ferry-transfer' | 'ferry-evict';
+export type DevcloudUser = 'admin' | 'demo' | 'ferry' | 'ferry-transfer' | 'ferry-evict' | 'tenant-a' | 'tenant-b';
 
 /**
  * ferry's own identities (docs/security.md, "Credentials and what each can do"): every ferry run of the integration

@@ -62,14 +62,15 @@ export interface UploadOptions {
   readonly store: string;
   readonly sizeBytes?: number;
   readonly diskFormat?: string;
-  readonly as?: 'admin' | 'demo';
+  /** Whose image: admin (the operator's), demo, or a tenant's member (tenant-a, tenant-b). */
+  readonly as?: 'admin' | 'demo' | 'tenant-a' | 'tenant-b';
   readonly properties?: Record<string, string>;
   /** Default: public for admin (the operator's images, which ferry's own project sees), Glance's default for demo. */
   readonly visibility?: 'public' | 'community' | 'shared' | 'private';
 }
 
 /** The visibility an image the tests upload gets: the operator's (admin's) images are public, as the ones ferry places are. */
-function visibilityOf(as: 'admin' | 'demo', visibility: UploadOptions['visibility']): Record<string, string> {
+function visibilityOf(as: NonNullable<UploadOptions['as']>, visibility: UploadOptions['visibility']): Record<string, string> {
   const chosen = visibility ?? (as === 'admin' ? 'public' : undefined);
   return chosen === undefined ? {} : { visibility: chosen };
 }
@@ -144,7 +145,7 @@ export async function imageTasks(id: string): Promise<{ id: string; status: stri
 }
 
 /** Delete an image (best effort: tests clean up after themselves). */
-export async function deleteImage(id: string, as: 'admin' | 'demo' = 'admin'): Promise<void> {
+export async function deleteImage(id: string, as: NonNullable<UploadOptions['as']> = 'admin'): Promise<void> {
   const facts = devcloud();
   const token = await tokenFor(as);
   await fetch(`${facts.glance.url}/v2/images/${id}`, { method: 'DELETE', headers: { 'x-auth-token': token } });

@@ -1,11 +1,12 @@
 import { FerryError } from '../../src/errors/ferry-error.js';
-import { createGlanceClient, glanceEndpointRoot, type CopyRequestResult, type GlanceClient } from '../../src/glance/glance-client.js';
+import { createGlanceClient, glanceEndpointRoot, GLANCE_OWN_TOKEN_CHECK_PATH, type CopyRequestResult, type GlanceClient } from '../../src/glance/glance-client.js';
 import { parseImage } from '../../src/glance/image.js';
 import { parseTask, type GlanceTask } from '../../src/glance/image-task.js';
 import { createCopyDurationEstimator } from '../../src/copy/copy-duration-estimator.js';
 import type { CopyContext, CopyShared } from '../../src/copy/copy-context.js';
 import type { EnsureOutcome } from '../../src/copy/ensure-result.js';
 import { createSingleFlight } from '../../src/copy/single-flight.js';
+import { createActingTokens } from '../../src/copy/acting-tokens.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { HttpRequest, HttpTransport } from '../../src/openstack/http-transport.js';
 import { createSession } from '../../src/openstack/keystone-session.js';
@@ -78,6 +79,7 @@ export function copyContext(glance: GlanceClient, clock: FakeClock = fakeClock()
     copyFlights: createSingleFlight<EnsureOutcome>(),
     copyDurations: createCopyDurationEstimator(),
     rbdCopySlots: createKeyedLimiter(DIRECT_COPIES_PER_CLUSTER),
+    actingTokens: createActingTokens(),
   };
 }
 
@@ -91,6 +93,9 @@ export function wireCopyContext(inner: HttpTransport, fsid = FSID_A): { ctx: Cop
   const clock = fakeClock();
   const retry = { retries: 1, minDelayMs: 1, maxDelayMs: 1 };
   const session = createSession({ auth: RECORDED_AUTH.admin, endpoints: {}, transport, clock, retry });
-  const http = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, normalizeEndpoint: glanceEndpointRoot });
-  return { ctx: copyContext(createGlanceClient(http), clock, fsid), sent };
+  const glanceHttp = (userToken?: () => string) => createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry,
+    normalizeEndpoint: glanceEndpointRoot, ...(userToken ? { actingFor: { userToken, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH } } : {}) });
+  const ctx = { ...copyContext(createGlanceClient(glanceHttp()), clock, fsid),
+    glanceActingFor: (userToken: () => string) => createGlanceClient(glanceHttp(userToken)) };
+  return { ctx, sent };
 }

@@ -59,6 +59,8 @@ GLANCE_PASSWORD=${FERRY_DEVCLOUD_GLANCE_PASSWORD:-ferry-glance-pass}
 PLACEMENT_PASSWORD=${FERRY_DEVCLOUD_PLACEMENT_PASSWORD:-ferry-placement-pass}
 # ferry's own non-admin identity (role ferry; docs/security.md)
 FERRY_PASSWORD=${FERRY_DEVCLOUD_FERRY_PASSWORD:-ferry-ferry-pass}
+# the tenants' members (projects tenant-a and tenant-b, role member: docs/devcloud.md)
+TENANT_PASSWORD=${FERRY_DEVCLOUD_TENANT_PASSWORD:-ferry-tenant-pass}
 POSTGRES_PASSWORD=${FERRY_DEVCLOUD_POSTGRES_PASSWORD:-ferry-postgres-pass}
 GLANCE_DB_PASSWORD=${FERRY_DEVCLOUD_GLANCE_DB_PASSWORD:-ferry-glance-db-pass}
 # Glance's PostgreSQL cluster lives outside the state dir (postgres.sh says why); its name follows the state dir.

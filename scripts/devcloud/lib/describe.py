@@ -2,7 +2,7 @@
 """Write the dev cloud's descriptors into the state dir: clouds.yaml, devcloud.env, devcloud.json.
 
 Input from the environment (set by `up`): DEVCLOUD_DIR, KEYSTONE_URL, GLANCE_URL, PLACEMENT_URL, ADMIN_PASSWORD,
-DEMO_PASSWORD, FERRY_PASSWORD, GLANCE_POLICY_FILE, GLANCE_POLICY_DIR, GLANCE_NEW_DEFAULTS (true/false), CEPH_A_CONF, CEPH_B_CONF, CEPH_A_FSID, CEPH_B_FSID, GLANCE_STORES (space-separated), STARTED_AT;
+DEMO_PASSWORD, FERRY_PASSWORD, TENANT_PASSWORD, GLANCE_POLICY_FILE, GLANCE_POLICY_DIR, GLANCE_NEW_DEFAULTS (true/false), CEPH_A_CONF, CEPH_B_CONF, CEPH_A_FSID, CEPH_B_FSID, GLANCE_STORES (space-separated), STARTED_AT;
 argv[1] = the JSON written by register.py. Every file is written to a temporary name and renamed, mode 600
 (they hold passwords and application-credential secrets).
 """
@@ -73,6 +73,9 @@ def clouds_yaml(auth_url, users, appcreds):
         "devcloud-ferry-transfer-appcred": appcred_cloud(auth_url, appcreds["ferry-transfer"]),
         "devcloud-ferry-evict": password_cloud(auth_url, users["ferry-evict"]),
         "devcloud-ferry-evict-appcred": appcred_cloud(auth_url, appcreds["ferry-evict"]),
+        # the tenants' members (role member on tenant-a / tenant-b): boots of their own images
+        "devcloud-tenant-a": password_cloud(auth_url, users["tenant-a"]),
+        "devcloud-tenant-b": password_cloud(auth_url, users["tenant-b"]),
     }
     lines = ["# Written by scripts/devcloud/up; re-written on every start (application-credential secrets change).",
              "clouds:"]
@@ -99,6 +102,9 @@ def main():
         "ferry": {"name": "ferry", "password": env["FERRY_PASSWORD"], "project": "ferry"},
         "ferry-transfer": {"name": "ferry-transfer", "password": env["FERRY_PASSWORD"], "project": "admin"},
         "ferry-evict": {"name": "ferry-evict", "password": env["FERRY_PASSWORD"], "project": "admin"},
+        # the tenants: a member of each tenant project (register.py)
+        "tenant-a": {"name": "tenant-a", "password": env["TENANT_PASSWORD"], "project": "tenant-a"},
+        "tenant-b": {"name": "tenant-b", "password": env["TENANT_PASSWORD"], "project": "tenant-b"},
     }
     appcreds = {k: {"id": v["id"], "secret": v["secret"]} for k, v in reg["appcreds"].items()}
     clouds_path = os.path.join(state, "clouds.yaml")

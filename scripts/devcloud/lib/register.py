@@ -2,7 +2,8 @@
 """Register the dev cloud in Keystone through its REST API (keystone.md section 5).
 
 Find-or-create everything, so it can run again on a live Keystone (up runs it again on a state dir made before a
-user or role was added): projects service, demo and ferry, users glance, placement (admin on service), demo (member
+user or role was added): projects service, demo, ferry and the tenants tenant-a and tenant-b (a member user each:
+tenant-a, tenant-b), users glance, placement (admin on service), demo (member
 on demo), ferry, ferry-transfer and ferry-evict, services image and placement with one public endpoint each in RegionOne, and
 application credentials, re-created on every run because a secret cannot be read back.
 
@@ -14,11 +15,14 @@ ferry-evict holds it on project admin (ferry evict, sync's budgets), so the dire
 nodes may hold, removes nothing. Separate users, not one user with several projects or roles: a password lets its
 holder pick any project the user has a role in. Each has an application credential whose access
 rules (packaging/glance/access-rules-*.json, the files an operator uses) allow exactly the Glance calls ferry makes.
+User ferry also holds the role service on project ferry: the agent's token then counts as a service token beside a
+booting user's (keystonemiddleware's service_token_roles = service), which is how it acts for that user
+(docs/security.md, "Acting for the booting user"). Keystone 22's bootstrap makes no role service: created here.
 
 Writes {"projects", "users", "appcreds"} as JSON to the file named by argv[1] (mode 600).
 
 Input from the environment: KEYSTONE_URL (ending in /v3), GLANCE_URL, PLACEMENT_URL, the passwords ADMIN_PASSWORD,
-DEMO_PASSWORD, GLANCE_PASSWORD, PLACEMENT_PASSWORD, FERRY_PASSWORD, and ACCESS_RULES_DIR (packaging/glance).
+DEMO_PASSWORD, GLANCE_PASSWORD, PLACEMENT_PASSWORD, FERRY_PASSWORD, TENANT_PASSWORD, and ACCESS_RULES_DIR (packaging/glance).
 """
 import json
 import os
@@ -28,6 +32,8 @@ import urllib.error
 import urllib.request
 
 K = os.environ["KEYSTONE_URL"].rstrip("/")
+# Two tenant projects, a member user each (named like its project): what a multi-tenant cloud has beside the operator's.
+TENANTS = ("tenant-a", "tenant-b")
 TIMEOUT_S = 30
 
 
@@ -137,6 +143,7 @@ def main():
     admin_project = first("/projects?name=admin&domain_id=default", "projects", admin)["id"]
     ensure_role(admin, roles, "ferry", implies="reader")
     ensure_role(admin, roles, "ferry-evict", implies="ferry")
+    ensure_role(admin, roles, "service")
 
     service = ensure_project(admin, "service", "ferry devcloud service users")
     demo = ensure_project(admin, "demo", "ferry devcloud non-admin project")
@@ -147,8 +154,16 @@ def main():
     ferry, r4 = ensure_user(admin, "ferry", env["FERRY_PASSWORD"], ferry_project)
     ferry_transfer, r5 = ensure_user(admin, "ferry-transfer", env["FERRY_PASSWORD"], admin_project)
     ferry_evict, r6 = ensure_user(admin, "ferry-evict", env["FERRY_PASSWORD"], admin_project)
+    tenants = {}
+    for name in TENANTS:
+        project = ensure_project(admin, name, f"ferry devcloud: a tenant ({name}), its member boots its own images")
+        user, reset = ensure_user(admin, name, env["TENANT_PASSWORD"], project)
+        call("PUT", f"/projects/{project}/users/{user}/roles/{roles['member']}", admin)
+        tenants[name] = {"project": project, "user": user}
+        r6 = r6 or reset
     for project, user, role in ((service, glance, "admin"), (service, placement, "admin"), (demo, demo_user, "member"),
-                                (ferry_project, ferry, "ferry"), (admin_project, ferry_transfer, "ferry"),
+                                (ferry_project, ferry, "ferry"), (ferry_project, ferry, "service"),
+                                (admin_project, ferry_transfer, "ferry"),
                                 (admin_project, ferry_evict, "ferry-evict")):
         call("PUT", f"/projects/{project}/users/{user}/roles/{roles[role]}", admin)
     ensure_service(admin, "glance", "image", "ferry devcloud Glance", env["GLANCE_URL"])
@@ -178,9 +193,10 @@ def main():
                                         access_rules("evict")),
     }
     result = {
-        "projects": {"service": service, "demo": demo, "ferry": ferry_project, "admin": admin_project},
+        "projects": {"service": service, "demo": demo, "ferry": ferry_project, "admin": admin_project,
+                     **{name: t["project"] for name, t in tenants.items()}},
         "users": {"admin": admin_id, "demo": demo_user, "glance": glance, "placement": placement, "ferry": ferry,
-                  "ferry-transfer": ferry_transfer, "ferry-evict": ferry_evict},
+                  "ferry-transfer": ferry_transfer, "ferry-evict": ferry_evict, **{name: t["user"] for name, t in tenants.items()}},
         "appcreds": appcreds,
     }
     # up upgrades a state dir registered before the role ferry-transfer (scripts/devcloud/up, layout_current).

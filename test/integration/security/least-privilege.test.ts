@@ -20,7 +20,7 @@ const created: { id: string; as: 'admin' | 'demo' }[] = [];
 // directory again on a change (in name order, a later file winning) and never forgets a rule (glance-policy.ts), so a
 // rule is changed and written back in one file, and the directory is emptied at the end with a restart of glance-api.
 const POLICY_FILES = { copyImage: 'copy-image.yaml', default: 'default.yaml', privateImages: 'private-images.yaml' } as const;
-const SHIPPED_COPY_RULE = '"copy_image": "role:admin or role:ferry"\n';
+const SHIPPED_COPY_RULE = '"copy_image": "role:admin or role:ferry or service_roles:ferry"\n';
 const clones: string[] = [];
 let work: string;
 
@@ -76,9 +76,9 @@ function ferry(args: readonly string[], cloud: string = FERRY.cloud): { code: nu
 }
 
 describe('ferry\'s own identity in Keystone', () => {
-  it('keystone: ferry\'s tokens carry the role ferry and reader (implied), the transfer\'s also ferry-transfer, in project ferry or the owning project', async () => {
+  it('keystone: ferry\'s tokens carry the role ferry and reader (implied), the compute node\'s also service (its token as a service token: acting for the booting user), the transfer\'s also ferry-transfer, in project ferry or the owning project', async () => {
     const facts = devcloud();
-    for (const [user, project, roles] of [['ferry', 'ferry', ['ferry', 'reader']], ['ferry-transfer', 'admin', ['ferry', 'ferry-transfer', 'reader']]] as const) {
+    for (const [user, project, roles] of [['ferry', 'ferry', ['ferry', 'reader', 'service']], ['ferry-transfer', 'admin', ['ferry', 'ferry-transfer', 'reader']]] as const) {
       const token = await tokenFor(user);
       const response = await fetch(`${facts.keystone.url}/auth/tokens`, { headers: { 'x-auth-token': token, 'x-subject-token': token } });
       const body = (await response.json()) as { token: { roles: { name: string }[]; project: { name: string } } };

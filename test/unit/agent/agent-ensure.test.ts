@@ -4,44 +4,11 @@ import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import type { Cloud } from '../../../src/cloud/cloud.js';
 import { ensure } from '../../../src/copy/ensure.js';
 import { FSID_B, IMAGE_ID } from '../../helpers/image-body.js';
-import { scriptedGlance, type ScriptedGlance } from '../../helpers/scripted-glance.js';
+import { scriptedGlance } from '../../helpers/scripted-glance.js';
 import { send } from './agent-http.js';
 import { cloudAgentHarness } from './cloud-agent-harness.js';
 import { fakeCloud } from './fake-cloud.js';
-
-const T1 = 'a8860fd2-0000-4000-8000-000000000001';
-const COPY_TIMELINE = [
-  { stores: ['site-a'] },
-  { stores: ['site-a'], lock: T1, importing: ['site-b'], failed: [] },
-  { stores: ['site-a', 'site-b'], importing: [], failed: [] },
-];
-
-/**
- * The real copy engine (ensure, its single flight, the waiter) behind the real agent, over a scripted Glance whose
- * reads after the copy request wait for `release()`: the test decides when the copy "lands".
- */
-function gatedGlance(): { glance: ScriptedGlance; release: () => void; waitingReads: AbortSignal[] } {
-  const base = scriptedGlance({ images: COPY_TIMELINE });
-  let open = (): void => undefined;
-  const landed = new Promise<void>((resolve) => { open = resolve; });
-  const waitingReads: AbortSignal[] = [];
-  const glance: ScriptedGlance = {
-    ...base,
-    calls: base.calls,
-    copyRequests: base.copyRequests,
-    async getImage(id, call) {
-      if (base.calls.requestCopy > 0 && call?.signal) {
-        waitingReads.push(call.signal);
-        const signal = call.signal;
-        await Promise.race([landed, new Promise((_, reject) => {
-          signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
-        })]);
-      }
-      return base.getImage(id, call);
-    },
-  };
-  return { glance, release: open, waitingReads };
-}
+import { COPY_TIMELINE, gatedGlance, until } from './gated-glance.js';
 
 const agent = cloudAgentHarness();
 const startAgent = (cloud: Cloud) => agent.start(cloud);
@@ -102,8 +69,3 @@ describe('agent over the copy engine', () => {
     expect(again.json()).toMatchObject({ target: { fsid: FSID_B } });
   });
 });
-
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400 && !(await condition()); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
-  expect(await condition()).toBe(true);
-}

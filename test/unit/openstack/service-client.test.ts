@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AuthConfig } from '../../../src/config/ferry-config.js';
-import { glanceEndpointRoot } from '../../../src/glance/glance-client.js';
+import { glanceEndpointRoot, GLANCE_OWN_TOKEN_CHECK_PATH } from '../../../src/glance/glance-client.js';
 import { createHttpTransport } from '../../../src/openstack/http-transport.js';
 import { createSession, type SessionOptions } from '../../../src/openstack/keystone-session.js';
 import { createServiceClient } from '../../../src/openstack/service-client.js';
@@ -121,5 +121,73 @@ describe('createServiceClient: accept lists and URLs', () => {
     const response = await http.request({ method: 'GET', path: '/v2/images', query: { limit: 2, marker: undefined, tag: 'ferry-fixture-page' } });
     expect(response.endpoint).toBe(`GET ${GLANCE_ROOT}/v2/images`);
     expect(glance.isDone()).toBe(true);
+  });
+});
+
+describe('createServiceClient: acting for a user', () => {
+  const USER = 'placeholder-user-token';
+  const stores = loadExchange('glance', 'info-stores');
+  const notFound = loadExchange('glance', 'image-404');
+  function actingHttp() {
+    const { session, http: own } = glanceHttp();
+    const acting = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry,
+      normalizeEndpoint: glanceEndpointRoot, actingFor: { userToken: () => USER, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH } });
+    return { session, own, acting };
+  }
+
+  it('createServiceClient: the user\'s token as X-Auth-Token, ferry\'s own as X-Service-Token; a 404 is the caller\'s to read', async () => {
+    const keystone = keystoneIssues('placeholder-token-1');
+    const glance = replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-1' } }), notFound);
+    await expect(actingHttp().acting.request({ method: 'GET', path: notFound.request.path, accept: [200, 404] })).resolves.toMatchObject({ status: 404 });
+    expect(keystone.isDone()).toBe(true);
+    expect(glance.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: without actingFor no X-Service-Token is sent', async () => {
+    keystoneIssues('placeholder-token-1');
+    const glance = replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-1' }, badheaders: ['x-service-token'] }), image);
+    await expect(actingHttp().own.request(asGet)).resolves.toMatchObject({ status: 200 });
+    expect(glance.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: 401 with the user\'s token, again after re-authenticating, while ferry\'s own token alone is accepted → FERRY_AUTH_FAILED, refused user; no token in the error', async () => {
+    keystoneIssues('placeholder-token-1', 'placeholder-token-2');
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-1' } }), refused, { path: image.request.path });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-2' } }), refused, { path: image.request.path });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-2' }, badheaders: ['x-service-token'] }), stores);
+    const { acting, session } = actingHttp();
+    const thrown: unknown = await acting.request(asGet).catch((e: unknown) => e);
+    expect(thrown).toMatchObject({ code: 'FERRY_AUTH_FAILED', message: expect.stringContaining('ferry\'s own token is accepted') as unknown,
+      details: { method: 'GET', url: `${GLANCE_ROOT}${image.request.path}`, status: 401, refused: 'user' } });
+    expect(JSON.stringify(thrown)).not.toContain('placeholder');
+    expect((thrown as Error).message).not.toContain('placeholder');
+    expect(session.tokenRequests).toBe(2);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: 401 with the user\'s token and 401 to ferry\'s own token alone → FERRY_AUTH_FAILED, refused ferry', async () => {
+    keystoneIssues('placeholder-token-1', 'placeholder-token-2');
+    const glance = nock(GLANCE_ROOT);
+    replay(glance, refused, { path: image.request.path });
+    replay(glance, refused, { path: image.request.path });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-2' }, badheaders: ['x-service-token'] }), refused,
+      { path: GLANCE_OWN_TOKEN_CHECK_PATH });
+    const { acting } = actingHttp();
+    await expect(acting.request(asGet)).rejects.toMatchObject({ code: 'FERRY_AUTH_FAILED', details: { status: 401, refused: 'ferry' } });
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: the user\'s token is read per request (the copy\'s waiter may change between two)', async () => {
+    keystoneIssues('placeholder-token-1');
+    let user = 'placeholder-user-a';
+    const { session } = glanceHttp();
+    const acting = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry,
+      normalizeEndpoint: glanceEndpointRoot, actingFor: { userToken: () => user, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH } });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-user-a' } }), image);
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-user-b' } }), image);
+    await acting.request(asGet);
+    user = 'placeholder-user-b';
+    await acting.request(asGet);
+    expect(nock.isDone()).toBe(true);
   });
 });

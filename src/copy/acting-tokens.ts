@@ -1,0 +1,57 @@
+import { FerryError } from '../errors/ferry-error.js';
+import { chooseActingWaiter, type TokenWaiter } from './acting-token.js';
+
+/**
+ * The user tokens of the callers waiting on each shared copy, held only while each caller's request lasts: the copy's
+ * Glance calls act for one of them (chooseActingWaiter). Nothing is kept once a caller leaves, whatever its end.
+ */
+export interface ActingTokens {
+  /** A caller joins the wait `key` with its user's token; `leave()` when its request ends (answered, failed or gone). */
+  enter(key: string, token: string): { leave(): void };
+  /** The token for the next Glance call of the wait `key`: FERRY_ABORTED when no caller is left. */
+  tokenFor(key: string): string;
+  /** Waits with a caller now (the tests check that nothing outlives its requests). */
+  readonly size: number;
+}
+
+interface Wait {
+  readonly waiters: TokenWaiter[];
+  current: number | undefined;
+}
+
+export function createActingTokens(): ActingTokens {
+  const waits = new Map<string, Wait>();
+  let nextId = 0;
+  return {
+    enter(key, token) {
+      const wait = waits.get(key) ?? { waiters: [], current: undefined };
+      waits.set(key, wait);
+      const waiter = { id: nextId, token };
+      nextId += 1;
+      wait.waiters.push(waiter);
+      let left = false;
+      return {
+        leave() {
+          if (left) return;
+          left = true;
+          const index = wait.waiters.indexOf(waiter);
+          if (index !== -1) wait.waiters.splice(index, 1);
+          if (wait.waiters.length === 0 && waits.get(key) === wait) waits.delete(key);
+        },
+      };
+    },
+    tokenFor(key) {
+      const wait = waits.get(key);
+      const chosen = wait === undefined ? undefined : chooseActingWaiter(wait.current, wait.waiters);
+      if (wait === undefined || chosen === undefined) {
+        throw new FerryError('FERRY_ABORTED', 'every caller of this copy has gone: no user token is left to act with',
+          'Nothing to do: the copy Glance already runs goes on; the next request picks it up.');
+      }
+      wait.current = chosen.id;
+      return chosen.token;
+    },
+    get size() {
+      return waits.size;
+    },
+  };
+}

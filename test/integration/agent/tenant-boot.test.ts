@@ -1,0 +1,184 @@
+// The agent acting for the booting user (docs/security.md, "Acting for the booting user"): a real `ferry agent` with
+// ferry's least-privilege identity (role ferry and service on project ferry, the Glance path's access rules), tenants'
+// tokens in X-Auth-Token, against the dev cloud's Glance 25 with ferry-policy.yaml.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callAgent, type AgentAnswer } from '../../../src/agent/agent-client.js';
+import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { deleteImage, glanceRequest, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { startAgent, type AgentProcess } from './agent-process.js';
+import { novaClone, novaConf, patchedNova } from './nova-tree.js';
+
+const created: { id: string; as: 'admin' | 'tenant-a' }[] = [];
+const disks: string[] = [];
+const clones: string[] = [];
+let agent: AgentProcess;
+let work: string;
+let nova: ReturnType<typeof patchedNova>;
+const tokens: Record<'tenant-a' | 'tenant-b', string> = { 'tenant-a': '', 'tenant-b': '' };
+
+const ensureAs = (image: string, token: string | undefined): Promise<AgentAnswer> =>
+  callAgent(agent.socket, { method: 'POST', path: '/v1/ensure', body: { image },
+    ...(token === undefined ? {} : { headers: { 'x-auth-token': token } }) });
+
+/** A tenant-a member's private image, uploaded to site-a. */
+async function privateImage(name: string): Promise<string> {
+  const id = await uploadImage({ name: `it-tenant-${name}`, store: 'site-a', sizeBytes: 8 * 1024 * 1024, as: 'tenant-a', visibility: 'private' });
+  created.push({ id, as: 'tenant-a' });
+  return id;
+}
+
+/**
+ * An instance snapshot as nova's RBD driver makes one (direct_snapshot): the instance's disk in vms is snapshotted,
+ * cloned into the images pool under the new image's id, flattened, given its protected `snap`, and registered by the
+ * tenant's own token as the location of a private image it created.
+ */
+async function instanceSnapshot(name: string): Promise<string> {
+  const disk = `it-tenant-disk-${randomBytes(4).toString('hex')}`;
+  const run = (args: readonly string[]): void => {
+    const result = ceph('site-a', 'rbd', args);
+    expect(result.code, result.stderr).toBe(0);
+  };
+  run(['create', '--size', '8M', `vms/${disk}`]);
+  disks.push(disk);
+  run(['snap', 'create', `vms/${disk}@nova-snapshot`]);
+  run(['snap', 'protect', `vms/${disk}@nova-snapshot`]);
+  const token = tokens['tenant-a'];
+  const made = await glanceRequest(token, 'POST', '/v2/images', { name: `it-tenant-${name}`, disk_format: 'raw', container_format: 'bare', visibility: 'private' });
+  expect(made.status).toBe(201);
+  const { id } = made.body as { id: string };
+  created.push({ id, as: 'tenant-a' });
+  run(['clone', `vms/${disk}@nova-snapshot`, `images/${id}`]);
+  run(['flatten', '--no-progress', `images/${id}`]);
+  run(['snap', 'create', `images/${id}@snap`]);
+  run(['snap', 'protect', `images/${id}@snap`]);
+  const fsid = devcloud().ceph['site-a'].fsid;
+  const located = await glanceRequest(token, 'PATCH', `/v2/images/${id}`,
+    [{ op: 'add', path: '/locations/-', value: { url: `rbd://${fsid}/images/${id}/snap`, metadata: { store: 'site-a' } } }]);
+  expect(located.status, JSON.stringify(located.body)).toBe(200);
+  expect(located.body).toMatchObject({ status: 'active', stores: 'site-a' });
+  return id;
+}
+
+/** The answer is a clone target in site-b's images pool, and that snapshot is there to clone. */
+function expectClonableInSiteB(answer: AgentAnswer, id: string): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const fsid = devcloud().ceph['site-b'].fsid;
+  expect(answer.body).toMatchObject({ image: id, store: 'site-b', target: { fsid, pool: 'images', image: id, snapshot: 'snap' } });
+  const info = ceph('site-b', 'rbd', ['info', `images/${id}@snap`]);
+  expect(info.code, info.stderr).toBe(0);
+}
+
+/** The copy-image tasks Glance ran for site-b (admin sees every project's tasks). */
+async function copiesToSiteB(id: string): Promise<number> {
+  return (await imageTasks(id)).filter((task) => task.input.backend?.includes('site-b')).length;
+}
+
+beforeAll(async () => {
+  tokens['tenant-a'] = await tokenFor('tenant-a');
+  tokens['tenant-b'] = await tokenFor('tenant-b');
+  agent = await startAgent();
+  work = mkdtempSync(join(tmpdir(), 'ferry-tenant-boot-'));
+  nova = patchedNova();
+}, 60_000);
+
+afterAll(async () => {
+  await agent.stop();
+  nova.cleanup();
+  for (const clone of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', clone]);
+  rmSync(work, { recursive: true, force: true });
+  for (const { id, as } of created) {
+    await waitUnlocked(id, 30_000);
+    await deleteImage(id, as);
+  }
+  for (const disk of disks) {
+    ceph('site-a', 'rbd', ['snap', 'unprotect', `vms/${disk}@nova-snapshot`]);
+    ceph('site-a', 'rbd', ['snap', 'purge', `vms/${disk}`]);
+    ceph('site-a', 'rbd', ['rm', '--no-progress', `vms/${disk}`]);
+  }
+}, 120_000);
+
+describe('the agent acting for the booting user', () => {
+  it('a tenant\'s private image: invisible to ferry\'s own identity (404 without a token); with the member\'s token copied to site-b, the clone target returned', async () => {
+    const id = await privateImage('private');
+    const alone = await ensureAs(id, undefined);
+    expect(alone.status).toBe(404);
+    expect(alone.body).toMatchObject({ error: { code: 'FERRY_IMAGE_NOT_FOUND' } });
+    const answer = await ensureAs(id, tokens['tenant-a']);
+    expectClonableInSiteB(answer, id);
+    expect(answer.body).toMatchObject({ copied: true, import_requests: 1 });
+    expect(agent.stderr()).not.toContain(tokens['tenant-a']);
+  }, 120_000);
+
+  it('another tenant\'s token for that private image → FERRY_IMAGE_NOT_FOUND, and nothing copied', async () => {
+    const id = await privateImage('other-tenant');
+    const answer = await ensureAs(id, tokens['tenant-b']);
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ error: { code: 'FERRY_IMAGE_NOT_FOUND' } });
+    expect(await copiesToSiteB(id)).toBe(0);
+    expect(await readImage(id)).toMatchObject({ stores: 'site-a' });
+    // Once copied for its owner, the other tenant still gets no clone source of it: the look comes first, every time.
+    expectClonableInSiteB(await ensureAs(id, tokens['tenant-a']), id);
+    const again = await ensureAs(id, tokens['tenant-b']);
+    expect(again.status).toBe(404);
+    expect(again.body).toMatchObject({ error: { code: 'FERRY_IMAGE_NOT_FOUND' } });
+    expect(agent.stderr()).not.toContain(tokens['tenant-b']);
+  }, 120_000);
+
+  it('an instance snapshot (an image made from a clone in vms) with its tenant\'s token → copied to site-b, the clone target returned', async () => {
+    const id = await instanceSnapshot('snapshot');
+    const answer = await ensureAs(id, tokens['tenant-a']);
+    expectClonableInSiteB(answer, id);
+    expect(answer.body).toMatchObject({ copied: true });
+  }, 120_000);
+
+  it('two tenants ask for one public image at once → one copy (one import request), both answered with the same target', async () => {
+    const id = await uploadImage({ name: 'it-tenant-public', store: 'site-a', sizeBytes: 32 * 1024 * 1024 });
+    created.push({ id, as: 'admin' });
+    const answers = await Promise.all([ensureAs(id, tokens['tenant-a']), ensureAs(id, tokens['tenant-b'])]);
+    for (const answer of answers) expectClonableInSiteB(answer, id);
+    // One shared copy: every request on it gets the very same document (its seconds, reads and import requests).
+    expect(answers[0]?.body).toEqual(answers[1]?.body);
+    expect(answers[0]?.body).toMatchObject({ copied: true, import_requests: 1 });
+    expect(await copiesToSiteB(id)).toBe(1);
+  }, 120_000);
+
+  it('a token Keystone never issued → FERRY_AUTH_FAILED saying the user\'s token was refused (ferry\'s own is fine), nothing copied', async () => {
+    const id = await privateImage('bad-token');
+    const answer = await ensureAs(id, `gAAAAAB${randomBytes(24).toString('hex')}`);
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatchObject({ error: { code: 'FERRY_AUTH_FAILED', message: expect.stringContaining('refused the token of the user ferry acts for') as unknown,
+      details: { refused: 'user', status: 401 } } });
+    expect(await copiesToSiteB(id)).toBe(0);
+  }, 120_000);
+
+  // nova 26's real Rbd.clone() with the ferry patch (it sends the booting user's token) and the tenant's token: a
+  // copy-on-write clone whose parent is the site-b copy the agent made for that user.
+  it.each([['a private image', privateImage], ['an instance snapshot', instanceSnapshot]] as const)('nova 26\'s Rbd.clone() of %s with its tenant\'s token → a clone whose parent is in site-b\'s images pool', async (kind, make) => {
+    const id = await make(`nova-${kind.replaceAll(' ', '-')}`);
+    const name = `it-tenant-boot-${id.slice(0, 8)}`;
+    clones.push(`vms/${name}`);
+    const result = await novaClone({ root: nova.root, conf: novaConf(work, 'site-b', { socket: agent.socket }), image: id, name,
+      token: tokens['tenant-a'], socket: agent.socket });
+    expect(result, JSON.stringify(result)).toMatchObject({ ok: true, patched: true, client: true, warnings: [] });
+    const info = ceph('site-b', 'rbd', ['info', `vms/${name}`]);
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.stdout).toContain(`parent: images/${id}@snap`);
+    console.log(`nova 26 Rbd.clone() of ${kind} for tenant-a: ${result.seconds} s`);
+  }, 180_000);
+
+  // nova reads the image with the user's token before it asks anyone (Rbd.clone: IMAGE_API.get): stock nova's failure.
+  it('nova 26\'s Rbd.clone() of tenant-a\'s private image with tenant-b\'s token → ImageNotFound, as stock nova; nothing copied or cloned', async () => {
+    const id = await privateImage('nova-other-tenant');
+    const name = `it-tenant-boot-${id.slice(0, 8)}`;
+    clones.push(`vms/${name}`);
+    const result = await novaClone({ root: nova.root, conf: novaConf(work, 'site-b', { socket: agent.socket }), image: id, name,
+      token: tokens['tenant-b'], socket: agent.socket });
+    expect(result).toMatchObject({ ok: false, error: 'ImageNotFound' });
+    expect(await copiesToSiteB(id)).toBe(0);
+    expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).code).not.toBe(0);
+  }, 180_000);
+});

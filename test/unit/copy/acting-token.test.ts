@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { chooseActingWaiter, type TokenWaiter } from '../../../src/copy/acting-token.js';
+import { createActingTokens } from '../../../src/copy/acting-tokens.js';
+
+const a: TokenWaiter = { id: 1, token: 'token-a' };
+const b: TokenWaiter = { id: 2, token: 'token-b' };
+const c: TokenWaiter = { id: 3, token: 'token-c' };
+
+const cases: { name: string; current: number | undefined; live: readonly TokenWaiter[]; expected: TokenWaiter | undefined }[] = [
+  { name: 'nobody waits: no token', current: undefined, live: [], expected: undefined },
+  { name: 'nobody waits any more: not even the one in use', current: 1, live: [], expected: undefined },
+  { name: 'the first caller: its own', current: undefined, live: [a], expected: a },
+  { name: 'the one in use while its caller waits, though a longer-waiting one is there', current: 2, live: [a, b], expected: b },
+  { name: 'its caller gone: the longest-waiting caller still there', current: 1, live: [c, b], expected: b },
+  { name: 'none chosen yet: the longest-waiting', current: undefined, live: [c, a, b], expected: a },
+  { name: 'an id nobody holds: the longest-waiting', current: 9, live: [b, c], expected: b },
+];
+
+describe('chooseActingWaiter', () => {
+  it.each(cases)('chooseActingWaiter: $name', ({ current, live, expected }) => {
+    expect(chooseActingWaiter(current, live)).toEqual(expected);
+  });
+});
+
+describe('createActingTokens', () => {
+  it('createActingTokens: the first caller\'s token until it leaves, then the next caller\'s; nothing kept after the last', () => {
+    const tokens = createActingTokens();
+    const first = tokens.enter('image\u0000site-b', 'token-a');
+    const second = tokens.enter('image\u0000site-b', 'token-b');
+    expect(tokens.tokenFor('image\u0000site-b')).toBe('token-a');
+    const third = tokens.enter('image\u0000site-b', 'token-c');
+    expect(tokens.tokenFor('image\u0000site-b')).toBe('token-a');
+    first.leave();
+    expect(tokens.tokenFor('image\u0000site-b')).toBe('token-b');
+    first.leave();
+    expect(tokens.tokenFor('image\u0000site-b')).toBe('token-b');
+    second.leave();
+    third.leave();
+    expect(tokens.size).toBe(0);
+    expect(() => tokens.tokenFor('image\u0000site-b')).toThrow(expect.objectContaining({ code: 'FERRY_ABORTED' }) as Error);
+  });
+
+  it('createActingTokens: waits are apart (another image, another store)', () => {
+    const tokens = createActingTokens();
+    const one = tokens.enter('image-1\u0000site-b', 'token-a');
+    const other = tokens.enter('image-2\u0000site-b', 'token-b');
+    expect(tokens.tokenFor('image-1\u0000site-b')).toBe('token-a');
+    expect(tokens.tokenFor('image-2\u0000site-b')).toBe('token-b');
+    expect(tokens.size).toBe(2);
+    one.leave();
+    other.leave();
+    expect(tokens.size).toBe(0);
+  });
+});
