@@ -59,6 +59,10 @@ const conf = (): string => devcloud().ceph['site-b'].conf;
 async function tenantOlderThanOurs(tag: string): Promise<{ tenant: string; ours: string; others: string[]; usedBytes: number }> {
   const tenant = await image(`it-tenant-old-${tag}-${process.pid}`, 'demo', 'community');
   await copyToSiteC(tenant);
+  // A copy's last use is its pool image's newest timestamp, which Ceph 16 keeps to the minute here (seen: two copies made
+  // seconds apart both at hh:mm:00, and the assertion below failed): ours is made in the next minute, so that the
+  // tenant's is strictly the older whatever the machine's speed.
+  await new Promise((resolve) => setTimeout(resolve, (Math.floor(Date.now() / 60_000) + 1) * 60_000 + 1_000 - Date.now()));
   const ours = await copyImage(created, 4 * MIB, ['central', SITE_C.store], `it-tenant-ours-${tag}-${process.pid}`);
   const plan = await ferryChild(['evict', '--store', SITE_C.store, '--ceph-conf', conf(), '--rbd-user', FERRY.evictRbdUser, '--pool', SITE_C.pool,
     '--idle', '0', '--dry-run', '--json'], { env: { FERRY_GLANCE_ENDPOINT: proxy.url } });
