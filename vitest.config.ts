@@ -2,12 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: unit (pure code + nock, no network) and integration (real services from scripts/devcloud).
 // scripts/run-integration.mjs decides whether integration runs and fails loudly when it must and cannot.
+// Both run under test/helpers/spawn-limit-runner.ts: a program a test spawns needs a timeout that fits the test's limit.
+const runner = 'test/helpers/spawn-limit-runner.ts';
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
+          runner,
           include: ['test/unit/**/*.test.ts'],
           setupFiles: ['test/helpers/unit-setup.ts'],
         },
@@ -15,6 +18,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          runner,
           include: ['test/integration/**/*.test.ts'],
           setupFiles: ['test/helpers/integration-setup.ts'],
           testTimeout: 120_000,

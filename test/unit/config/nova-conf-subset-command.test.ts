@@ -25,8 +25,11 @@ function novaFiles(): { dir: string; novaConf: string; computeConf: string; out:
   return { dir, novaConf, computeConf, out: join(dir, 'subset.conf') };
 }
 
+/** One run of the command (node starting the bundled CLI code): each test runs it once, with this limit. */
+const RUN_MS = 30_000;
+
 function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(COMMAND, args, { encoding: 'utf8' });
+  const result = spawnSync(COMMAND, args, { encoding: 'utf8', timeout: RUN_MS });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -36,7 +39,7 @@ function lastValue(text: string, option: string): string | undefined {
   return [...text.matchAll(new RegExp(`^${option} = (.*)$`, 'gm'))].at(-1)?.[1];
 }
 
-describe('bin/ferry-nova-conf-subset', () => {
+describe('bin/ferry-nova-conf-subset', { timeout: RUN_MS }, () => {
   it.each([
     ['one `:` list (FERRY_NOVA_CONF as the unit expands it)', (a: string, b: string) => [`${a}:${b}`]],
     ['several arguments', (a: string, b: string) => [a, b]],
