@@ -32,8 +32,8 @@ beforeAll(() => {
   }
   expect(existsSync(artifact), `artifact ${artifact}`).toBe(true);
   const unpack = join(work, 'unpack');
-  spawnSync('mkdir', ['-p', unpack, emptyBin]);
-  const untar = spawnSync('tar', ['-xzf', artifact, '-C', unpack], { encoding: 'utf8' });
+  spawnSync('mkdir', ['-p', unpack, emptyBin], { timeout: 10_000 });
+  const untar = spawnSync('tar', ['-xzf', artifact, '-C', unpack], { encoding: 'utf8', timeout: 60_000 });
   expect(untar.status, untar.stderr).toBe(0);
   const [dir] = readdirSync(unpack);
   expect(existsSync(prefix)).toBe(false);
@@ -54,7 +54,7 @@ afterAll(async () => {
 
 describe('the installed artifact (empty prefix, no node on PATH)', () => {
   it('artifact: no node on the PATH the installed ferry runs with', () => {
-    const which = spawnSync('/bin/sh', ['-c', 'command -v node'], { encoding: 'utf8', env: { PATH: `${join(prefix, 'bin')}:${emptyBin}` } });
+    const which = spawnSync('/bin/sh', ['-c', 'command -v node'], { encoding: 'utf8', timeout: 10_000, env: { PATH: `${join(prefix, 'bin')}:${emptyBin}` } });
     expect(which.status).not.toBe(0);
   });
 
@@ -62,7 +62,7 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
     const run = installed(['--version']);
     expect(run).toMatchObject({ code: 0, stdout: '0.1.0\n' });
     const pinned = /^NODE_VERSION=(\S+)$/m.exec(readFileSync(join(root, 'scripts/build-artifact.sh'), 'utf8'))?.[1];
-    const node = spawnSync(join(prefix, 'lib/ferry/node/bin/node'), ['--version'], { encoding: 'utf8' });
+    const node = spawnSync(join(prefix, 'lib/ferry/node/bin/node'), ['--version'], { encoding: 'utf8', timeout: 30_000 });
     expect(node.stdout.trim()).toBe(`v${pinned}`);
   });
 
@@ -81,7 +81,7 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
 
   it('artifact: a cache directory others may write is not used', () => {
     const shared = join(work, 'shared-cache');
-    spawnSync('mkdir', ['-m', '0777', '-p', shared]);
+    spawnSync('mkdir', ['-m', '0777', '-p', shared], { timeout: 10_000 });
     expect(installed(['--version'], { FERRY_COMPILE_CACHE: shared }).code).toBe(0);
     expect(readdirSync(shared)).toEqual([]);
   });
@@ -109,7 +109,7 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
     for (const file of ['ferry_agent.py', 'ferry-nova-patch', 'nova-26-imagebackend.patch', 'nova-34-imagebackend.patch']) {
       expect(existsSync(join(nova, file)), file).toBe(true);
     }
-    const check = spawnSync(join(nova, 'ferry-nova-patch'), ['--help'], { encoding: 'utf8' });
+    const check = spawnSync(join(nova, 'ferry-nova-patch'), ['--help'], { encoding: 'utf8', timeout: 30_000 });
     expect(check.status, check.stderr).toBe(0);
   });
 
