@@ -49,13 +49,13 @@ import { spawnWithoutLimit } from '../lib/spawner.js';
 describe('spawning tests', () => {
   it('a 60 s spawn under the default 5 s', () => { spawnSync('true', [], { timeout: 60_000 }); });
   it('a spawn without a timeout', () => { execFileSync('true'); });
-  it('a spawn its limit covers', () => { expect(spawnSync('true', [], { timeout: 1_000 }).status).toBe(0); }, 1_000);
-  it('two in a row past the limit together', () => { spawnSync('true', [], { timeout: 600 }); spawnSync('true', [], { timeout: 600 }); }, 1_000);
+  it('a spawn its limit covers', () => { expect(spawnSync('true', [], { timeout: 20_000 }).status).toBe(0); }, 20_000);
+  it('two in a row past the limit together', () => { spawnSync('true', [], { timeout: 12_000 }); spawnSync('true', [], { timeout: 12_000 }); }, 20_000);
   it('two side by side within it', async () => {
-    const ends = [spawn('true', [], { timeout: 800 }), spawn('true', [], { timeout: 800 })]
+    const ends = [spawn('true', [], { timeout: 15_000 }), spawn('true', [], { timeout: 15_000 })]
       .map((child) => new Promise((resolve) => child.once('exit', resolve)));
     await Promise.all(ends);
-  }, 1_000);
+  }, 20_000);
   it('a program spawned by the code under test (not test/) keeps its own limits', () => { expect(spawnWithoutLimit()).toBe(0); });
 });
 
@@ -95,7 +95,7 @@ describe('spawn-limit-runner on planted tests', () => {
       message: expect.stringContaining("execFileSync('true') at test/spawning.test.ts:7 has no timeout") });
     expect(results['a spawn its limit covers']).toMatchObject({ status: 'passed' });
     expect(results['two in a row past the limit together']).toMatchObject({ status: 'failed',
-      message: expect.stringContaining('may run 0.6 s after 0.6 s its earlier spawns may take') });
+      message: expect.stringContaining('may run 12 s after 12 s its earlier spawns may take, but the test (or hook) that spawns it has a limit of 20 s') });
     expect(results['two side by side within it']).toMatchObject({ status: 'passed' });
     expect(results['a program spawned by the code under test (not test/) keeps its own limits']).toMatchObject({ status: 'passed' });
     // beforeAll's limit is vitest's default hook timeout (10 s): the hook fails, and the test under it does not run.
