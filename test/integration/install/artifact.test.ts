@@ -23,10 +23,15 @@ function installed(args: readonly string[], env: Record<string, string> = {}): {
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** beforeAll's spawns, one after another: the build, mkdir, the untar, install.sh. */
+const BUILD_MS = 300_000;
+const INSTALL_MS = 120_000;
+const SETUP_MS = BUILD_MS + 10_000 + 60_000 + INSTALL_MS;
+
 beforeAll(() => {
   let artifact = process.env.FERRY_ARTIFACT;
   if (artifact === undefined) {
-    const built = spawnSync('bash', [join(root, 'scripts/build-artifact.sh'), '--out', join(work, 'out')], { encoding: 'utf8', timeout: 300_000 });
+    const built = spawnSync('bash', [join(root, 'scripts/build-artifact.sh'), '--out', join(work, 'out')], { encoding: 'utf8', timeout: BUILD_MS });
     expect(built.status, built.stderr).toBe(0);
     artifact = built.stdout.trim().split('\n').at(-1) ?? '';
   }
@@ -38,11 +43,11 @@ beforeAll(() => {
   const [dir] = readdirSync(unpack);
   expect(existsSync(prefix)).toBe(false);
   const install = spawnSync(join(unpack, dir ?? '', 'install.sh'), ['--prefix', prefix], {
-    encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, timeout: 120_000,
+    encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, timeout: INSTALL_MS,
   });
   expect(install.status, install.stderr).toBe(0);
   expect(install.stdout).toContain(`installed ferry 0.1.0 in ${prefix}`);
-}, 360_000);
+}, SETUP_MS);
 
 afterAll(async () => {
   for (const id of created) {
