@@ -16,9 +16,9 @@
 #
 # The export is what git tracks, as it is in the working tree (uncommitted edits included; `git add` a new file to
 # build it): untracked files, node_modules, dist and the dev cloud stay out. FERRY_NPM_CACHE=DIR builds without network (debian/rules).
-# Needs dpkg-dev, debhelper, dh-python, lintian and help2man from Debian's archive (installed with apt-get when
-# missing), and Node ≥ 20.19 with npm. Prints the .debs' paths last (ferry's first); exit 1 when lintian reports an
-# error or a warning on the source or a binary package.
+# Needs dpkg-dev, lintian and debian/control's Build-Depends (debhelper, dh-python, help2man; installed with apt-get
+# when missing, so as root), and Node ≥ 20.19 with npm. Prints the .debs' paths last (ferry's first); exit 1 when
+# lintian reports an error or a warning on the source or a binary package.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
@@ -38,13 +38,26 @@ done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
+# What the build needs, from Debian's archive when missing: the tools this script runs (dpkg-dev, lintian), then
+# debian/control's Build-Depends as dpkg-checkbuilddeps judges them (debhelper, dh-python, help2man, …), installed by
+# `apt-get build-dep` on this tree. test/integration/deb builds through here, so a machine without them passes too.
+apt_get() {
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends "$@" >&2 \
+    || { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q update >&2 \
+         && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends "$@" >&2; }
+}
 missing=()
-for tool in dpkg-buildpackage:dpkg-dev dh:debhelper dh_python3:dh-python lintian:lintian help2man:help2man; do
+for tool in dpkg-buildpackage:dpkg-dev dpkg-checkbuilddeps:dpkg-dev lintian:lintian; do
   command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "build-deb: installing ${missing[*]} (Debian's archive)" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+  apt_get install "${missing[@]}" || { echo "build-deb: apt-get install ${missing[*]} failed (run as root)" >&2; exit 1; }
+fi
+if ! unmet=$(dpkg-checkbuilddeps 2>&1); then
+  echo "build-deb: installing the build dependencies debian/control names (${unmet##*: })" >&2
+  apt_get build-dep ./ || { echo "build-deb: apt-get build-dep ./ failed (run as root)" >&2; exit 1; }
+  dpkg-checkbuilddeps >&2 || { echo "build-deb: build dependencies still unmet after apt-get build-dep" >&2; exit 1; }
 fi
 
 version=$(node -p 'require("./package.json").version')

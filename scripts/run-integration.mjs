@@ -11,8 +11,10 @@
 //   machine that can run it (`scripts/systemd/up --check`: root, namespaces, cgroup2, the systemd package) its marker
 //   `systemd` is required too, in a full run and in a run that names that directory. Where systemd cannot run at all
 //   the test skips itself and this script prints why — and fails under FERRY_REQUIRE_INTEGRATION=1 (CI).
+// - A program a test spawns without a timeout, or with one past the test's limit, is listed at the end
+//   (test/helpers/spawn-limit-runner.ts reports it into $FERRY_DEVCLOUD_DIR/spawn-limits.txt; not yet a failure here).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -52,7 +54,9 @@ if (!healthy()) {
 }
 
 const reached = join(dir, 'reached');
+const spawnLimits = join(dir, 'spawn-limits.txt');
 rmSync(reached, { recursive: true, force: true });
+rmSync(spawnLimits, { force: true });
 mkdirSync(reached, { recursive: true });
 
 const fullRun = process.argv.length <= 2;
@@ -86,6 +90,12 @@ if (systemdRequired && !seen.includes('systemd')) {
   banner('SYSTEMD UNIT TEST DID NOT RUN: this machine can run systemd (scripts/systemd/up --check), but\n'
     + 'test/integration/systemd never reached it — ferry-agent.service must be tested under its unit here.');
   code = code || 1;
+}
+
+if (existsSync(spawnLimits)) {
+  const findings = [...new Set(readFileSync(spawnLimits, 'utf8').trim().split('\n'))];
+  banner(`SPAWN LIMITS: ${findings.length} spawn(s) in the tests whose verdict may depend on the machine's speed `
+    + `(test/helpers/spawn-limit-runner.ts):\n${findings.join('\n')}`);
 }
 
 if (startedHere && process.env.FERRY_KEEP_DEVCLOUD !== '1') {

@@ -17,7 +17,7 @@ function script(name: 'fault' | 'up' | 'status', args: readonly string[], timeou
     throw new Error(`${path} is missing: the fault primitives come with the devcloud branch (git merge devcloud)`);
   }
   const result = spawnSync('timeout', [String(timeoutS), 'bash', path, ...args], {
-    encoding: 'utf8', env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir },
+    encoding: 'utf8', timeout: (timeoutS + 10) * 1000, env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir },
   });
   if (result.status !== 0) {
     throw new Error(`scripts/devcloud/${name} ${args.join(' ')} exited ${result.status}: ${result.stderr.trim()}`);
@@ -262,5 +262,5 @@ export async function revokeToken(token: string): Promise<number> {
 
 /** Whether every dev cloud service is healthy (scripts/devcloud/status). */
 export function devcloudHealthy(): boolean {
-  return spawnSync('bash', [join(SCRIPTS, 'status')], { stdio: 'ignore', env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir } }).status === 0;
+  return spawnSync('bash', [join(SCRIPTS, 'status')], { stdio: 'ignore', timeout: 60_000, env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir } }).status === 0;
 }

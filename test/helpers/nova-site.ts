@@ -26,9 +26,12 @@ export function novaSite(version: string): { dir: string; file: string } {
   return { dir, file };
 }
 
+/** One run of ferry-nova-patch (up to four dry runs of patch(1), a python3 looking for nova): a test adds one per run. */
+export const FERRY_NOVA_PATCH_MS = 30_000;
+
 /** integrations/nova/ferry-nova-patch ARGS: its exit status and output. */
 export function ferryNovaPatch(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(FERRY_NOVA_PATCH, args, { encoding: 'utf8' });
+  const result = spawnSync(FERRY_NOVA_PATCH, args, { encoding: 'utf8', timeout: FERRY_NOVA_PATCH_MS });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

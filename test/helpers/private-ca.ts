@@ -20,8 +20,13 @@ export interface PrivateCa {
   readonly clientBoth: string;
 }
 
+/** One openssl call (an RSA key and a certificate, or a signature). */
+const OPENSSL_MS = 15_000;
+/** createPrivateCa runs openssl 8 times: the hook that calls it needs this limit. */
+export const PRIVATE_CA_MS = 8 * OPENSSL_MS;
+
 function openssl(dir: string, args: readonly string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000 });
+  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], timeout: OPENSSL_MS });
 }
 
 function issue(dir: string, name: string, subject: string, ca: string, extensions?: string): void {

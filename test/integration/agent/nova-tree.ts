@@ -140,7 +140,7 @@ export function novaClone(options: {
 
 /** Run Python with the ferry_agent client on its path; returns its last stdout line as JSON. */
 export function python(code: string, env: Record<string, string> = {}): unknown {
-  const result = spawnSync('timeout', ['60', PYTHON, '-c', code], { encoding: 'utf8',
+  const result = spawnSync('timeout', ['60', PYTHON, '-c', code], { encoding: 'utf8', timeout: 70_000,
     env: { ...process.env, PYTHONPATH: `${process.cwd()}/integrations/nova`, ...env } });
   if (result.status !== 0) throw new Error(`python exited ${result.status}: ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? 'null') as unknown;

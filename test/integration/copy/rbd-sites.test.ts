@@ -12,7 +12,7 @@ const created = imagesDeletedAfterAll();
 /** md5 of what a clone of POOL/IMAGE@snap in site-b's cluster reads. */
 function md5InClusterB(pool: string, image: string): string {
   const out = spawnSync('bash', ['-c', `set -o pipefail; timeout 120 rbd -c ${devcloud().ceph['site-b'].conf} --id admin export --no-progress ${pool}/${image}@snap - | md5sum`],
-    { encoding: 'utf8' });
+    { encoding: 'utf8', timeout: 130_000 });
   if (out.status !== 0) throw new Error(`rbd export ${pool}/${image}@snap: ${out.stderr}`);
   return out.stdout.split(' ')[0] ?? '';
 }

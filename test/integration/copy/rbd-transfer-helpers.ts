@@ -71,7 +71,7 @@ export function ferryAsync(args: readonly string[], env: Record<string, string> 
 /** A digest of what a clone of IMAGE@snap would read, by the coreutils tool given. */
 function digestOfSnapshot(site: 'site-a' | 'site-b', image: string, tool: 'md5sum' | 'sha512sum'): string {
   const result = spawnSync('sh', ['-c', `timeout 120 rbd -c ${devcloud().ceph[site].conf} --id admin export --no-progress images/${image}@snap - | ${tool}`],
-    { encoding: 'utf8' });
+    { encoding: 'utf8', timeout: 130_000 });
   return result.stdout.split(' ')[0] ?? '';
 }
 

@@ -10,7 +10,8 @@
 // without patch(1) the package does not configure (Depends: patch). nova's client is its own package,
 // python3-ferry-agent (arch:all, dh_python3), which ferry depends on.
 // The packages: built here as Debian builds a source package, `dpkg-buildpackage -us -uc` in a clean clone of this
-// checkout's HEAD (lintian clean on its .changes: source and both binary packages), then the newer build by
+// checkout's HEAD, by scripts/build-deb.sh --in that clone (which installs the build dependencies a machine lacks, and
+// checks lintian is clean on the .changes: source and both binary packages), then the newer build by
 // scripts/build-deb.sh --in that clone --version-suffix +rebuild2 (binary-only, reusing the build); or FERRY_DEB and
 // FERRY_DEB_NEWER (ferry's .debs built earlier, python3-ferry-agent's beside each).
 import { spawnSync } from 'node:child_process';
@@ -42,33 +43,43 @@ const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 /** python3-ferry-agent's .deb built with ferry's. */
 const clientOf = (ferryDeb: string): string => ferryDeb.replace(/\/ferry_([^/]+)_amd64\.deb$/, '/python3-ferry-agent_$1_all.deb');
 
-/** lintian as scripts/build-deb.sh runs it, on a .changes: the source package and every binary package it names. */
-function lintianClean(changes: string): void {
-  const run = spawnSync('lintian', ['--fail-on', 'error,warning', '--display-info', '--suppress-tags-from-file', '/dev/null', changes], { encoding: 'utf8', timeout: 900_000 });
-  const said = `${run.stdout}${run.stderr}`;
-  console.log(`lintian ${changes.split('/').at(-1)}:\n${said}`);
-  expect(said.split('\n').filter((line) => /^[EW]:/.test(line))).toEqual([]);
-  expect(run.status, said).toBe(0);
+/** A git clone of this checkout: seconds. */
+const CLONE_MS = 120_000;
+/** One scripts/build-deb.sh: the build dependencies' install when missing, npm ci and the build, lintian. */
+const BUILD_MS = 1_800_000;
+/** beforeAll: the clone, both builds, the clean system's boot (clean-system.ts cleanUp). */
+const SETUP_MS = CLONE_MS + 2 * BUILD_MS + 180_000;
+
+/**
+ * scripts/build-deb.sh ARGS: what it built (ferry's .deb first). It installs what the build needs when missing
+ * (debian/control's Build-Depends by `apt-get build-dep`, lintian) and fails on any lintian error or warning on the
+ * .changes: the source package and every binary package it names.
+ */
+function buildDeb(args: readonly string[]): string[] {
+  const started = Date.now();
+  const built = spawnSync('bash', [join(root, 'scripts/build-deb.sh'), ...args], { encoding: 'utf8', timeout: BUILD_MS, maxBuffer: 256 * 1024 * 1024 });
+  expect(built.status, `${built.stderr}`.slice(-4000)).toBe(0);
+  expect(built.stderr).toContain('lintian: no errors, no warnings');
+  console.log(`scripts/build-deb.sh ${args.join(' ')}: ${Math.round((Date.now() - started) / 1000)} s`);
+  return built.stdout.trim().split('\n');
 }
 
-/** The source package as Debian builds it: `dpkg-buildpackage -us -uc` in a clean clone of this checkout's HEAD. */
+/**
+ * The source package as Debian builds it: `dpkg-buildpackage -us -uc` in a clean clone of this checkout's HEAD
+ * (scripts/build-deb.sh --in CLONE, a tree not built before), lintian clean; then the upgrade's newer build.
+ */
 function buildFromCleanClone(): { deb: string; newer: string } {
   const clone = join(work, 'ferry');
-  const cloned = spawnSync('git', ['clone', '--quiet', root, clone], { encoding: 'utf8' });
+  const cloned = spawnSync('git', ['clone', '--quiet', root, clone], { encoding: 'utf8', timeout: CLONE_MS });
   expect(cloned.status, cloned.stderr).toBe(0);
-  const started = Date.now();
-  const built = spawnSync('dpkg-buildpackage', ['-us', '-uc'], { cwd: clone, encoding: 'utf8', timeout: 2_400_000, maxBuffer: 256 * 1024 * 1024 });
-  expect(built.status, `${built.stdout}${built.stderr}`.slice(-4000)).toBe(0);
-  console.log(`dpkg-buildpackage -us -uc from a clean clone: ${Math.round((Date.now() - started) / 1000)} s`);
-  const made = readdirSync(work);
+  const first = join(work, 'first');
+  const [ferryDeb] = buildDeb(['--in', clone, '--out', first]);
+  const made = readdirSync(first);
   for (const file of [`ferry_${version}.dsc`, `ferry_${version}.tar.xz`, `ferry_${version}_amd64.deb`, `python3-ferry-agent_${version}_all.deb`]) expect(made).toContain(file);
-  lintianClean(join(work, `ferry_${version}_amd64.changes`));
   // The upgrade's newer build: its own changelog entry, the same npm build (scripts/build-deb.sh: -b -nc in a built tree).
   // Not +b2: dpkg takes +bN for a binNMU and strips it from ${source:Version} (seen: ferry 0.1.0+b2 depended on 0.1.0).
-  const rebuilt = spawnSync('bash', [join(root, 'scripts/build-deb.sh'), '--in', clone, '--out', join(work, 'newer'), '--version-suffix', '+rebuild2'], { encoding: 'utf8', timeout: 1_200_000 });
-  expect(rebuilt.status, rebuilt.stderr.slice(-3000)).toBe(0);
-  expect(rebuilt.stderr).toContain('lintian: no errors, no warnings');
-  return { deb: join(work, `ferry_${version}_amd64.deb`), newer: rebuilt.stdout.trim().split('\n')[0] ?? '' };
+  const [newerDeb] = buildDeb(['--in', clone, '--out', join(work, 'newer'), '--version-suffix', '+rebuild2']);
+  return { deb: ferryDeb ?? '', newer: newerDeb ?? '' };
 }
 
 /** Must succeed inside; returns stdout. */
@@ -120,7 +131,7 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     const up = cleanUp();
     expect(up.code, up.stdout + up.stderr).toBe(0);
     markReached('systemd');
-  }, 2_700_000);
+  }, SETUP_MS);
 
   afterAll(async () => {
     const down = cleanDown();

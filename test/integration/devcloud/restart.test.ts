@@ -36,7 +36,7 @@ function fsids(): Record<string, string> {
 /** md5 of the RBD snapshot Glance wrote, read straight from the cluster. */
 function rbdMd5(site: 'site-a' | 'site-b', image: string): string {
   const result = spawnSync('bash', ['-c', 'set -o pipefail; timeout 60 rbd -c "$1" --id nova export --no-progress "images/$2@snap" - | md5sum',
-    'rbd-md5', devcloud().ceph[site].conf, image], { encoding: 'utf8' });
+    'rbd-md5', devcloud().ceph[site].conf, image], { encoding: 'utf8', timeout: 70_000 });
   expect(result.status, result.stderr).toBe(0);
   return result.stdout.split(' ')[0] ?? '';
 }

@@ -75,7 +75,7 @@ describe('direct transfer: a killed ferry, and the states a kill leaves', () => 
     const id = await image('partial');
     expect(ceph('site-b', 'rbd', ['create', '--size', '16M', `images/${id}.ferry-partial`], 'admin').code).toBe(0);
     // pid 2^22 - 1 is above Linux's default pid_max on this machine's kernels: never a live process.
-    const host = spawnSync('hostname', { encoding: 'utf8' }).stdout.trim();
+    const host = spawnSync('hostname', { encoding: 'utf8', timeout: 10_000 }).stdout.trim();
     expect(ceph('site-b', 'rbd', ['image-meta', 'set', `images/${id}.ferry-partial`, 'ferry.writer', `${host}:4194303`], 'admin').code).toBe(0);
     const again = ferrySync(rbdEnsureArgs(id));
     expect(again.code, again.stderr).toBe(0);

@@ -23,26 +23,31 @@ function installed(args: readonly string[], env: Record<string, string> = {}): {
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** beforeAll's spawns, one after another: the build, mkdir, the untar, install.sh. */
+const BUILD_MS = 300_000;
+const INSTALL_MS = 120_000;
+const SETUP_MS = BUILD_MS + 10_000 + 60_000 + INSTALL_MS;
+
 beforeAll(() => {
   let artifact = process.env.FERRY_ARTIFACT;
   if (artifact === undefined) {
-    const built = spawnSync('bash', [join(root, 'scripts/build-artifact.sh'), '--out', join(work, 'out')], { encoding: 'utf8', timeout: 300_000 });
+    const built = spawnSync('bash', [join(root, 'scripts/build-artifact.sh'), '--out', join(work, 'out')], { encoding: 'utf8', timeout: BUILD_MS });
     expect(built.status, built.stderr).toBe(0);
     artifact = built.stdout.trim().split('\n').at(-1) ?? '';
   }
   expect(existsSync(artifact), `artifact ${artifact}`).toBe(true);
   const unpack = join(work, 'unpack');
-  spawnSync('mkdir', ['-p', unpack, emptyBin]);
-  const untar = spawnSync('tar', ['-xzf', artifact, '-C', unpack], { encoding: 'utf8' });
+  spawnSync('mkdir', ['-p', unpack, emptyBin], { timeout: 10_000 });
+  const untar = spawnSync('tar', ['-xzf', artifact, '-C', unpack], { encoding: 'utf8', timeout: 60_000 });
   expect(untar.status, untar.stderr).toBe(0);
   const [dir] = readdirSync(unpack);
   expect(existsSync(prefix)).toBe(false);
   const install = spawnSync(join(unpack, dir ?? '', 'install.sh'), ['--prefix', prefix], {
-    encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, timeout: 120_000,
+    encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, timeout: INSTALL_MS,
   });
   expect(install.status, install.stderr).toBe(0);
   expect(install.stdout).toContain(`installed ferry 0.1.0 in ${prefix}`);
-}, 360_000);
+}, SETUP_MS);
 
 afterAll(async () => {
   for (const id of created) {
@@ -54,7 +59,7 @@ afterAll(async () => {
 
 describe('the installed artifact (empty prefix, no node on PATH)', () => {
   it('artifact: no node on the PATH the installed ferry runs with', () => {
-    const which = spawnSync('/bin/sh', ['-c', 'command -v node'], { encoding: 'utf8', env: { PATH: `${join(prefix, 'bin')}:${emptyBin}` } });
+    const which = spawnSync('/bin/sh', ['-c', 'command -v node'], { encoding: 'utf8', timeout: 10_000, env: { PATH: `${join(prefix, 'bin')}:${emptyBin}` } });
     expect(which.status).not.toBe(0);
   });
 
@@ -62,7 +67,7 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
     const run = installed(['--version']);
     expect(run).toMatchObject({ code: 0, stdout: '0.1.0\n' });
     const pinned = /^NODE_VERSION=(\S+)$/m.exec(readFileSync(join(root, 'scripts/build-artifact.sh'), 'utf8'))?.[1];
-    const node = spawnSync(join(prefix, 'lib/ferry/node/bin/node'), ['--version'], { encoding: 'utf8' });
+    const node = spawnSync(join(prefix, 'lib/ferry/node/bin/node'), ['--version'], { encoding: 'utf8', timeout: 30_000 });
     expect(node.stdout.trim()).toBe(`v${pinned}`);
   });
 
@@ -81,7 +86,7 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
 
   it('artifact: a cache directory others may write is not used', () => {
     const shared = join(work, 'shared-cache');
-    spawnSync('mkdir', ['-m', '0777', '-p', shared]);
+    spawnSync('mkdir', ['-m', '0777', '-p', shared], { timeout: 10_000 });
     expect(installed(['--version'], { FERRY_COMPILE_CACHE: shared }).code).toBe(0);
     expect(readdirSync(shared)).toEqual([]);
   });
@@ -109,7 +114,7 @@ describe('the installed artifact (empty prefix, no node on PATH)', () => {
     for (const file of ['ferry_agent.py', 'ferry-nova-patch', 'nova-26-imagebackend.patch', 'nova-34-imagebackend.patch']) {
       expect(existsSync(join(nova, file)), file).toBe(true);
     }
-    const check = spawnSync(join(nova, 'ferry-nova-patch'), ['--help'], { encoding: 'utf8' });
+    const check = spawnSync(join(nova, 'ferry-nova-patch'), ['--help'], { encoding: 'utf8', timeout: 30_000 });
     expect(check.status, check.stderr).toBe(0);
   });
 

@@ -71,7 +71,7 @@ export function insidePath(path: string): string {
 
 /** Numeric id of a group or user, from the host's databases (the namespace shares /etc). */
 export function idOf(database: 'group' | 'passwd', name: string): number {
-  const entry = spawnSync('getent', [database, name], { encoding: 'utf8' });
+  const entry = spawnSync('getent', [database, name], { encoding: 'utf8', timeout: 10_000 });
   if (entry.status !== 0) throw new Error(`getent ${database} ${name}: not found`);
   return Number(entry.stdout.split(':')[2]);
 }

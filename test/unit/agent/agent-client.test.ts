@@ -33,7 +33,7 @@ describe('callAgent', () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', PROBE, join(dir, 'agent.sock')],
       { encoding: 'utf8', timeout: 30_000 });
     expect(JSON.parse(out)).toEqual({ connections: 2, answers: [{ status: 200, body: { ok: true } }, { status: 200, body: { ok: true } }] });
-  });
+  }, 30_000);
 
   it('names the socket and the fix when nothing listens', async () => {
     dir = mkdtempSync(join(tmpdir(), 'ferry-agent-client-'));

@@ -346,7 +346,7 @@ describe('agent lifecycle and socket', () => {
     expect(lstatSync(socketDir.socket).isSocket()).toBe(true);
     await start(fakeService());
     expect((await send(socketDir.socket, 'GET', '/healthz')).status).toBe(200);
-  });
+  }, STALE_SOCKET_MS);
 
   it('agent: a live agent on the socket is not replaced (FERRY_AGENT_SOCKET_IN_USE)', async () => {
     await start(fakeService());
@@ -458,9 +458,12 @@ describe('agent lifecycle and socket', () => {
   });
 });
 
+/** python3 binding the stale socket: the test that makes one has this limit (the agent's start is in-process, at once). */
+const STALE_SOCKET_MS = 15_000;
+
 /** A crashed agent leaves a socket inode nobody accepts on (net.Server.close() would unlink it, so bind one with Python). */
 function writeStaleSocket(): void {
-  execFileSync('python3', ['-c', `import socket; s=socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(socketDir.socket)})`]);
+  execFileSync('python3', ['-c', `import socket; s=socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(socketDir.socket)})`], { timeout: STALE_SOCKET_MS });
 }
 
 

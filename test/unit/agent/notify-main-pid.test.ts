@@ -40,11 +40,17 @@ function logged(): { logger: ReturnType<typeof createLogger>; lines: string[] } 
 
 /** A datagram socket at PATH like systemd's notify socket, once bound: `message` is the first one and its sender's PID. */
 async function receiver(path: string): Promise<{ message: Promise<{ pid: number; data: string }> }> {
-  const child = spawn('python3', ['-I', '-c', RECEIVER, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('python3', ['-I', '-c', RECEIVER, path], { stdio: ['ignore', 'pipe', 'inherit'], timeout: RECEIVER_MS });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   expect((await lines.next()).value).toBe('ready');
   return { message: lines.next().then(({ value }) => JSON.parse(String(value)) as { pid: number; data: string }) };
 }
+
+/** The receiver lives as long as the test that starts it may run; the wrapper runs node inside it in 20 s at most. */
+const RECEIVER_MS = 30_000;
+const NOTIFY_RUN_MS = 20_000;
+/** One run of the wrapper on a program that exits at once (four a test). */
+const WRAPPER_MS = 10_000;
 
 describe('bin/ferry-notify-exec + FERRY_NOTIFY_FD: the agent sends its own sd_notify messages', () => {
   it('the exec\'ed program keeps the PID and its write arrives stamped with it; NOTIFY_SOCKET is gone from its environment', async () => {
@@ -54,7 +60,7 @@ describe('bin/ferry-notify-exec + FERRY_NOTIFY_FD: the agent sends its own sd_no
     const program = "const fs = require('node:fs'); fs.writeSync(Number(process.env.FERRY_NOTIFY_FD), 'READY=1\\nSTATUS=answering');"
       + ' console.log(JSON.stringify({ pid: process.pid, notifySocket: process.env.NOTIFY_SOCKET ?? null }));';
     const child = spawnSync('python3', ['-IS', wrapper, process.execPath, '-e', program], {
-      encoding: 'utf8', env: { PATH: process.env.PATH, NOTIFY_SOCKET: socket }, timeout: 20_000,
+      encoding: 'utf8', env: { PATH: process.env.PATH, NOTIFY_SOCKET: socket }, timeout: NOTIFY_RUN_MS,
     });
     expect(child.status, child.stderr).toBe(0);
     const ran = JSON.parse(child.stdout) as { pid: number; notifySocket: string | null };
@@ -62,18 +68,18 @@ describe('bin/ferry-notify-exec + FERRY_NOTIFY_FD: the agent sends its own sd_no
     // The sender is the process systemd started (python3, then node by exec): the unit's main PID.
     expect(child.pid).toBe(ran.pid);
     expect(await received.message).toEqual({ pid: ran.pid, data: 'READY=1\nSTATUS=answering' });
-  }, 30_000);
+  }, RECEIVER_MS);
 
   it('without NOTIFY_SOCKET it runs the program as it is; a socket it cannot reach, or a bad command line, is one line', () => {
-    const plain = spawnSync('python3', ['-IS', wrapper, '/bin/sh', '-c', 'echo "${FERRY_NOTIFY_FD-none}"'], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    const plain = spawnSync('python3', ['-IS', wrapper, '/bin/sh', '-c', 'echo "${FERRY_NOTIFY_FD-none}"'], { encoding: 'utf8', timeout: WRAPPER_MS, env: { PATH: '/usr/bin:/bin' } });
     expect([plain.status, plain.stdout]).toEqual([0, 'none\n']);
-    const absent = spawnSync('python3', ['-IS', wrapper, '/bin/true'], { encoding: 'utf8', env: { NOTIFY_SOCKET: '/nonexistent/notify' } });
+    const absent = spawnSync('python3', ['-IS', wrapper, '/bin/true'], { encoding: 'utf8', timeout: WRAPPER_MS, env: { NOTIFY_SOCKET: '/nonexistent/notify' } });
     expect([absent.status, absent.stderr]).toEqual([1, 'ferry-notify-exec: cannot connect to NOTIFY_SOCKET /nonexistent/notify: No such file or directory\n']);
-    const usage = spawnSync('python3', ['-IS', wrapper, 'ferry'], { encoding: 'utf8' });
+    const usage = spawnSync('python3', ['-IS', wrapper, 'ferry'], { encoding: 'utf8', timeout: WRAPPER_MS });
     expect(usage.status).toBe(2);
-    const missing = spawnSync('python3', ['-IS', wrapper, '/nonexistent/ferry'], { encoding: 'utf8', env: {} });
+    const missing = spawnSync('python3', ['-IS', wrapper, '/nonexistent/ferry'], { encoding: 'utf8', timeout: WRAPPER_MS, env: {} });
     expect([missing.status, missing.stderr]).toEqual([127, 'ferry-notify-exec: cannot run /nonexistent/ferry: No such file or directory\n']);
-  }, 30_000);
+  }, 4 * WRAPPER_MS);
 
   it('the notifier writes each message to FERRY_NOTIFY_FD in order, takes both variables out, and never runs systemd-notify', async () => {
     dir = mkdtempSync(join(tmpdir(), 'ferry-notify-'));

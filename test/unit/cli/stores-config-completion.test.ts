@@ -108,19 +108,22 @@ describe('ferry config show', () => {
   });
 });
 
+/** One bash running the completion script (six probes a test). */
+const BASH_MS = 10_000;
+
 describe('ferry completion', () => {
   it('ferry completion bash: a script bash accepts, offering every command and a command\'s own flags', async () => {
     const run = await runFerry(['completion', 'bash']);
     expect(run.code).toBe(0);
     const probe = (words: string): string => spawnSync('bash', ['-c', `${run.stdout}\nCOMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _ferry; echo "\${COMPREPLY[*]}"`],
-      { encoding: 'utf8' }).stdout.trim();
+      { encoding: 'utf8', timeout: BASH_MS }).stdout.trim();
     expect(probe('ferry st').split(' ')).toEqual(['status', 'stores']);
     expect(probe('ferry ensure --sto').split(' ')).toEqual(['--store']);
     expect(probe('ferry traits re')).toBe('report');
     expect(probe('ferry traits report --prov')).toBe('--provider');
     expect(probe('ferry config s')).toBe('show');
     expect(probe('ferry ensure x -f y')).toBe('yaml');
-  });
+  }, 6 * BASH_MS);
 
   it('ferry CMD --help: each command\'s summary is the registry\'s, the one `ferry --help` lists', async () => {
     for (const name of ['completion', 'ensure', 'traits report']) {

@@ -25,12 +25,15 @@ function novaFiles(): { dir: string; novaConf: string; computeConf: string; out:
   return { dir, novaConf, computeConf, out: join(dir, 'subset.conf') };
 }
 
+/** One run of the command (node starting the bundled CLI code): each test runs it once, with this limit. */
+const RUN_MS = 30_000;
+
 function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   return runWith({}, ...args);
 }
 
 function runWith(env: NodeJS.ProcessEnv, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(COMMAND, args, { encoding: 'utf8', env: { ...process.env, ...env } });
+  const result = spawnSync(COMMAND, args, { encoding: 'utf8', timeout: RUN_MS, env: { ...process.env, ...env } });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -72,7 +75,7 @@ syncBuiltinESMExports();
 `;
 }
 
-describe('bin/ferry-nova-conf-subset', () => {
+describe('bin/ferry-nova-conf-subset', { timeout: RUN_MS }, () => {
   it.each([
     ['one `:` list (FERRY_NOVA_CONF as the unit expands it)', (a: string, b: string) => [`${a}:${b}`]],
     ['several arguments', (a: string, b: string) => [a, b]],
@@ -121,7 +124,7 @@ describe('bin/ferry-nova-conf-subset', () => {
     const none = run(out, `-${absent}`);
     expect(none.status).toBe(1);
     expect(none.stderr).toContain('(each is optional)');
-  });
+  }, 3 * RUN_MS);
 
   // The unit runs it as root, and OUT's directory (/run/ferry-agent) is the agent's: a compromised agent may swap any
   // name in it at any moment. The preload below plays that agent at the worst moment: right after each write into a

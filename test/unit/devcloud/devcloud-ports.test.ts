@@ -15,10 +15,13 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const PORT_NAMES = ['KEYSTONE_PORT', 'GLANCE_PORT', 'PLACEMENT_PORT', 'POSTGRES_PORT', 'CEPH_A_PORT', 'CEPH_B_PORT'] as const;
 type Ports = Record<(typeof PORT_NAMES)[number], number>;
 
+/** Sourcing common.sh once; a test's limit counts its calls. */
+const SOURCE_MS = 15_000;
+
 function portsOf(stateDir: string, env: Record<string, string> = {}): Ports {
   const script = `source scripts/devcloud/lib/common.sh; ${PORT_NAMES.map((name) => `echo ${name}=$${name}`).join('; ')}`;
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('FERRY_DEVCLOUD_')));
-  const out = spawnSync('bash', ['-c', script], { cwd: root, encoding: 'utf8', env: { ...clean, FERRY_DEVCLOUD_DIR: stateDir, ...env } });
+  const out = spawnSync('bash', ['-c', script], { cwd: root, encoding: 'utf8', timeout: SOURCE_MS, env: { ...clean, FERRY_DEVCLOUD_DIR: stateDir, ...env } });
   expect(out.status, out.stderr).toBe(0);
   return Object.fromEntries(out.stdout.trim().split('\n').map((line) => {
     const [name, value] = line.split('=');
@@ -34,7 +37,7 @@ describe('dev cloud ports', () => {
     const ports = portsOf(join(scratch, 'new'));
     for (const name of ['KEYSTONE_PORT', 'GLANCE_PORT', 'PLACEMENT_PORT', 'POSTGRES_PORT'] as const) expect(ports[name]).toBeLessThan(EPHEMERAL_LOW);
     for (const name of ['CEPH_A_PORT', 'CEPH_B_PORT'] as const) expect(ports[name] + 99).toBeLessThan(EPHEMERAL_LOW);
-  });
+  }, SOURCE_MS);
 
   it('a state dir keeps the ports it was created with (the old Ceph defaults too); FERRY_DEVCLOUD_*_PORT still wins', () => {
     const old = join(scratch, 'old');
@@ -42,5 +45,5 @@ describe('dev cloud ports', () => {
     writeFileSync(join(old, 'layout'), 'layout 2\nports keystone=15000 glance=19393 placement=18779 postgres=15432 ceph-a=36789 ceph-b=36889\n');
     expect(portsOf(old)).toEqual({ KEYSTONE_PORT: 15000, GLANCE_PORT: 19393, PLACEMENT_PORT: 18779, POSTGRES_PORT: 15432, CEPH_A_PORT: 36789, CEPH_B_PORT: 36889 });
     expect(portsOf(old, { FERRY_DEVCLOUD_CEPH_B_PORT: '21200' }).CEPH_B_PORT).toBe(21200);
-  });
+  }, 2 * SOURCE_MS);
 });

@@ -8,12 +8,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ferryNovaPatch, novaSite } from '../../helpers/nova-site.js';
+import { ferryNovaPatch, FERRY_NOVA_PATCH_MS as RUN_MS, novaSite } from '../../helpers/nova-site.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const COMMAND = join(ROOT, 'integrations', 'nova', 'ferry-nova-patch');
 const FIXTURES = join(ROOT, 'fixtures', 'nova');
 const VERSIONS = [{ version: '26.2.2', major: '26' }, { version: '34.0.0', major: '34' }] as const;
+// Each test's limit is the sum of what it runs: RUN_MS for a run of the script or a python3 -c, VENV_MS for a venv.
+const VENV_CREATE_MS = 60_000;
+const COPY_MS = 10_000;
+const VENV_MS = VENV_CREATE_MS + RUN_MS + COPY_MS;
 
 const trees: string[] = [];
 afterEach(() => {
@@ -44,7 +48,7 @@ describe('integrations/nova/ferry-nova-patch', () => {
     expect(readFileSync(file, 'utf8')).toBe(pristine);
     expect(readFileSync(join(dir, 'nova', 'conf', 'libvirt.py'), 'utf8')).toBe(readFileSync(join(FIXTURES, `conf-libvirt-${version}.py`), 'utf8'));
     expect(run('revert', '--nova-dir', dir)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^already pristine: /) });
-  });
+  }, 6 * RUN_MS);
 
   it('a file that is neither pristine nor patched: exit 5, the file untouched', () => {
     const { dir, file } = site('26.2.2');
@@ -56,7 +60,7 @@ describe('integrations/nova/ferry-nova-patch', () => {
       expect(result.stderr).toContain('neither pristine nor patched');
     }
     expect(readFileSync(file, 'utf8')).toBe(edited);
-  });
+  }, 3 * RUN_MS);
 
   it('a nova version without a patch of its own number: the patch is chosen by what the files contain, not refused (exit 3 before)', () => {
     // nova 26's files under a 29.0.1 label: the version no longer picks the patch; the files do.
@@ -69,16 +73,16 @@ describe('integrations/nova/ferry-nova-patch', () => {
     rmSync(join(dir, 'nova-29.0.1.egg-info'), { recursive: true });
     expect(run('check', '--nova-dir', dir)).toMatchObject({ status: 4, stdout: expect.stringMatching(/^pristine: nova of unknown version .*nova-26-imagebackend\.patch/) });
     expect(run('check', '--nova-dir', dir, '--patch', join(ROOT, 'integrations', 'nova', 'nova-34-imagebackend.patch'))).toMatchObject({ status: 4, stdout: expect.stringContaining('nova-34-imagebackend.patch') });
-  });
+  }, 3 * RUN_MS);
 
   it('no patch file in FERRY_NOVA_PATCH_DIR: exit 3 naming the directory', () => {
     const { dir } = site('26.2.2');
     const none = mkdtempSync(join(tmpdir(), 'ferry-nova-nopatch-'));
     trees.push(none);
-    const result = spawnSync(COMMAND, ['check', '--nova-dir', dir], { encoding: 'utf8', env: { ...process.env, FERRY_NOVA_PATCH_DIR: none } });
+    const result = spawnSync(COMMAND, ['check', '--nova-dir', dir], { encoding: 'utf8', timeout: RUN_MS, env: { ...process.env, FERRY_NOVA_PATCH_DIR: none } });
     expect(result.status).toBe(3);
     expect(result.stderr).toContain(`no nova-*-imagebackend.patch in ${none}`);
-  });
+  }, RUN_MS);
 
   it('no nova in --nova-dir: exit 3; a bad action or option: usage, exit 2; --help: the header, exit 0', () => {
     const empty = mkdtempSync(join(tmpdir(), 'ferry-nova-empty-'));
@@ -90,7 +94,7 @@ describe('integrations/nova/ferry-nova-patch', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Exit codes:');
     expect(help.stdout).not.toContain('set -u');
-  });
+  }, 4 * RUN_MS);
 });
 
 describe('ferry-nova-patch: finding nova without --nova-dir', () => {
@@ -100,18 +104,18 @@ describe('ferry-nova-patch: finding nova without --nova-dir', () => {
     const marker = join(cwd, 'imported');
     mkdirSync(join(cwd, 'nova'));
     writeFileSync(join(cwd, 'nova', '__init__.py'), `open(${JSON.stringify(marker)}, "w").write("planted nova imported")\n`);
-    const result = spawnSync(COMMAND, ['check'], { cwd, encoding: 'utf8' });
+    const result = spawnSync(COMMAND, ['check'], { cwd, encoding: 'utf8', timeout: RUN_MS });
     expect(existsSync(marker)).toBe(false);
     // What the system's python3 imports as nova where nothing is planted (Debian: /usr/lib/python3/dist-packages).
     const real = spawnSync('/usr/bin/python3', ['-I', '-c', 'import os, nova; print(os.path.dirname(os.path.dirname(os.path.abspath(nova.__file__))))'],
-      { cwd: '/', encoding: 'utf8' });
+      { cwd: '/', encoding: 'utf8', timeout: RUN_MS });
     if (real.status === 0) {
       expect(result.stdout).toContain(` in ${real.stdout.trim()} (`);
       expect([0, 4]).toContain(result.status);
     } else {
       expect(result).toMatchObject({ status: 3, stderr: expect.stringContaining('cannot import nova') });
     }
-  });
+  }, 2 * RUN_MS);
 });
 
 describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova-compute from one)', () => {
@@ -120,12 +124,12 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
   function venvWithNova(): { python: string; sitePackages: string } {
     const venv = mkdtempSync(join(tmpdir(), 'ferry-nova-venv-'));
     trees.push(venv);
-    const made = spawnSync('/usr/bin/python3', ['-m', 'venv', '--system-site-packages', '--without-pip', venv], { encoding: 'utf8' });
+    const made = spawnSync('/usr/bin/python3', ['-m', 'venv', '--system-site-packages', '--without-pip', venv], { encoding: 'utf8', timeout: VENV_CREATE_MS });
     expect(made.status, made.stderr).toBe(0);
     const python = join(venv, 'bin', 'python');
-    const sitePackages = spawnSync(python, ['-I', '-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).stdout.trim();
+    const sitePackages = spawnSync(python, ['-I', '-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8', timeout: RUN_MS }).stdout.trim();
     const { dir } = site('26.2.2');
-    spawnSync('cp', ['-R', `${dir}/.`, sitePackages]);
+    spawnSync('cp', ['-R', `${dir}/.`, sitePackages], { timeout: COPY_MS });
     writeFileSync(join(sitePackages, 'nova', '__init__.py'), '');
     // As an operator's venv is (openstack-ansible's: root's, world-readable): the tool's probe runs unprivileged.
     chmodSync(venv, 0o755);
@@ -145,13 +149,13 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     expect(applied.stdout).toContain(`installed ferry's client into ${sitePackages}/ferry_agent.py`);
     expect(readFileSync(file, 'utf8')).toContain('ferry_agent');
     // The venv's python now imports the client from its own site-packages, isolated and from /.
-    const imported = spawnSync(python, ['-I', '-c', 'import ferry_agent; print(ferry_agent.__file__)'], { cwd: '/', encoding: 'utf8' });
+    const imported = spawnSync(python, ['-I', '-c', 'import ferry_agent; print(ferry_agent.__file__)'], { cwd: '/', encoding: 'utf8', timeout: RUN_MS });
     expect(imported.stdout.trim()).toBe(join(sitePackages, 'ferry_agent.py'));
     expect(run('check', '--python', python)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^patched: nova 26\.2\.2 in .*\nclient: ferry_agent is beside nova/) });
     expect(run('revert', '--python', python).status).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(readFileSync(join(FIXTURES, 'imagebackend-26.2.2.py'), 'utf8'));
     expect(existsSync(join(sitePackages, 'ferry_agent.py'))).toBe(false);
-  });
+  }, VENV_MS + 6 * RUN_MS);
 
   // Issue 34: run as root (the package's trigger, the Ansible role), it ran the venv's python as root to find nova and
   // to ask whether it imports ferry_agent: whatever that venv's site-packages or nova/__init__.py hold ran as root.
@@ -166,7 +170,7 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     const uids = readFileSync(marker, 'utf8').trim().split('\n').map(Number);
     expect(uids.length).toBeGreaterThan(0);
     expect(uids).not.toContain(0);
-  });
+  }, VENV_MS + RUN_MS);
 
   // Issue 34: the client was copied through the fixed name ferry_agent.py.new beside nova, by cp and chmod, which follow
   // a symlink planted there by whoever may write that directory.
@@ -183,7 +187,7 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     expect(lstatSync(join(sitePackages, 'ferry_agent.py')).isFile()).toBe(true);
     expect(readFileSync(join(sitePackages, 'ferry_agent.py'), 'utf8')).toBe(readFileSync(join(ROOT, 'integrations', 'nova', 'ferry_agent.py'), 'utf8'));
     expect(lstatSync(join(sitePackages, 'ferry_agent.py')).mode & 0o777).toBe(0o644);
-  });
+  }, VENV_MS + RUN_MS);
 
   it('revert leaves a client a package owns (python3-ferry-agent\'s, beside Debian\'s nova), and removes only the copy apply made', () => {
     const { python, sitePackages } = venvWithNova();
@@ -194,21 +198,21 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     const bin = mkdtempSync(join(tmpdir(), 'ferry-dpkg-query-'));
     trees.push(bin);
     writeFileSync(join(bin, 'dpkg-query'), `#!/bin/sh\n[ "$1" = -S ] && [ "$2" = '${client}' ] && echo "python3-ferry-agent: $2"\n`, { mode: 0o755 });
-    const reverted = spawnSync(COMMAND, ['revert', '--python', python], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    const reverted = spawnSync(COMMAND, ['revert', '--python', python], { encoding: 'utf8', timeout: RUN_MS, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } });
     expect(reverted.status, reverted.stderr).toBe(0);
     expect(existsSync(client)).toBe(true);
     expect(run('check', '--python', python).status).toBe(4); // nova's own file back all the same
-  });
+  }, VENV_MS + 3 * RUN_MS);
 
   it('a python that cannot import nova: exit 3 naming --python and --nova-dir', () => {
     const venv = mkdtempSync(join(tmpdir(), 'ferry-nova-venv-'));
     trees.push(venv);
-    expect(spawnSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv]).status).toBe(0);
+    expect(spawnSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv], { timeout: VENV_CREATE_MS }).status).toBe(0);
     chmodSync(venv, 0o755);
     const result = run('check', '--python', join(venv, 'bin', 'python'));
     expect(result.status).toBe(3);
     expect(result.stderr).toContain(`${join(venv, 'bin', 'python')} cannot import nova: pass --python PY`);
-  });
+  }, VENV_CREATE_MS + RUN_MS);
 
   it('as root, a venv nobody may read: exit 3 saying so (its python would run as the base python and find the system\'s nova)', () => {
     const { python } = venvWithNova();
@@ -221,7 +225,7 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     } else {
       expect(result.status).toBe(4); // its owner reads it
     }
-  });
+  }, VENV_MS + RUN_MS);
 });
 
 describe('ferry-nova-patch check: nova\'s socket setting as nova-compute reads FERRY_NOVA_CONF', () => {
@@ -235,7 +239,7 @@ describe('ferry-nova-patch check: nova\'s socket setting as nova-compute reads F
     return { dir, novaConf, computeConf };
   }
   const checkWith = (env: Record<string, string>, dir: string) =>
-    spawnSync(COMMAND, ['check', '--nova-dir', dir], { encoding: 'utf8', env: { ...process.env, ...env } });
+    spawnSync(COMMAND, ['check', '--nova-dir', dir], { encoding: 'utf8', timeout: RUN_MS, env: { ...process.env, ...env } });
 
   it('the last file that sets it wins, from the environment or from /etc/default/ferry-agent (FERRY_DEFAULTS)', () => {
     const { dir } = site('26.2.2');
@@ -247,7 +251,7 @@ describe('ferry-nova-patch check: nova\'s socket setting as nova-compute reads F
     expect(checkWith({ FERRY_NOVA_CONF: '', FERRY_DEFAULTS: defaults }, dir).stdout).toContain(wanted);
     // nova.conf alone: its own value.
     expect(checkWith({ FERRY_NOVA_CONF: novaConf }, dir).stdout).toContain('images_rbd_ferry_agent_socket = /run/old/agent.sock');
-  });
+  }, 3 * RUN_MS);
 
   it('not set in any file: says nova-compute does not ask the agent; an unreadable file is named', () => {
     const { dir } = site('26.2.2');
@@ -260,5 +264,5 @@ describe('ferry-nova-patch check: nova\'s socket setting as nova-compute reads F
     // -PATH: nova reads it only when it exists (the packaged default's nova-compute.conf).
     expect(checkWith({ FERRY_NOVA_CONF: `${plain}:-${join(etc, 'absent.conf')}` }, dir).stdout)
       .toContain(`nova config: [libvirt] images_rbd_ferry_agent_socket is not set in ${plain}: nova-compute does not ask the agent`);
-  });
+  }, 3 * RUN_MS);
 });

@@ -31,7 +31,9 @@ const CODE_PATCHES = NOVA_PATCHES.filter((p) => CONF in p.files);
 const TEST_PATCHES = NOVA_PATCHES.filter((p) => TESTS in p.files);
 
 // Compiling nova's ~1,500- and ~2,500-line modules takes 1-2 s idle, past vitest's 5 s default on a loaded machine.
-const COMPILE_TIMEOUT_MS = 30_000;
+// Each program gets its own limit, each test the sum of what it runs.
+const COMPILE_MS = 30_000;
+const PATCH_MS = 15_000;
 
 const trees: string[] = [];
 afterEach(() => {
@@ -50,13 +52,13 @@ function pristineTree(files: Record<string, string>): string {
 }
 
 function compiles(file: string): void {
-  const compiled = spawnSync('python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
+  const compiled = spawnSync('python3', ['-m', 'py_compile', file], { encoding: 'utf8', timeout: COMPILE_MS });
   expect(compiled.stderr).toBe('');
   expect(compiled.status).toBe(0);
 }
 
 function patch(dir: string, patchFile: string, ...flags: string[]): { status: number | null; output: string } {
-  const result = spawnSync('patch', ['-p1', '--forward', '--batch', ...flags, '-d', dir, '-i', join(PATCHES, patchFile)], { encoding: 'utf8' });
+  const result = spawnSync('patch', ['-p1', '--forward', '--batch', ...flags, '-d', dir, '-i', join(PATCHES, patchFile)], { encoding: 'utf8', timeout: PATCH_MS });
   if (result.error) throw new Error(`cannot run patch(1): ${result.error.message} (Debian: apt-get install patch)`);
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
@@ -73,7 +75,7 @@ describe('nova patches in integrations/nova/', () => {
     expect(result.output).toBe(Object.keys(files).map((path) => `checking file ${path}\n`).join(''));
     expect(result.status).toBe(0);
     for (const [path, fixture] of Object.entries(files)) expect(readFileSync(join(dir, path), 'utf8')).toBe(readFileSync(join(FIXTURES, fixture), 'utf8'));
-  });
+  }, PATCH_MS);
 
   it.each(CODE_PATCHES)('$patch applied: copy_to_store() asks ferry_agent first and keeps nova\'s own copy loop as the fallback; the files compile', ({ patch: patchFile, files }) => {
     const dir = pristineTree(files);
@@ -90,7 +92,7 @@ describe('nova patches in integrations/nova/', () => {
     expect(backend).toContain("LOG.warning('The ferry agent cannot copy image %(image)s to '");
     compiles(join(dir, BACKEND));
     compiles(join(dir, CONF));
-  }, COMPILE_TIMEOUT_MS);
+  }, PATCH_MS + 2 * COMPILE_MS);
 
   it.each(CODE_PATCHES)('$patch registers [libvirt] images_rbd_ferry_agent_{socket,fallback,retry_timeout} in nova.conf.libvirt\'s image backend options, with help', ({ patch: patchFile, files }) => {
     const dir = pristineTree(files);
@@ -107,7 +109,7 @@ describe('nova patches in integrations/nova/', () => {
       '    found[name] = dict(type=call.func.attr, **kw)',
       'print(json.dumps(found))',
     ].join('\n');
-    const result = spawnSync('python3', ['-c', code, join(dir, CONF)], { encoding: 'utf8' });
+    const result = spawnSync('python3', ['-c', code, join(dir, CONF)], { encoding: 'utf8', timeout: COMPILE_MS });
     expect(result.stderr).toBe('');
     const opts = JSON.parse(result.stdout) as Record<string, { type: string; default?: unknown; help: number; min?: number }>;
     expect(opts.images_rbd_ferry_agent_socket).toMatchObject({ type: 'StrOpt', default: '' });
@@ -118,7 +120,7 @@ describe('nova patches in integrations/nova/', () => {
     }
     // nova's own options are still there.
     expect(opts.images_rbd_glance_copy_poll_interval).toMatchObject({ type: 'IntOpt', default: 15 });
-  });
+  }, PATCH_MS + COMPILE_MS);
 
   it.each(TEST_PATCHES)('$patch adds nova unit tests of the agent path, the fallback and the verdict path, and rewrites none of nova\'s', ({ patch: patchFile, files }) => {
     const text = readFileSync(join(PATCHES, patchFile), 'utf8');
@@ -132,12 +134,12 @@ describe('nova patches in integrations/nova/', () => {
     const dir = pristineTree(files);
     expect(patch(dir, patchFile).status).toBe(0);
     compiles(join(dir, TESTS));
-  }, COMPILE_TIMEOUT_MS);
+  }, PATCH_MS + COMPILE_MS);
 
   it.each(NOVA_PATCHES)('$patch reversed restores its pristine files byte for byte', ({ patch: patchFile, files }) => {
     const dir = pristineTree(files);
     expect(patch(dir, patchFile).status).toBe(0);
-    expect(spawnSync('patch', ['-p1', '-R', '--batch', '-d', dir, '-i', join(PATCHES, patchFile)]).status).toBe(0);
+    expect(spawnSync('patch', ['-p1', '-R', '--batch', '-d', dir, '-i', join(PATCHES, patchFile)], { timeout: PATCH_MS }).status).toBe(0);
     for (const [path, fixture] of Object.entries(files)) expect(readFileSync(join(dir, path), 'utf8')).toBe(readFileSync(join(FIXTURES, fixture), 'utf8'));
-  });
+  }, 2 * PATCH_MS);
 });

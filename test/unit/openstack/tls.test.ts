@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFerryError, type FerryError } from '../../../src/errors/ferry-error.js';
 import { createHttpTransport, type HttpTransportOptions } from '../../../src/openstack/http-transport.js';
 import { loadExchange } from '../../helpers/fixtures.js';
-import { createPrivateCa, startHttpsServer, type PrivateCa } from '../../helpers/private-ca.js';
+import { createPrivateCa, PRIVATE_CA_MS, startHttpsServer, type PrivateCa } from '../../helpers/private-ca.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 
 let ca: PrivateCa;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   plain = await startHttpsServer(ca, false, { versions: 'plain' });
   mutual = await startHttpsServer(ca, true, { versions: 'mutual' });
   glance = await startHttpsServer(ca, true, IMAGE);
-});
+}, PRIVATE_CA_MS + 10_000);
 
 afterAll(async () => {
   await Promise.all([plain, mutual, glance].map(({ server }) => new Promise((resolve) => server.close(resolve))));

@@ -11,6 +11,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 const root = process.cwd();
 const script = join(root, 'debian/ferry-nova-integration');
 let dir = '';
+/** One run of the script (it patches or reverts a nova with patch(1)). */
+const SCRIPT_MS = 30_000;
+/** A test's limit: up to three runs (revert's test), or one check beside a stand-in nova-compute that lives this long. */
+const TEST_MS = 3 * SCRIPT_MS;
 
 /** A nova 26.2.2 package directory the patcher recognises (its egg-info names the version). */
 function makeNova(): string {
@@ -26,7 +30,7 @@ function makeNova(): string {
 
 function run(action: string, defaults: string, env: Record<string, string> = {}): { code: number; stderr: string; state: { state: string; detail: string } } {
   writeFileSync(join(dir, 'ferry-agent'), defaults);
-  const result = spawnSync('sh', [script, action], { encoding: 'utf8', timeout: 30_000, env: {
+  const result = spawnSync('sh', [script, action], { encoding: 'utf8', timeout: SCRIPT_MS, env: {
     PATH: process.env.PATH, FERRY_DEFAULTS: join(dir, 'ferry-agent'), FERRY_STATE_DIR: join(dir, 'state'), FERRY_NOVA_DIR: join(dir, 'site'),
     FERRY_NOVA_PATCHER: join(root, 'integrations/nova/ferry-nova-patch'), ...env } });
   let state = { state: 'none', detail: '' };
@@ -38,7 +42,7 @@ function run(action: string, defaults: string, env: Record<string, string> = {})
 
 const patched = (): boolean => readFileSync(join(dir, 'site/nova/virt/libvirt/imagebackend.py'), 'utf8').includes('import ferry_agent');
 
-describe('debian/ferry-nova-integration', () => {
+describe('debian/ferry-nova-integration', { timeout: TEST_MS }, () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ferry-nova-integration-'));
     makeNova();
@@ -93,7 +97,7 @@ describe('debian/ferry-nova-integration', () => {
   });
 });
 
-describe('debian/ferry-nova-integration check-running', () => {
+describe('debian/ferry-nova-integration check-running', { timeout: TEST_MS }, () => {
   let compute: ChildProcess | undefined;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ferry-nova-check-'));
@@ -110,16 +114,16 @@ describe('debian/ferry-nova-integration check-running', () => {
   });
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  /** A process named nova-compute (a copy of sleep), of this test's user. */
+  /** A process named nova-compute (a copy of sleep), of this test's user, alive as long as the test may run. */
   async function startCompute(): Promise<number> {
     copyFileSync('/bin/sleep', join(dir, 'nova-compute'));
-    compute = spawn(join(dir, 'nova-compute'), ['120'], { stdio: 'ignore' });
+    compute = spawn(join(dir, 'nova-compute'), ['120'], { stdio: 'ignore', timeout: TEST_MS });
     await sleep(150);
     return compute.pid!;
   }
-  const user = (): string => spawnSync('id', ['-un'], { encoding: 'utf8' }).stdout.trim();
+  const user = (): string => spawnSync('id', ['-un'], { encoding: 'utf8', timeout: 10_000 }).stdout.trim();
   function check(env: Record<string, string> = {}): { stale: boolean; running: boolean; pid?: number; started_at?: string; code_changed_at?: string } {
-    const result = spawnSync('sh', [script, 'check-running'], { encoding: 'utf8', timeout: 30_000, env: {
+    const result = spawnSync('sh', [script, 'check-running'], { encoding: 'utf8', timeout: SCRIPT_MS, env: {
       PATH: `${join(dir, 'stubs')}:${process.env.PATH ?? ''}`, FERRY_STATE_DIR: join(dir, 'state'), FERRY_NOVA_DIR: join(dir, 'site'),
       FERRY_NOVA_USER: user(), FERRY_NODE: '/nonexistent/node', ...env } });
     expect(result.status, result.stderr).toBe(0);

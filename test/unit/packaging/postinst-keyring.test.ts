@@ -9,17 +9,24 @@ import { describe, expect, it } from 'vitest';
 
 const POSTINST = join(process.cwd(), 'debian', 'ferry.postinst');
 const DROP_IN = '/etc/systemd/system/ferry-agent.service.d/ceph-keyring-nova.conf';
+/** One postinst run in its namespace (a few shell commands); each test runs one, under the unit project's 60 s. */
+const POSTINST_MS = 30_000;
 
 /** postinst ARGS with the keyrings named present; prints the drop-in (or "none") after a marker line. */
 function postinst(args: readonly string[], keyrings: readonly string[]): { status: number | null; stderr: string; dropIn: string } {
+  // Nothing of the host's is written or run: ferry's own /etc/ferry (postinst makes keyrings/ there) and an installed
+  // ferry's /usr/lib/ferry (postinst runs its nova-integration, which patches nova) are hidden too; a /etc/ferry made
+  // as a mount point only is removed again.
   const script = `set -e
 mount -t tmpfs none /etc/ceph
 mount -t tmpfs none /etc/systemd/system
+if [ -d /etc/ferry ]; then mount -t tmpfs none /etc/ferry; else mkdir /etc/ferry && mount -t tmpfs none /etc/ferry && trap 'umount /etc/ferry && rmdir /etc/ferry' EXIT; fi
+if [ -d /usr/lib/ferry ]; then mount -t tmpfs none /usr/lib/ferry; fi
 for k in ${keyrings.join(' ')}; do echo "[client.x]" >"/etc/ceph/$k"; done
 PATH=/usr/bin:/bin sh ${POSTINST} ${args.join(' ')} >/dev/null
 echo ===
 cat ${DROP_IN} 2>/dev/null || echo none`;
-  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' });
+  const run = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8', timeout: POSTINST_MS });
   if (run.error) throw run.error;
   return { status: run.status, stderr: run.stderr, dropIn: run.stdout.split('===\n')[1] ?? '' };
 }
