@@ -12,7 +12,7 @@ import { deleteImage, glanceRequest, imageTasks, readImage, tokenFor, uploadImag
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { novaClone, novaConf, patchedNova } from './nova-tree.js';
 
-const created: { id: string; as: 'admin' | 'tenant-a' }[] = [];
+const created: { id: string; as: 'admin' | 'tenant-a' | 'tenant-b' }[] = [];
 const disks: string[] = [];
 const clones: string[] = [];
 let agent: AgentProcess;
@@ -28,6 +28,40 @@ const ensureAs = (image: string, token: string | undefined): Promise<AgentAnswer
 async function privateImage(name: string): Promise<string> {
   const id = await uploadImage({ name: `it-tenant-${name}`, store: 'site-a', sizeBytes: 8 * 1024 * 1024, as: 'tenant-a', visibility: 'private' });
   created.push({ id, as: 'tenant-a' });
+  return id;
+}
+
+/** The operator's public image (project admin), uploaded to site-a. */
+async function publicImage(name: string): Promise<string> {
+  const id = await uploadImage({ name: `it-tenant-${name}`, store: 'site-a', sizeBytes: 8 * 1024 * 1024, as: 'admin', visibility: 'public' });
+  created.push({ id, as: 'admin' });
+  return id;
+}
+
+/** Another tenant's (tenant-b's) community image: anyone may boot it, nobody but tenant-b owns it. */
+async function communityImage(name: string): Promise<string> {
+  const id = await uploadImage({ name: `it-tenant-${name}`, store: 'site-a', sizeBytes: 8 * 1024 * 1024, as: 'tenant-b', visibility: 'community' });
+  created.push({ id, as: 'tenant-b' });
+  return id;
+}
+
+/** tenant-a's project id, as Glance records an image's owner. */
+async function tenantAProject(): Promise<string> {
+  const probe = await privateImage('project-probe');
+  return String((await readImage(probe)).owner);
+}
+
+/** tenant-b's image shared with tenant-a (Glance image members), which tenant-a accepted or left pending. */
+async function sharedImage(name: string, status: 'accepted' | 'pending'): Promise<string> {
+  const id = await uploadImage({ name: `it-tenant-${name}`, store: 'site-a', sizeBytes: 8 * 1024 * 1024, as: 'tenant-b', visibility: 'shared' });
+  created.push({ id, as: 'tenant-b' });
+  const member = await tenantAProject();
+  const added = await glanceRequest(tokens['tenant-b'], 'POST', `/v2/images/${id}/members`, { member });
+  expect(added.status, JSON.stringify(added.body)).toBe(200);
+  if (status === 'accepted') {
+    const accepted = await glanceRequest(tokens['tenant-a'], 'PUT', `/v2/images/${id}/members/${member}`, { status: 'accepted' });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+  }
   return id;
 }
 
@@ -157,8 +191,15 @@ describe('the agent acting for the booting user', () => {
 
   // nova 26's real Rbd.clone() with the ferry patch (it sends the booting user's token) and the tenant's token: a
   // copy-on-write clone whose parent is the site-b copy the agent made for that user.
-  it.each([['a private image', privateImage], ['an instance snapshot', instanceSnapshot]] as const)('nova 26\'s Rbd.clone() of %s with its tenant\'s token → a clone whose parent is in site-b\'s images pool', async (kind, make) => {
-    const id = await make(`nova-${kind.replaceAll(' ', '-')}`);
+  it.each([
+    ['a private image', privateImage],
+    ['an instance snapshot', instanceSnapshot],
+    ['the operator\'s public image', publicImage],
+    ['another tenant\'s community image', communityImage],
+    ['another tenant\'s image shared with it, accepted', (name: string) => sharedImage(name, 'accepted')],
+    ['another tenant\'s image shared with it, not accepted', (name: string) => sharedImage(name, 'pending')],
+  ] as const)('nova 26\'s Rbd.clone() of %s with its tenant\'s token → a clone whose parent is in site-b\'s images pool', async (kind, make) => {
+    const id = await make(`nova-${kind.replace(/[^a-z]+/g, '-')}`);
     const name = `it-tenant-boot-${id.slice(0, 8)}`;
     clones.push(`vms/${name}`);
     const result = await novaClone({ root: nova.root, conf: novaConf(work, 'site-b', { socket: agent.socket }), image: id, name,
