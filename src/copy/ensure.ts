@@ -64,7 +64,7 @@ async function ensureActingFor(ctx: CopyContext, imageRef: string, options: Reso
   let image: GlanceImage;
   try {
     image = await findImageOrThrow(glanceActingFor(() => userToken), imageRef, lookup.signal).catch((error: unknown) => {
-      throw isFerryError(error, 'FERRY_FORBIDDEN') ? userCannotSee(imageRef, error) : error;
+      throw isFerryError(error, 'FERRY_FORBIDDEN') || isFerryError(error, 'FERRY_IMAGE_NOT_FOUND') ? userCannotSee(imageRef, error) : error;
     });
   } catch (error) {
     if (lookup.expired() && isFerryError(error, 'FERRY_ABORTED')) {
@@ -88,11 +88,16 @@ async function ensureActingFor(ctx: CopyContext, imageRef: string, options: Reso
   }
 }
 
-/** get_image refused the user (403): to that user the image does not exist, as stock nova would find. */
+/**
+ * The user's own look found nothing (404) or get_image refused the user (403): to that user the image does not exist,
+ * as stock nova would find. `seenAs: 'user'` (JSON `seen_as`) says the look was the user's: nova's patch keeps
+ * FERRY_IMAGE_NOT_FOUND as a verdict only then — an agent that ignored the user's token (older than this) looked as
+ * ferry, whose not-found is about ferry's own rights, and nova then copies by itself.
+ */
 function userCannotSee(imageRef: string, error: FerryError): FerryError {
   return new FerryError('FERRY_IMAGE_NOT_FOUND', `Glance does not show image ${imageRef} to the user ferry acts for (${error.message})`,
     'The booting user may not see this image (get_image): nova without ferry fails the same way.',
-    { imageRef, status: error.details.status, requestId: error.details.requestId }, { cause: error });
+    { imageRef, status: error.details.status, requestId: error.details.requestId, seenAs: 'user' }, { cause: error });
 }
 
 /** `seen`: the image as the caller's own look found it (ensureActingFor), read again only after a request. */

@@ -240,6 +240,8 @@ describe('nova 26 with the ferry patch, a tenant\'s boot: each kind of answer of
     { code: 'FERRY_FORBIDDEN', status: 502, message: 'Glance answered 403 to POST http://glance/v2/images/x/import', details: { status: 403 } },
     { code: 'FERRY_UNREACHABLE', status: 502, message: 'cannot connect to Glance at http://glance-edge:9292', details: {} },
     { code: 'FERRY_HTTP', status: 502, message: 'Glance answered 503 to POST http://glance/v2/images/x/import', details: { status: 503, fault: 'service' } },
+    // An agent that ignores the user's token (older than it) looked as itself: no seen_as, so its not found is ferry's.
+    { code: 'FERRY_IMAGE_NOT_FOUND', status: 404, message: 'Glance has no image x (or it is not visible to this project)', details: {} },
   ])('$code (about ferry, not the image) → nova\'s own copy at once: one warning naming it, the clone from site-b; the stand-in got the member\'s token', async ({ code, status, message, details }) => {
     const { id, name, result, tokens } = await tenantBoot(code.toLowerCase().replace(/_/g, '-').slice(6), agentError(code, message, details), status);
     expect(result, JSON.stringify(result)).toMatchObject({ ok: true, patched: true, client: true, retries: 0 });
@@ -254,10 +256,11 @@ describe('nova 26 with the ferry patch, a tenant\'s boot: each kind of answer of
 
   // A verdict on the image or the copy: ImageUnacceptable naming the code, at once; nova does not copy.
   it.each([
-    { code: 'FERRY_COPY_FAILED', status: 422, message: 'Glance reports the copy to site-b failed' },
-    { code: 'FERRY_IMAGE_NOT_FOUND', status: 404, message: 'no image visible to the caller' },
-  ])('$code with the member\'s token → ImageUnacceptable naming it, no fallback, no copy; the stand-in got the member\'s token', async ({ code, status, message }) => {
-    const { id, name, result, tokens } = await tenantBoot(code.toLowerCase().replace(/_/g, '-').slice(6), agentError(code, message), status);
+    { code: 'FERRY_COPY_FAILED', status: 422, message: 'Glance reports the copy to site-b failed', details: {} },
+    // As the agent answers a look as the user that found nothing (docs/agent.md): seen_as says whose look it was.
+    { code: 'FERRY_IMAGE_NOT_FOUND', status: 404, message: 'no image visible to the caller', details: { seen_as: 'user' } },
+  ])('$code with the member\'s token → ImageUnacceptable naming it, no fallback, no copy; the stand-in got the member\'s token', async ({ code, status, message, details }) => {
+    const { id, name, result, tokens } = await tenantBoot(code.toLowerCase().replace(/_/g, '-').slice(6), agentError(code, message, details), status);
     expect(result, JSON.stringify(result)).toMatchObject({ ok: false, error: 'ImageUnacceptable', patched: true, retries: 0, warnings: [] });
     expect(result.message).toContain(`Copy to store site-b unsuccessful because: ${code}: ${message}`);
     expect(result.message).not.toContain(demo);

@@ -56,7 +56,8 @@ describe('agent: acting for the booting user (X-Auth-Token)', () => {
     await agent.start(cloud);
     const answer = await ensureAs(TENANT_B);
     expect(answer.status).toBe(404);
-    expect(answer.json()).toMatchObject({ error: { code: 'FERRY_IMAGE_NOT_FOUND' } });
+    // seen_as: the agent looked as the user; nova's patch keeps FERRY_IMAGE_NOT_FOUND as a verdict only then.
+    expect(answer.json()).toMatchObject({ error: { code: 'FERRY_IMAGE_NOT_FOUND', details: { seen_as: 'user' } } });
     expect(base.calls.requestCopy).toBe(0);
     expect(calls).toEqual([{ verb: 'findImage', token: TENANT_B }]);
   });

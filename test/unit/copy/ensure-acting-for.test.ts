@@ -54,7 +54,8 @@ describe('ensure acting for a user (userToken)', () => {
     const { ctx, sent } = wireCopyContext(inner, fsid);
     keystone(ctx.clock);
     replay(actingGlance(), answer, { path: `/v2/images/${id}` });
-    await expect(ensure(ctx, id, { store, userToken: USER })).rejects.toMatchObject({ code: 'FERRY_IMAGE_NOT_FOUND' });
+    // seenAs: the look was the user's (nova's patch keeps the verdict only then).
+    await expect(ensure(ctx, id, { store, userToken: USER })).rejects.toMatchObject({ code: 'FERRY_IMAGE_NOT_FOUND', details: { seenAs: 'user' } });
     expect(nock.isDone()).toBe(true);
     expect(sent.filter((request) => request.url.startsWith(GLANCE_ROOT))).toHaveLength(1);
   });

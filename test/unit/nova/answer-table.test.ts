@@ -15,7 +15,7 @@ const PATCHES = ['integrations/nova/nova-26-imagebackend.patch', 'integrations/n
 const DOES = {
   clone: [],
   verdict: ['FERRY_AGENT_VERDICT_CODES'],
-  'verdict with the user\'s token, else nova\'s own copy': ['FERRY_AGENT_USER_VERDICT_CODES'],
+  'verdict when the patch sent the user\'s token and the agent says it looked as the user (`details.seen_as: "user"`), else nova\'s own copy': ['FERRY_AGENT_USER_VERDICT_CODES'],
   'asked again, then nova\'s own copy': ['FERRY_AGENT_AWAY_CODES'],
   'nova\'s own copy': ['FERRY_AGENT_NOT_SERVED_CODES', 'FERRY_AGENT_GAVE_UP_CODES', 'FERRY_AGENT_OWN_FAULT_CODES'],
   'not an answer (nova\'s own copy)': [],
