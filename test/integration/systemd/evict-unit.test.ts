@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markReached } from '../../helpers/devcloud.js';
 import { deleteImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { copyImage, SITE_C } from '../../helpers/site-c-copies.js';
-import { cannotRunSystemd, ctl, downIfStartedHere, initPid, show, systemdUp } from './private-systemd.js';
+import { cannotRunSystemd, ctl, downIfStartedHere, initPid, journalCursorNow, show, systemdUp } from './private-systemd.js';
 
 // packaging/systemd/ferry-evict@.service and its timer, unchanged, under the real systemd of scripts/systemd/up (its
 // drop-in runs the checkout's bin/ferry; the instance's settings file makes it a dry run): instance site-c (pool
@@ -23,9 +23,7 @@ describe.skipIf(reason !== '')(`ferry-evict@.service under real systemd${reason 
   beforeAll(async () => {
     startedSystemd = initPid() === undefined;
     systemdUp();
-    const cursor = /^-- cursor: (.+)$/m.exec(ctl(['journalctl', '--no-pager', '-n', '0', '--show-cursor']).stdout)?.[1];
-    if (cursor === undefined) throw new Error('journalctl --show-cursor printed no cursor');
-    journalCursor = cursor;
+    journalCursor = journalCursorNow();
     // A copy in site-c that is not the image's last location: an eviction candidate once idle for 0 s.
     await copyImage(created, 1024 * 1024, ['site-b', SITE_C.store], 'it-systemd-evict');
   }, 300_000);
