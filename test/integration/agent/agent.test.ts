@@ -225,9 +225,12 @@ describe('agent lifecycle', () => {
       } as Record<string, string>)[arg] ?? arg.replace(/^\/usr\/lib\/ferry\/bin\//, `${process.cwd()}/bin/`);
       // $FERRY_NOVA_CONF as systemd expands it without /etc/default/ferry-agent: the unit's own Environment= default.
       const novaConfFiles = /^Environment=FERRY_NOVA_CONF=(.*)$/m.exec(unit)?.[1] ?? '';
-      expect(novaConfFiles).toBe('/etc/nova/nova.conf');
+      expect(novaConfFiles).toBe('/etc/nova/nova.conf:-/etc/nova/nova-compute.conf');
+      // Each file of the list the dev cloud's: nova.conf this test's, nova-compute.conf one that is not there (the `-`:
+      // read only when it exists, as on a host without nova-compute-kvm/-qemu's file).
+      const novaConfList = novaConfFiles.split(':').map((entry) => (entry.startsWith('-') ? `-${join(work, 'unit', 'absent-nova-compute.conf')}` : local(entry))).join(':');
       const line = (key: string): string[] => (new RegExp(`^${key}=\\+?(.*)$`, 'm').exec(unit)?.[1] ?? '').replace('$FERRY_AGENT_ARGS', '')
-        .replace('$FERRY_NOVA_CONF', novaConfFiles).trim().split(/\s+/).map(local);
+        .replace('$FERRY_NOVA_CONF', novaConfList).trim().split(/\s+/).map(local);
       const socketUnit = readFileSync(`${process.cwd()}/packaging/systemd/ferry-agent.socket`, 'utf8');
       expect(/^SocketGroup=(.*)$/m.exec(socketUnit)?.[1]).toBe('nova');
       mkdirSync(join(work, 'unit'), { recursive: true });
