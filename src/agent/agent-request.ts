@@ -57,7 +57,7 @@ export const USER_TOKEN_MAX_LENGTH = 4096;
  */
 export function parseUserToken(header: string | readonly string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
-  const value = typeof header === 'string' ? header : undefined;
+  const value = typeof header === 'string' ? header : header.length === 1 ? header[0] : undefined;
   if (value !== undefined && value.length > 0 && value.length <= USER_TOKEN_MAX_LENGTH && /^[\x21-\x7e]+$/.test(value)) return value;
   const why = value === undefined ? 'was sent more than once' : value.length === 0 ? 'is empty'
     : value.length > USER_TOKEN_MAX_LENGTH ? `is longer than ${USER_TOKEN_MAX_LENGTH} characters` : 'holds characters no token has (space, comma, control)';

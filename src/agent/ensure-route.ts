@@ -33,7 +33,8 @@ export function createEnsureRoute({ service, metrics, waits, clock, maxBodyBytes
     const started = clock.now();
     const parsed = parseEnsureRequest(await readJsonBody(request, maxBodyBytes));
     // The booting user's token, when nova sent it: held by this request only, passed down, never logged.
-    const userToken = parseUserToken(request.headers['x-auth-token']);
+    // headersDistinct: Node joins a repeated header into one 'a, b' string in request.headers.
+    const userToken = parseUserToken(request.headersDistinct['x-auth-token']);
     const decision = decideStore(parsed.store, { defaultStore: service.defaultStore(), allowList: allowStores });
     if (decision.kind !== 'serve') throw storeRefusal(decision);
     const { store } = decision;

@@ -31,6 +31,22 @@ function actingCloud(base: ReturnType<typeof scriptedGlance>, sees: (token: stri
 }
 
 describe('agent: acting for the booting user (X-Auth-Token)', () => {
+  it.each([
+    ['sent twice', ['gAAAAABone', 'gAAAAABtwo'], 'was sent more than once'],
+    ['empty', '', 'is empty'],
+    ['with a space', 'gAAAAAB one', 'holds characters no token has (space, comma, control)'],
+    ['too long', `gAAAAAB${'x'.repeat(4096)}`, 'is longer than 4096 characters'],
+  ])('agent: an X-Auth-Token header %s → 400 FERRY_AGENT_BAD_REQUEST naming why, never repeating it, nothing asked of Glance', async (_case, header, why) => {
+    const base = scriptedGlance({ images: LOCAL });
+    const { cloud, calls } = actingCloud(base, () => true);
+    await agent.start(cloud);
+    const answer = await send(agent.socket(), 'POST', '/v1/ensure', { body, headers: { 'x-auth-token': header } });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toMatchObject({ error: { code: 'FERRY_AGENT_BAD_REQUEST', message: `bad ensure request: the X-Auth-Token header ${why}` } });
+    expect(answer.text).not.toContain('gAAAAAB');
+    expect(calls).toEqual([]);
+  });
+
   it('agent: with X-Auth-Token the image is looked at with that token, also when the copy is already local; ferry\'s own client is not used', async () => {
     const base = scriptedGlance({ images: LOCAL });
     const { cloud, calls } = actingCloud(base, () => true);

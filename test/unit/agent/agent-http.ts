@@ -11,7 +11,7 @@ export interface RawAnswer {
   json(): unknown;
 }
 
-export function send(socketPath: string, method: string, path: string, options: { body?: string; headers?: Record<string, string>;
+export function send(socketPath: string, method: string, path: string, options: { body?: string; headers?: Record<string, string | string[]>;
   signal?: AbortSignal; onData?: (text: string) => void } = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath, method, path, headers: { ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
