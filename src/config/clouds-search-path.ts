@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 
 export interface CloudsSearchInput {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -25,9 +25,11 @@ const SUFFIXES = ['.yaml', '.yml', '.json'] as const;
  */
 export function cloudsSearchPath(input: CloudsSearchInput): CloudsSearchPath {
   const { env, cwd, homeDir } = input;
-  const dirs = searchesWorkingDirectory(input) ? [cwd] : [];
+  const withCwd = searchesWorkingDirectory(input);
+  const dirs = withCwd ? [cwd] : [];
   const xdg = nonEmpty(env.XDG_CONFIG_HOME);
-  if (xdg !== undefined) dirs.push(join(resolve(cwd, xdg), 'openstack'));
+  // A relative XDG_CONFIG_HOME is the working directory again: not where the working directory is not searched.
+  if (xdg !== undefined && (withCwd || isAbsolute(xdg))) dirs.push(join(resolve(cwd, xdg), 'openstack'));
   dirs.push(join(homeDir, '.config', 'openstack'), '/etc/openstack');
   const unique = [...new Set(dirs)];
   const candidates = (base: string, override: string | undefined): string[] => [

@@ -42,6 +42,13 @@ describe('cloudsSearchPath', () => {
     expect(stems(path.secure)).toEqual(['/root/.config/openstack/secure', '/etc/openstack/secure']);
   });
 
+  it('cloudsSearchPath: as root, a relative XDG_CONFIG_HOME (kept through sudo -E, say) is not searched: it is the working directory again; an absolute one is', () => {
+    expect(stems(cloudsSearchPath({ env: { XDG_CONFIG_HOME: '.' }, cwd: '/srv/work', homeDir: '/root', euid: 0 }).clouds))
+      .toEqual(['/root/.config/openstack/clouds', '/etc/openstack/clouds']);
+    expect(stems(cloudsSearchPath({ env: { XDG_CONFIG_HOME: '/xdg' }, cwd: '/srv/work', homeDir: '/root', euid: 0 }).clouds))
+      .toEqual(['/xdg/openstack/clouds', '/root/.config/openstack/clouds', '/etc/openstack/clouds']);
+  });
+
   it('cloudsSearchPath: as root, OS_CLIENT_CONFIG_FILE still names the file (relative to the working directory: an explicit choice)', () => {
     const path = cloudsSearchPath({ env: { OS_CLIENT_CONFIG_FILE: 'clouds.yaml' }, cwd: '/srv/work', homeDir: '/root', euid: 0 });
     expect(path.clouds[0]).toBe('/srv/work/clouds.yaml');
