@@ -62,5 +62,12 @@ describe('integrations/ansible: the ferry_agent role', () => {
     expect(dropIn?.[0]).toContain('BindReadOnlyPaths=%d/ceph.keyring:{{ ferry_ceph_keyring_path }}');
     expect(dropIn?.[0]).toContain('Environment=FERRY_RBD_USER={{ ferry_ceph_user }}');
     expect(dropIn?.[1]).toBe('ferry_ceph_keyring_content | length > 0');
+    // An upgrade from 0.1.0 installs the package before the keyring is there: its postinst keeps nova's key through
+    // ceph-keyring-nova.conf (with UnsetEnvironment=FERRY_RBD_USER). The role's own keyring replaces that drop-in.
+    expect(dropIn?.[0]).toMatch(/^\s+UnsetEnvironment=$/m);
+    const stale = /- name: The package's interim drop-in for nova's keyring goes[\s\S]*?when: (.*)\n/.exec(tasks);
+    expect(stale?.[0]).toContain('path: /etc/systemd/system/ferry-agent.service.d/ceph-keyring-nova.conf');
+    expect(stale?.[0]).toContain('state: absent');
+    expect(stale?.[1]).toBe('ferry_ceph_keyring_content | length > 0');
   });
 });
