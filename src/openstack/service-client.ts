@@ -95,36 +95,60 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   }
 
   /**
-   * A 401 acting for a user, once re-authenticating did not cure it: ferry's own token alone, on a path any valid token
-   * may read, tells whose token was refused. Both are FERRY_AUTH_FAILED (nova's patch takes its own path on it, where
-   * a bad user token fails as it would without ferry); `details.refused` (`user` or `ferry`) and the message say whose it was.
+   * A 401 acting for a user: ferry's own token alone, on a path any valid token may read, tells whose token was refused.
+   * Both are FERRY_AUTH_FAILED (nova's patch takes its own path on it, where a bad user token fails as it would without
+   * ferry); `details.refused` (`user` or `ferry`) and the message say whose it was. Returns undefined when ferry's own
+   * token is the one refused, so the caller may re-authenticate once.
    */
-  async function whoseTokenRefused(refused: ServiceResponse, request: ServiceRequest, checkPath: string): Promise<FerryError> {
+  async function userTokenRefused(refused: ServiceResponse, request: ServiceRequest, checkPath: string): Promise<FerryError | undefined> {
     const check = await sendOnce({ method: 'GET', path: checkPath, signal: request.signal }, 'own');
+    if (check.status === 401) return undefined;
     const url = refused.endpoint.slice(request.method.length + 1);
     const details = httpErrorDetails(refused, { method: request.method, url, service: options.serviceName });
-    if (check.status === 401) {
-      const own = httpStatusError(refused, { method: request.method, url, service: options.serviceName });
-      return new FerryError(own.code, `${own.message} (ferry's own token alone is refused too)`, own.hint, { ...details, refused: 'ferry' });
-    }
     return new FerryError('FERRY_AUTH_FAILED',
       `${options.serviceName} refused the token of the user ferry acts for (401 to ${request.method} ${url}); ferry's own token is accepted`,
       'The booting request\'s token is invalid or revoked (or expired past Keystone\'s allow_expired_window): the user must '
       + 'authenticate again. Nothing is wrong with ferry\'s own credential.', { ...details, refused: 'user' });
   }
 
+  function ferryTokenRefused(refused: ServiceResponse, request: ServiceRequest): FerryError {
+    const url = refused.endpoint.slice(request.method.length + 1);
+    const details = httpErrorDetails(refused, { method: request.method, url, service: options.serviceName });
+    const own = httpStatusError(refused, { method: request.method, url, service: options.serviceName });
+    return new FerryError(own.code, `${own.message} (ferry's own token alone is refused too)`, own.hint, { ...details, refused: 'ferry' });
+  }
+
+  /**
+   * Acting for a user, a 401 is first asked whose it was, before ferry's cached token is dropped: a bad user token must
+   * not cost a Keystone login (whoever may write the agent's socket could otherwise force one per request). Only when
+   * ferry's own token is refused too is it renewed once and the request repeated.
+   */
+  async function requestActingFor(request: ServiceRequest, actingFor: ActingFor): Promise<ServiceResponse> {
+    const response = await sendOnce(request);
+    if (response.status !== 401 || (request.accept ?? []).includes(401)) return response;
+    const userRefused = await userTokenRefused(response, request, actingFor.ownTokenCheckPath);
+    if (userRefused) throw userRefused;
+    if (!session.invalidate()) throw ferryTokenRefused(response, request);
+    logger.info({ service: options.serviceName }, 'ferry\'s own token refused, re-authenticating once');
+    const repeated = await sendOnce(request);
+    if (repeated.status !== 401) return repeated;
+    throw (await userTokenRefused(repeated, request, actingFor.ownTokenCheckPath)) ?? ferryTokenRefused(repeated, request);
+  }
+
+  async function requestOwn(request: ServiceRequest): Promise<ServiceResponse> {
+    const response = await sendOnce(request);
+    // An expired or revoked token: re-authenticate once and repeat. A second 401 is a real refusal.
+    if (response.status === 401 && !(request.accept ?? []).includes(401) && session.invalidate()) {
+      logger.info({ service: options.serviceName }, 'token refused, re-authenticating once');
+      return sendOnce(request);
+    }
+    return response;
+  }
+
   return {
     serviceType: options.serviceType,
     async request(request) {
-      let response = await sendOnce(request);
-      // An expired or revoked token: re-authenticate once and repeat. A second 401 is a real refusal.
-      if (response.status === 401 && !(request.accept ?? []).includes(401) && session.invalidate()) {
-        logger.info({ service: options.serviceName }, 'token refused, re-authenticating once');
-        response = await sendOnce(request);
-      }
-      if (response.status === 401 && options.actingFor !== undefined && !(request.accept ?? []).includes(401)) {
-        throw await whoseTokenRefused(response, request, options.actingFor.ownTokenCheckPath);
-      }
+      const response = options.actingFor === undefined ? await requestOwn(request) : await requestActingFor(request, options.actingFor);
       const accepted = request.accept ? request.accept.includes(response.status) : response.status >= 200 && response.status < 300;
       if (!accepted) {
         const [method, url] = [request.method, response.endpoint.slice(request.method.length + 1)];

@@ -150,30 +150,60 @@ describe('createServiceClient: acting for a user', () => {
     expect(glance.isDone()).toBe(true);
   });
 
-  it('createServiceClient: 401 with the user\'s token, again after re-authenticating, while ferry\'s own token alone is accepted → FERRY_AUTH_FAILED, refused user; no token in the error', async () => {
-    keystoneIssues('placeholder-token-1', 'placeholder-token-2');
+  it('createServiceClient: 401 with the user\'s token while ferry\'s own token alone is accepted → FERRY_AUTH_FAILED, refused user, without a new Keystone login; no token in the error', async () => {
+    const keystone = keystoneIssues('placeholder-token-1');
     replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-1' } }), refused, { path: image.request.path });
-    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-2' } }), refused, { path: image.request.path });
-    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-2' }, badheaders: ['x-service-token'] }), stores);
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-1' }, badheaders: ['x-service-token'] }), stores);
     const { acting, session } = actingHttp();
     const thrown: unknown = await acting.request(asGet).catch((e: unknown) => e);
     expect(thrown).toMatchObject({ code: 'FERRY_AUTH_FAILED', message: expect.stringContaining('ferry\'s own token is accepted') as unknown,
       details: { method: 'GET', url: `${GLANCE_ROOT}${image.request.path}`, status: 401, refused: 'user' } });
     expect(JSON.stringify(thrown)).not.toContain('placeholder');
     expect((thrown as Error).message).not.toContain('placeholder');
+    // A bad user token costs ferry no Keystone login: whoever may write the agent's socket cannot force one per request.
+    expect(session.tokenRequests).toBe(1);
+    expect(keystone.isDone()).toBe(true);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: ten requests with a bad user token → still one Keystone login', async () => {
+    keystoneIssues('placeholder-token-1');
+    for (let i = 0; i < 10; i += 1) {
+      replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER } }), refused, { path: image.request.path });
+      replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-1' }, badheaders: ['x-service-token'] }), stores);
+    }
+    const { acting, session } = actingHttp();
+    for (let i = 0; i < 10; i += 1) {
+      await expect(acting.request(asGet)).rejects.toMatchObject({ code: 'FERRY_AUTH_FAILED', details: { refused: 'user' } });
+    }
+    expect(session.tokenRequests).toBe(1);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: ferry\'s own token refused too (expired) → one new Keystone login, the request repeated with it succeeds', async () => {
+    keystoneIssues('placeholder-token-1', 'placeholder-token-2');
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-1' } }), refused, { path: image.request.path });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-1' }, badheaders: ['x-service-token'] }), refused,
+      { path: GLANCE_OWN_TOKEN_CHECK_PATH });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': USER, 'x-service-token': 'placeholder-token-2' } }), image);
+    const { acting, session } = actingHttp();
+    await expect(acting.request(asGet)).resolves.toMatchObject({ status: 200, body: image.body });
     expect(session.tokenRequests).toBe(2);
     expect(nock.isDone()).toBe(true);
   });
 
-  it('createServiceClient: 401 with the user\'s token and 401 to ferry\'s own token alone → FERRY_AUTH_FAILED, refused ferry', async () => {
+  it('createServiceClient: 401 with the user\'s token and 401 to ferry\'s own token alone, also after a new login → FERRY_AUTH_FAILED, refused ferry', async () => {
     keystoneIssues('placeholder-token-1', 'placeholder-token-2');
     const glance = nock(GLANCE_ROOT);
     replay(glance, refused, { path: image.request.path });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-1' }, badheaders: ['x-service-token'] }), refused,
+      { path: GLANCE_OWN_TOKEN_CHECK_PATH });
     replay(glance, refused, { path: image.request.path });
     replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-2' }, badheaders: ['x-service-token'] }), refused,
       { path: GLANCE_OWN_TOKEN_CHECK_PATH });
-    const { acting } = actingHttp();
+    const { acting, session } = actingHttp();
     await expect(acting.request(asGet)).rejects.toMatchObject({ code: 'FERRY_AUTH_FAILED', details: { status: 401, refused: 'ferry' } });
+    expect(session.tokenRequests).toBe(2);
     expect(nock.isDone()).toBe(true);
   });
 
