@@ -15,9 +15,9 @@ export interface CopyDeadline {
   dispose(): void;
 }
 
-export function startDeadline(clock: Clock, timeoutMs: number, callerSignal: AbortSignal | undefined): CopyDeadline {
-  const startedAt = clock.now();
-  const timer = clock.timer(timeoutMs);
+/** `startedAt`: when the caller's request began (clock.now()), if earlier than now: the deadline counts from there. */
+export function startDeadline(clock: Clock, timeoutMs: number, callerSignal: AbortSignal | undefined, startedAt = clock.now()): CopyDeadline {
+  const timer = clock.timer(Math.max(0, timeoutMs - (clock.now() - startedAt)));
   const signal = callerSignal === undefined ? timer.signal : AbortSignal.any([callerSignal, timer.signal]);
   return {
     signal,

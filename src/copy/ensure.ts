@@ -60,7 +60,9 @@ async function ensureActingFor(ctx: CopyContext, imageRef: string, options: Reso
   const { glanceActingFor } = ctx;
   if (glanceActingFor === undefined) throw new Error('ensure: a user token, but this context cannot act for a user (glanceActingFor)');
   const shared = copyShared(ctx);
-  const lookup = startDeadline(ctx.clock, options.timeoutMs, options.signal);
+  // One deadline for the request: the copy gets what the user's look left of it (not a second timeout).
+  const startedAt = ctx.clock.now();
+  const lookup = startDeadline(ctx.clock, options.timeoutMs, options.signal, startedAt);
   let image: GlanceImage;
   try {
     image = await findImageOrThrow(glanceActingFor(() => userToken), imageRef, lookup.signal).catch((error: unknown) => {
@@ -81,7 +83,7 @@ async function ensureActingFor(ctx: CopyContext, imageRef: string, options: Reso
     return await shared.copyFlights.run(key, options.signal, (signal) => {
       const acting: CopyContext = { ...ctx, glance: glanceActingFor(() => shared.actingTokens.tokenFor(key)),
         copyFlights: shared.copyFlights, copyDurations: shared.copyDurations };
-      return ensureOnce(acting, image.id, { ...options, signal, transfer: 'glance' }, image);
+      return ensureOnce(acting, image.id, { ...options, signal, transfer: 'glance' }, { image, startedAt });
     });
   } finally {
     waiter.leave();
@@ -100,13 +102,17 @@ function userCannotSee(imageRef: string, error: FerryError): FerryError {
     { imageRef, status: error.details.status, requestId: error.details.requestId, seenAs: 'user' }, { cause: error });
 }
 
-/** `seen`: the image as the caller's own look found it (ensureActingFor), read again only after a request. */
-async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedEnsureOptions, seen?: GlanceImage): Promise<EnsureOutcome> {
+/**
+ * `seen`: the image as the caller's own look found it (ensureActingFor), read again only after a request, and when that
+ * look began: the deadline and the elapsed time count from there.
+ */
+async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedEnsureOptions,
+  seen?: { readonly image: GlanceImage; readonly startedAt: number }): Promise<EnsureOutcome> {
   const { clock } = ctx;
   const { store } = options;
-  const started = clock.now();
+  const started = seen?.startedAt ?? clock.now();
   // One deadline from the first request on: the image lookup and the fsid count too.
-  const deadline = startDeadline(clock, options.timeoutMs, options.signal);
+  const deadline = startDeadline(clock, options.timeoutMs, options.signal, started);
   const counters = { imageReads: 0, importRequests: 0, taskReads: 0 };
   const elapsed = (): number => clock.now() - started;
   const report = (phase: CopyPhase, imageId: string, note?: string, taskMessage?: string): void =>
@@ -118,7 +124,7 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
     // The local fsid (a `ceph fsid` process, ~0.3 s) is asked while Glance is: it is needed unless the image needs no copy.
     const localFsid = options.fsid === undefined ? ctx.localFsid(deadline.signal) : Promise.resolve(options.fsid);
     localFsid.catch(() => undefined);
-    const image = seen ?? await findImageOrThrow(ctx.glance, imageRef, deadline.signal);
+    const image = seen?.image ?? await findImageOrThrow(ctx.glance, imageRef, deadline.signal);
     if (options.backend !== undefined && image.diskFormat !== null) {
       const backend = selectBackend(image.diskFormat, options.backend);
       if (!needsRbdCopy(backend)) {

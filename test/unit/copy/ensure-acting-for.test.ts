@@ -60,6 +60,29 @@ describe('ensure acting for a user (userToken)', () => {
     expect(sent.filter((request) => request.url.startsWith(GLANCE_ROOT))).toHaveLength(1);
   });
 
+  it('ensure: one deadline for the whole request — the user\'s look counts: a look that took 7 s of a 10 s timeout leaves the copy 3 s, not another 10', async () => {
+    const { ctx } = wireCopyContext(inner, fsid);
+    keystone(ctx.clock);
+    const { os_glance_import_task: _lock, ...before } = timeline.snapshots[0]!.body;
+    const copying = timeline.snapshots.find((s) => s.body.os_glance_import_task !== undefined)!;
+    const scope = actingGlance().get(`/v2/images/${id}`).reply(200, () => {
+      ctx.clock.advance(7_000);
+      return JSON.stringify(before);
+    }, { 'content-type': 'application/json' });
+    replay(scope, { ...loadExchange('glance', 'import-202'), request: { method: 'POST', path: timeline.request.path, body: { method: { name: 'copy-image' }, stores: [store] } } });
+    // Glance goes on copying for ever: the deadline decides.
+    actingGlance().persist().get(`/v2/images/${id}`).reply(200, JSON.stringify(copying.body), { 'content-type': 'application/json' });
+    actingGlance().persist().get(`/v2/images/${id}/tasks`).reply(200, recordedTaskList(id, []), { 'content-type': 'application/json' });
+    try {
+      await expect(ensure(ctx, id, { store, userToken: USER, timeoutMs: 10_000, random: () => 0.5 }))
+        .rejects.toMatchObject({ code: 'FERRY_COPY_TIMEOUT', details: { timeoutMs: 10_000 } });
+      expect(ctx.clock.now()).toBeGreaterThanOrEqual(9_000); // the waiter may stop a last poll short of the deadline
+      expect(ctx.clock.now()).toBeLessThan(12_000);
+    } finally {
+      nock.cleanAll();
+    }
+  });
+
   it('ensure: already local: one look, the user\'s, and nothing else (the visibility check on every request)', async () => {
     const { ctx, sent } = wireCopyContext(inner, fsid);
     keystone(ctx.clock);
