@@ -45,8 +45,11 @@ import socket as _socket
 
 DEFAULT_SOCKET = '/run/ferry/agent.sock'
 SOCKET_ENV = 'FERRY_AGENT_SOCKET'
-# Without a timeout the agent's own default deadline (600 s, nova's images_rbd_glance_copy_timeout) applies.
-DEFAULT_WAIT = 600.0
+# Without a timeout (nova's images_rbd_glance_copy_timeout = 0, "no timeout") the agent's own deadline applies: its
+# --timeout, or that option read from its nova.conf, where 0 is ferry's cap of 86400 s. The agent answers by its
+# deadline itself, so the client waits as long as any deadline an agent holds (the cap), not a guess of 600 s that
+# gave up on a copy the agent was still bringing.
+AGENT_MAX_DEADLINE = 86400.0
 # The agent answers a timed-out copy itself; the client only guards against an agent that never answers.
 ANSWER_MARGIN = 30.0
 
@@ -156,7 +159,7 @@ def ensure(image, store=None, socket=None, timeout=None, retry_after_failed_clon
     if retry_after_failed_clone:
         body['retry_after_failed_clone'] = {key: str(retry_after_failed_clone[key])
                                             for key in ('pool', 'image', 'snapshot')}
-    wait = (float(timeout) if timeout else DEFAULT_WAIT) + ANSWER_MARGIN
+    wait = (float(timeout) if timeout else AGENT_MAX_DEADLINE) + ANSWER_MARGIN
     return _call('POST', '/v1/ensure', body, socket, wait, auth_token=auth_token)
 
 

@@ -151,7 +151,7 @@ export function judgeNovaConf(nova: NovaConfFacts, socketPath: string): NodeChec
       : ok('nova_conf.agent_socket', `images_rbd_ferry_agent_socket = ${asked}`));
   const timeout = option('images_rbd_glance_copy_timeout');
   if (timeout === '0') {
-    checks.push(warn('nova_conf.copy_timeout', '[libvirt] images_rbd_glance_copy_timeout = 0: the patched nova sends the agent no deadline and waits for its answer 630 s, while the agent keeps to its own',
+    checks.push(warn('nova_conf.copy_timeout', '[libvirt] images_rbd_glance_copy_timeout = 0: no deadline, so a boot may wait for a copy as long as the agent\'s own (read from this option: 24 h)',
       'Give it the seconds a copy may take (default 600; docs/nova-conf.md).'));
   } else if (timeout !== '' && !/^-?\d+$/.test(timeout)) {
     checks.push(fail('nova_conf.copy_timeout', 'FERRY_INVALID_CONFIG', `[libvirt] images_rbd_glance_copy_timeout = ${timeout} is not an integer: nova-compute will not start`,

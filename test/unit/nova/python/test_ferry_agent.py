@@ -191,5 +191,26 @@ class TheTokenNeverShowsTest(TokenTestCase):
             self.assertNotIn(TOKEN, repr(value), name)
 
 
+class TheWaitTest(unittest.TestCase):
+    """How long the client waits for the agent's answer."""
+
+    def test_without_a_timeout_it_waits_as_long_as_the_agent_may_hold_a_request(self):
+        # nova's images_rbd_glance_copy_timeout = 0: no deadline sent, the agent's own applies (up to its 86400 s cap).
+        seen = {}
+
+        def call(method, path, body, socket, wait, auth_token=None):
+            seen.update(body=body, wait=wait)
+            return {}
+        original = ferry_agent._call
+        ferry_agent._call = call
+        self.addCleanup(setattr, ferry_agent, '_call', original)
+        ferry_agent.ensure('img-1')
+        self.assertNotIn('timeout', seen['body'])
+        self.assertEqual(86400.0 + ferry_agent.ANSWER_MARGIN, seen['wait'])
+        ferry_agent.ensure('img-1', timeout=120)
+        self.assertEqual(120.0, seen['body']['timeout'])
+        self.assertEqual(120.0 + ferry_agent.ANSWER_MARGIN, seen['wait'])
+
+
 if __name__ == '__main__':
     unittest.main()
