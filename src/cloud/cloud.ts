@@ -17,7 +17,7 @@ export interface Cloud {
   readonly config: FerryConfig;
   readonly glance: GlanceClient;
   /** Glance acting for a user: `userToken()` as X-Auth-Token, the session's own as X-Service-Token (CopyContext). */
-  glanceActingFor(userToken: () => string): GlanceClient;
+  glanceActingFor(userToken: () => string, nextUserToken?: () => boolean): GlanceClient;
   readonly clock: Clock;
   readonly logger: Logger;
   /** The local Ceph cluster's fsid (from --fsid, or asked from the cluster once). */

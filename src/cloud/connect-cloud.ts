@@ -50,16 +50,17 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
     transport, clock, logger, retry,
   });
   // Acting for a user (the agent's requests with the booting user's token): the same client, the user's token first.
-  const glanceHttp = (userToken?: () => string) => createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport,
-    retry, logger, normalizeEndpoint: glanceEndpointRoot, maxBodyBytes: SERVICE_BODY_LIMITS.glance,
-    ...(userToken === undefined ? {} : { actingFor: { userToken, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH } }) });
+  const glanceHttp = (userToken?: () => string, nextUserToken?: () => boolean) => createServiceClient({ serviceType: 'image',
+    serviceName: 'Glance', session, transport, retry, logger, normalizeEndpoint: glanceEndpointRoot, maxBodyBytes: SERVICE_BODY_LIMITS.glance,
+    ...(userToken === undefined ? {} : { actingFor: { userToken, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH,
+      ...(nextUserToken ? { nextUserToken } : {}) } }) });
   const placementHttp = createServiceClient({ serviceType: 'placement', serviceName: 'Placement', session, transport, retry, logger,
     maxBodyBytes: SERVICE_BODY_LIMITS.placement });
   let cluster: Promise<ResolvedLocalCluster> | undefined;
   const cloud: Cloud = {
     config, session, transport, clock, logger, placementHttp,
     glance: createGlanceClient(glanceHttp()),
-    glanceActingFor: (userToken) => createGlanceClient(glanceHttp(userToken)),
+    glanceActingFor: (userToken, nextUserToken) => createGlanceClient(glanceHttp(userToken, nextUserToken)),
     localCluster(signal) {
       // Resolved once per cloud (the agent: again on SIGHUP, with a new cloud); a failure is not kept.
       cluster ??= resolveLocalCluster({

@@ -7,14 +7,18 @@ export interface TokenWaiter {
 
 /**
  * Pure: whose token the shared copy's next Glance call carries. The one in use while its caller still waits (one
- * user's view for as long as it lasts); once that caller has gone, the longest-waiting caller still there; nobody's
- * when none is left (the copy then stops: single-flight.ts aborts it). Each waiter passed its own visibility check
- * before it joined, so any of them may see the image; a token whose caller has gone is never used again.
+ * user's view for as long as it lasts); once that caller has gone, or Glance refused its token (revoked, or expired
+ * past Keystone's allow_expired_window), the longest-waiting caller still there whose token was not refused; nobody's
+ * when none is left (the copy then stops: single-flight.ts aborts it, or the refusal is the answer). Each waiter passed
+ * its own visibility check before it joined, so any of them may see the image; a token whose caller has gone, or that
+ * Glance refused, is never used again.
  */
-export function chooseActingWaiter(currentId: number | undefined, live: readonly TokenWaiter[]): TokenWaiter | undefined {
-  const current = live.find((waiter) => waiter.id === currentId);
+export function chooseActingWaiter(currentId: number | undefined, live: readonly TokenWaiter[],
+  refused: ReadonlySet<number> = new Set()): TokenWaiter | undefined {
+  const usable = live.filter((waiter) => !refused.has(waiter.id));
+  const current = usable.find((waiter) => waiter.id === currentId);
   if (current !== undefined) return current;
   let longest: TokenWaiter | undefined;
-  for (const waiter of live) if (longest === undefined || waiter.id < longest.id) longest = waiter;
+  for (const waiter of usable) if (longest === undefined || waiter.id < longest.id) longest = waiter;
   return longest;
 }

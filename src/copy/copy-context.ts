@@ -34,7 +34,7 @@ export interface CopyContext {
    * A Glance client whose every call acts for a user: `userToken()` as X-Auth-Token, this context's own token as
    * X-Service-Token (the agent's requests that carry the booting user's token). Absent: no request may carry one.
    */
-  readonly glanceActingFor?: (userToken: () => string) => GlanceClient;
+  readonly glanceActingFor?: (userToken: () => string, nextUserToken?: () => boolean) => GlanceClient;
   /** Given only by tests; otherwise the engine keeps them per Glance client (copyShared). */
   readonly copyFlights?: SingleFlight<EnsureOutcome>;
   readonly copyDurations?: CopyDurationEstimator;

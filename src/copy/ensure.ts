@@ -81,7 +81,7 @@ async function ensureActingFor(ctx: CopyContext, imageRef: string, options: Reso
   const waiter = shared.actingTokens.enter(key, userToken);
   try {
     return await shared.copyFlights.run(key, options.signal, (signal) => {
-      const acting: CopyContext = { ...ctx, glance: glanceActingFor(() => shared.actingTokens.tokenFor(key)),
+      const acting: CopyContext = { ...ctx, glance: glanceActingFor(() => shared.actingTokens.tokenFor(key), () => shared.actingTokens.refuse(key)),
         copyFlights: shared.copyFlights, copyDurations: shared.copyDurations };
       return ensureOnce(acting, image.id, { ...options, signal, transfer: 'glance' }, { image, startedAt });
     });

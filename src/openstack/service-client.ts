@@ -62,7 +62,15 @@ export interface ActingFor {
    * a 401 the re-authentication did not cure, to tell a refused user token from a refused credential of ferry's.
    */
   readonly ownTokenCheckPath: string;
+  /**
+   * Glance refused the user token `userToken()` gave while ferry's own is accepted: move to another user's (another
+   * caller waiting on the same shared copy). True when there is one to try; absent or false, the refusal is the answer.
+   */
+  nextUserToken?(): boolean;
 }
+
+/** Acting for users: at most this many user tokens are tried for one request (each waiting caller's once). */
+const MAX_USER_TOKENS_PER_REQUEST = 16;
 
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const logger = options.logger ?? silentLogger;
@@ -119,20 +127,27 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   }
 
   /**
-   * Acting for a user, a 401 is first asked whose it was, before ferry's cached token is dropped: a bad user token must
-   * not cost a Keystone login (whoever may write the agent's socket could otherwise force one per request). Only when
-   * ferry's own token is refused too is it renewed once and the request repeated.
+   * Acting for a user, a 401 is first asked whose token it was, before ferry's cached token is dropped: a bad user token
+   * must not cost a Keystone login (whoever may write the agent's socket could otherwise force one per request). A
+   * refused user token moves to another waiting user's when there is one (nextUserToken); only when ferry's own token
+   * is refused too is it renewed, once, and the request repeated. Bounded: a user token at most
+   * MAX_USER_TOKENS_PER_REQUEST times, ferry's renewal once.
    */
   async function requestActingFor(request: ServiceRequest, actingFor: ActingFor): Promise<ServiceResponse> {
-    const response = await sendOnce(request);
-    if (response.status !== 401 || (request.accept ?? []).includes(401)) return response;
-    const userRefused = await userTokenRefused(response, request, actingFor.ownTokenCheckPath);
-    if (userRefused) throw userRefused;
-    if (!session.invalidate()) throw ferryTokenRefused(response, request);
-    logger.info({ service: options.serviceName }, 'ferry\'s own token refused, re-authenticating once');
-    const repeated = await sendOnce(request);
-    if (repeated.status !== 401) return repeated;
-    throw (await userTokenRefused(repeated, request, actingFor.ownTokenCheckPath)) ?? ferryTokenRefused(repeated, request);
+    let response = await sendOnce(request);
+    let renewed = false;
+    for (let userTokens = 1; ; userTokens += 1) {
+      if (response.status !== 401 || (request.accept ?? []).includes(401)) return response;
+      const userRefused = await userTokenRefused(response, request, actingFor.ownTokenCheckPath);
+      const again = userRefused
+        ? userTokens < MAX_USER_TOKENS_PER_REQUEST && actingFor.nextUserToken?.() === true
+        : !renewed && session.invalidate();
+      if (!again) throw userRefused ?? ferryTokenRefused(response, request);
+      logger.info({ service: options.serviceName }, userRefused ? 'the user\'s token was refused, acting for the next waiting user'
+        : 'ferry\'s own token refused, re-authenticating once');
+      renewed ||= userRefused === undefined;
+      response = await sendOnce(request);
+    }
   }
 
   async function requestOwn(request: ServiceRequest): Promise<ServiceResponse> {

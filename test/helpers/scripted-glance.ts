@@ -93,9 +93,10 @@ export function wireCopyContext(inner: HttpTransport, fsid = FSID_A): { ctx: Cop
   const clock = fakeClock();
   const retry = { retries: 1, minDelayMs: 1, maxDelayMs: 1 };
   const session = createSession({ auth: RECORDED_AUTH.admin, endpoints: {}, transport, clock, retry });
-  const glanceHttp = (userToken?: () => string) => createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry,
-    normalizeEndpoint: glanceEndpointRoot, ...(userToken ? { actingFor: { userToken, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH } } : {}) });
+  const glanceHttp = (userToken?: () => string, nextUserToken?: () => boolean) => createServiceClient({ serviceType: 'image', serviceName: 'Glance',
+    session, transport, retry, normalizeEndpoint: glanceEndpointRoot,
+    ...(userToken ? { actingFor: { userToken, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH, ...(nextUserToken ? { nextUserToken } : {}) } } : {}) });
   const ctx = { ...copyContext(createGlanceClient(glanceHttp()), clock, fsid),
-    glanceActingFor: (userToken: () => string) => createGlanceClient(glanceHttp(userToken)) };
+    glanceActingFor: (userToken: () => string, nextUserToken?: () => boolean) => createGlanceClient(glanceHttp(userToken, nextUserToken)) };
   return { ctx, sent };
 }

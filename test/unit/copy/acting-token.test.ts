@@ -6,7 +6,7 @@ const a: TokenWaiter = { id: 1, token: 'token-a' };
 const b: TokenWaiter = { id: 2, token: 'token-b' };
 const c: TokenWaiter = { id: 3, token: 'token-c' };
 
-const cases: { name: string; current: number | undefined; live: readonly TokenWaiter[]; expected: TokenWaiter | undefined }[] = [
+const cases: { name: string; current: number | undefined; live: readonly TokenWaiter[]; refused?: number[]; expected: TokenWaiter | undefined }[] = [
   { name: 'nobody waits: no token', current: undefined, live: [], expected: undefined },
   { name: 'nobody waits any more: not even the one in use', current: 1, live: [], expected: undefined },
   { name: 'the first caller: its own', current: undefined, live: [a], expected: a },
@@ -14,11 +14,15 @@ const cases: { name: string; current: number | undefined; live: readonly TokenWa
   { name: 'its caller gone: the longest-waiting caller still there', current: 1, live: [c, b], expected: b },
   { name: 'none chosen yet: the longest-waiting', current: undefined, live: [c, a, b], expected: a },
   { name: 'an id nobody holds: the longest-waiting', current: 9, live: [b, c], expected: b },
+  { name: 'the one in use refused by Glance: the longest-waiting other', current: 1, live: [a, b, c], refused: [1], expected: b },
+  { name: 'refused tokens are never chosen again, also once not in use', current: 3, live: [a, b, c], refused: [1, 3], expected: b },
+  { name: 'every waiter\'s token refused: nobody\'s', current: 2, live: [a, b], refused: [1, 2], expected: undefined },
+  { name: 'a refused id of a caller gone does not matter', current: 1, live: [b], refused: [1], expected: b },
 ];
 
 describe('chooseActingWaiter', () => {
-  it.each(cases)('chooseActingWaiter: $name', ({ current, live, expected }) => {
-    expect(chooseActingWaiter(current, live)).toEqual(expected);
+  it.each(cases)('chooseActingWaiter: $name', ({ current, live, refused, expected }) => {
+    expect(chooseActingWaiter(current, live, new Set(refused))).toEqual(expected);
   });
 });
 
@@ -38,6 +42,23 @@ describe('createActingTokens', () => {
     third.leave();
     expect(tokens.size).toBe(0);
     expect(() => tokens.tokenFor('image\u0000site-b')).toThrow(expect.objectContaining({ code: 'FERRY_ABORTED' }) as Error);
+  });
+
+  it('createActingTokens: a token Glance refused is passed over for the next caller\'s; when none is left, refuse() says so', () => {
+    const tokens = createActingTokens();
+    const key = 'image\u0000site-b';
+    const first = tokens.enter(key, 'token-a');
+    const second = tokens.enter(key, 'token-b');
+    expect(tokens.tokenFor(key)).toBe('token-a');
+    expect(tokens.refuse(key)).toBe(true);
+    expect(tokens.tokenFor(key)).toBe('token-b');
+    expect(tokens.refuse(key)).toBe(false);
+    // A caller arriving later brings a token not yet refused.
+    const third = tokens.enter(key, 'token-c');
+    expect(tokens.tokenFor(key)).toBe('token-c');
+    for (const waiter of [first, second, third]) waiter.leave();
+    expect(tokens.size).toBe(0);
+    expect(tokens.refuse(key)).toBe(false);
   });
 
   it('createActingTokens: waits are apart (another image, another store)', () => {

@@ -14,6 +14,7 @@ afterAll(() => inner.close());
 const USER = 'placeholder-user-token';
 const OWN = 'placeholder-token-1';
 const timeline = loadTimeline('timeline-success');
+const refusedAnswer = loadExchange('glance', 'image-401');
 const id = timelineImageId(timeline);
 const store = timeline.store[0]!;
 const locations = timeline.snapshots.at(-1)!.body.locations as { url: string; metadata: { store?: string } }[];
@@ -58,6 +59,43 @@ describe('ensure acting for a user (userToken)', () => {
     await expect(ensure(ctx, id, { store, userToken: USER })).rejects.toMatchObject({ code: 'FERRY_IMAGE_NOT_FOUND', details: { seenAs: 'user' } });
     expect(nock.isDone()).toBe(true);
     expect(sent.filter((request) => request.url.startsWith(GLANCE_ROOT))).toHaveLength(1);
+  });
+
+  it('ensure: two tenants share one copy and the first one\'s token is revoked mid-copy → the copy goes on with the second one\'s; both answered, one import', async () => {
+    const { ctx } = wireCopyContext(inner, fsid);
+    keystone(ctx.clock);
+    const [A, B] = ['placeholder-user-a', 'placeholder-user-b'];
+    const as = (user: string): nock.Scope => nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': user, 'x-service-token': OWN } });
+    const { os_glance_import_task: _lock, ...before } = timeline.snapshots[0]!.body;
+    let bJoined!: () => void;
+    const bVisible = new Promise<void>((resolve) => { bJoined = resolve; });
+    // A: its look, the import, then its first poll refused (its token revoked), once B waits too.
+    as(A).get(`/v2/images/${id}`).reply(200, JSON.stringify(before), { 'content-type': 'application/json' })
+      .post(timeline.request.path).reply(202, '')
+      .get(`/v2/images/${id}`).reply(async () => {
+        await bVisible;
+        return [refusedAnswer.status, JSON.stringify(refusedAnswer.body), { 'content-type': 'application/json' }];
+      });
+    // ferry's own token alone is fine: the refusal was the user's.
+    nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': OWN }, badheaders: ['x-service-token'] }).get('/v2/info/stores')
+      .reply(200, JSON.stringify(loadExchange('glance', 'info-stores').body), { 'content-type': 'application/json' });
+    // B: its look, then the rest of the copy's polls.
+    const scopeB = as(B).get(`/v2/images/${id}`).reply(200, JSON.stringify(before), { 'content-type': 'application/json' });
+    replaySnapshots(scopeB, timeline);
+    const lock = String(timeline.snapshots.find((snap) => snap.body.os_glance_import_task !== undefined)?.body.os_glance_import_task);
+    scopeB.get(`/v2/images/${id}/tasks`).reply(200, recordedTaskList(id, [{ id: lock, status: 'success', request_id: RECORDED_IMPORT_REQUEST_ID, stores: [store] }]),
+      { 'content-type': 'application/json' });
+
+    let aVisible!: () => void;
+    const aSeen = new Promise<void>((resolve) => { aVisible = resolve; });
+    const first = ensure(ctx, id, { store, userToken: A, random: () => 0.5, onVisible: aVisible });
+    await aSeen;
+    const second = ensure(ctx, id, { store, userToken: B, random: () => 0.5, onVisible: () => setImmediate(bJoined) });
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toMatchObject({ copied: true, target: { fsid, image: id } });
+    expect(b).toMatchObject({ target: a.target });
+    expect(nock.isDone()).toBe(true);
+    expect(ctx.actingTokens.size).toBe(0);
   });
 
   it('ensure: one deadline for the whole request — the user\'s look counts: a look that took 7 s of a 10 s timeout leaves the copy 3 s, not another 10', async () => {

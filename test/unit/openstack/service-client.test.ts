@@ -207,6 +207,39 @@ describe('createServiceClient: acting for a user', () => {
     expect(nock.isDone()).toBe(true);
   });
 
+  it('createServiceClient: a refused user token (ferry\'s own accepted) moves to the next waiting user\'s, which is answered; no new Keystone login', async () => {
+    keystoneIssues('placeholder-token-1');
+    const users = ['placeholder-user-a', 'placeholder-user-b'];
+    const { session } = glanceHttp();
+    const acting = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, normalizeEndpoint: glanceEndpointRoot,
+      actingFor: { userToken: () => users[0]!, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH, nextUserToken: () => { users.shift(); return users.length > 0; } } });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-user-a' } }), refused, { path: image.request.path });
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-token-1' }, badheaders: ['x-service-token'] }), stores);
+    replay(nock(GLANCE_ROOT, { reqheaders: { 'x-auth-token': 'placeholder-user-b', 'x-service-token': 'placeholder-token-1' } }), image);
+    await expect(acting.request(asGet)).resolves.toMatchObject({ status: 200, body: image.body });
+    expect(session.tokenRequests).toBe(1);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('createServiceClient: every user token refused → FERRY_AUTH_FAILED refused user, after at most 16 of them (bounded)', async () => {
+    keystoneIssues('placeholder-token-1');
+    let asked = 0;
+    const { session } = glanceHttp();
+    const acting = createServiceClient({ serviceType: 'image', serviceName: 'Glance', session, transport, retry, normalizeEndpoint: glanceEndpointRoot,
+      actingFor: { userToken: () => `placeholder-user-${asked}`, ownTokenCheckPath: GLANCE_OWN_TOKEN_CHECK_PATH, nextUserToken: () => { asked += 1; return true; } } });
+    const refusing = nock(GLANCE_ROOT).persist().get(image.request.path).reply(refused.status, JSON.stringify(refused.body), { 'content-type': 'application/json' });
+    const own = nock(GLANCE_ROOT).persist().get(GLANCE_OWN_TOKEN_CHECK_PATH).reply(200, JSON.stringify(stores.body), { 'content-type': 'application/json' });
+    try {
+      await expect(acting.request(asGet)).rejects.toMatchObject({ code: 'FERRY_AUTH_FAILED', details: { refused: 'user' } });
+      expect(asked).toBe(15);
+      expect(session.tokenRequests).toBe(1);
+    } finally {
+      refusing.persist(false);
+      own.persist(false);
+      nock.cleanAll();
+    }
+  });
+
   it('createServiceClient: the user\'s token is read per request (the copy\'s waiter may change between two)', async () => {
     keystoneIssues('placeholder-token-1');
     let user = 'placeholder-user-a';
