@@ -172,6 +172,28 @@ describe('ferry-nova-patch --python: nova in a venv (openstack-ansible runs nova
     expect(uids).not.toContain(0);
   }, VENV_MS + RUN_MS);
 
+  // Review of issue 34: root wrote nova's patched file and ferry's client wherever the venv's python said nova was; that
+  // answer comes from code the venv's writer controls.
+  it.each([
+    ['a directory outside the venv', (elsewhere: string) => elsewhere],
+    ['a path inside the venv that is a symlink to a directory outside', (elsewhere: string, sitePackages: string) => {
+      symlinkSync(elsewhere, join(sitePackages, 'redirected'));
+      return join(sitePackages, 'redirected');
+    }],
+  ])('as root, a venv whose python reports nova in %s: exit 3, nothing written there', (_case, pointAt) => {
+    const { python, sitePackages } = venvWithNova();
+    const { dir: elsewhere, file } = site('26.2.2');
+    chmodSync(elsewhere, 0o755);
+    const pristine = readFileSync(file, 'utf8');
+    const reported = pointAt(elsewhere, sitePackages);
+    writeFileSync(join(sitePackages, 'nova', '__init__.py'), `__file__ = ${JSON.stringify(join(reported, 'nova', '__init__.py'))}\n`);
+    const applied = run('apply', '--python', python);
+    expect(applied.status, applied.stdout + applied.stderr).toBe(3);
+    expect(applied.stderr).toContain('nothing is written there; pass --nova-dir DIR');
+    expect(readFileSync(file, 'utf8')).toBe(pristine);
+    expect(existsSync(join(elsewhere, 'ferry_agent.py'))).toBe(false);
+  }, VENV_MS + RUN_MS);
+
   // Issue 34: the client was copied through the fixed name ferry_agent.py.new beside nova, by cp and chmod, which follow
   // a symlink planted there by whoever may write that directory.
   it('apply copies the client through no fixed name: a symlink planted at ferry_agent.py.new is not followed, its target untouched', () => {
