@@ -1,10 +1,10 @@
 // Helpers of bench/prewarm.ts (not a benchmark itself): a minimal copy driver that measures what Glance allows, the
 // operator's glance-CLI loop, and the reset between phases. Plain fetch and the glance CLI, independent of ferry.
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Agent } from 'undici';
 import type { BenchDevcloud } from './lib/devcloud-facts.js';
 import type { GlanceAdmin } from './lib/glance-admin.js';
 
@@ -16,17 +16,28 @@ async function headers(admin: GlanceAdmin): Promise<Record<string, string>> {
   return { 'x-auth-token': await admin.token(), accept: 'application/json' };
 }
 
-// Imports go on fresh connections (`connection: close`, an agent of their own), as ferry sends them: the copy runs in
-// the glance-api worker that accepts the connection, and a pooled one pins every copy to one worker.
-const importAgent = new Agent({ keepAliveTimeout: 1_000 });
+// Imports go on fresh connections (`connection: close`, no pool: node:http's `agent: false`), as ferry sends them: the
+// copy runs in the glance-api worker that accepts the connection, and a pooled one pins every copy to one worker.
+function postOnFreshConnection(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent: false, headers: { ...headers, connection: 'close',
+      'content-length': String(Buffer.byteLength(body)) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 /** One copy-image request, as the API takes it; throws unless 202. */
 export async function requestCopy(devcloud: BenchDevcloud, admin: GlanceAdmin, id: string, stores: readonly string[]): Promise<void> {
   const body = { method: { name: 'copy-image' }, stores, ...(stores.length > 1 ? { all_stores_must_succeed: false } : {}) };
-  const response = await fetch(`${devcloud.glance.url}/v2/images/${id}/import`, {
-    method: 'POST', headers: { ...(await headers(admin)), 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify(body),
-    dispatcher: importAgent as unknown as RequestInit['dispatcher'] });
-  if (response.status !== 202) throw new Error(`import ${id} → ${stores.join(',')}: ${response.status} ${await response.text()}`);
+  const response = await postOnFreshConnection(`${devcloud.glance.url}/v2/images/${id}/import`,
+    { ...(await headers(admin)), 'content-type': 'application/json' }, JSON.stringify(body));
+  if (response.status !== 202) throw new Error(`import ${id} → ${stores.join(',')}: ${response.status} ${response.text}`);
 }
 
 /** Several images in one GET (`id=in:`), so polling costs one request per tick however many copies run. */

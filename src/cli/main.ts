@@ -1,12 +1,5 @@
 import { homedir } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
 import { runCli } from './run-cli.js';
-
-// undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it quickly (Liftoff), then recompiles it in the
-// background (TurboFan), and a process waits for that compiler thread before it can exit: 90-350 ms after `ferry
-// ensure` had printed its answer (strace: the main thread in a futex wait while the compiler thread writes code pages;
-// bench/RESULTS.md, startup). A process that parses a few kB of HTTP gains nothing from the second compile.
-setFlagsFromString('--liftoff-only');
 
 /** The process edge: signals, broken pipes, exit code. Everything else is in runCli. */
 async function main(): Promise<void> {

@@ -12,8 +12,8 @@ import type { CommandContext, CommandSpec, FlagValue, OptionSpec, ProgressSink }
 import { assertListFormat, isDocumentFormat, parseOutputFormat, type OutputChoice } from './output/output-format.js';
 
 // Start-up: only the lines above load for `ferry --version` and `ferry --help`. Everything a command needs (commander,
-// the config layer with zod, pino, undici through connectCloud, the command's own module) is imported once a command
-// is known, so a quick question never pays for the heaviest command (bench/startup.ts).
+// the config layer with zod, pino, the HTTP transport through connectCloud, the command's own module) is imported
+// once a command is known, so a quick question never pays for the heaviest command (bench/startup.ts).
 
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;

@@ -1,10 +1,11 @@
-import type { Agent as AgentType } from 'undici';
+import { Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { FerryError } from '../errors/ferry-error.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
+import { startExchange, type PhaseLimits } from './http-exchange.js';
 import { networkError } from './network-error.js';
 import { readBoundedBody } from './read-bounded-body.js';
-import { createTlsConnector } from './tls-connector.js';
-import { Agent } from './undici-parts.js';
+import { readTlsFiles } from './tls-files.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -71,27 +72,30 @@ export const HTTP_DEFAULTS = {
   userAgent: 'ferry',
 } as const;
 
+/** How long an idle pooled connection is kept (a server's shorter `Keep-Alive: timeout=` hint wins). */
+const KEEP_ALIVE_MS = 30_000;
+
 /**
- * One keep-alive connection pool for every service. Requests go through the global fetch with an undici Agent as
- * dispatcher: undici gives per-phase timeouts and a shared pool, and nock can still intercept it in unit tests.
+ * One keep-alive connection pool for every service, over node:http and node:https: per-phase limits (http-exchange),
+ * the TLS files on the https pool, and nock intercepts it in unit tests. No undici and no global fetch (docs/architecture.md).
  */
 export function createHttpTransport(options: HttpTransportOptions = {}): HttpTransport {
   const logger = options.logger ?? silentLogger;
-  const tls = createTlsConnector({
+  const tls = readTlsFiles({
     verifyTls: options.verifyTls ?? HTTP_DEFAULTS.verifyTls,
-    connectTimeoutMs: options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs,
     caFile: options.caFile, certFile: options.certFile, keyFile: options.keyFile,
   });
-  const agentOptions: AgentType.Options = {
-    headersTimeout: options.responseTimeoutMs ?? HTTP_DEFAULTS.responseTimeoutMs,
-    bodyTimeout: options.bodyTimeoutMs ?? HTTP_DEFAULTS.bodyTimeoutMs,
-    keepAliveTimeout: 30_000,
-    // The connector owns the TLS files and the connect timeout (undici ignores connectTimeout beside a function).
-    connect: tls.connect,
+  const limits: PhaseLimits = {
+    connectMs: options.connectTimeoutMs ?? HTTP_DEFAULTS.connectTimeoutMs,
+    responseMs: options.responseTimeoutMs ?? HTTP_DEFAULTS.responseTimeoutMs,
+    bodyIdleMs: options.bodyTimeoutMs ?? HTTP_DEFAULTS.bodyTimeoutMs,
   };
-  const agent = new Agent(agentOptions);
-  // Its own agent, so a fresh request never rides an idle pooled socket; `connection: close` ends each socket after use.
-  let freshAgent: AgentType | undefined;
+  const pooled = { keepAlive: true, timeout: KEEP_ALIVE_MS, scheduling: 'lifo' } as const;
+  // The fresh pools keep nothing alive, so a fresh request never rides an idle pooled socket; `connection: close` says so.
+  const agents = {
+    pooled: { 'http:': new HttpAgent(pooled), 'https:': new HttpsAgent({ ...pooled, ...tls }) },
+    fresh: { 'http:': new HttpAgent({ keepAlive: false }), 'https:': new HttpsAgent({ keepAlive: false, ...tls }) },
+  };
   const userAgent = options.userAgent ?? HTTP_DEFAULTS.userAgent;
   const bodyDeadlineMs = options.bodyDeadlineMs ?? HTTP_DEFAULTS.bodyDeadlineMs;
   const defaultMaxBodyBytes = options.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes;
@@ -102,11 +106,11 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
       const fresh = request.connection === 'fresh';
       const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, ...request.headers,
         ...(fresh ? { connection: 'close' } : {}) };
-      const dispatcher = fresh ? (freshAgent ??= new Agent(agentOptions)) : agent;
       let bodyText: string | undefined;
       if (request.body !== undefined) {
         bodyText = JSON.stringify(request.body);
         headers['content-type'] ??= 'application/json';
+        headers['content-length'] = String(Buffer.byteLength(bodyText));
       }
       // Ours to abort: a body past its cap or its deadline ends the request, and with it the socket. The caller's signal
       // is passed on by a listener removed after the call (AbortSignal.any would tie every request to a long-lived one).
@@ -115,23 +119,21 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
       if (request.signal?.aborted === true) passOn();
       request.signal?.addEventListener('abort', passOn, { once: true });
       const url = stripQuery(request.url);
+      let tlsAlertOf: (error: unknown) => string | undefined = () => undefined;
       try {
-        const response = await fetch(request.url, {
-          method: request.method,
-          headers,
-          body: bodyText,
-          signal: guard.signal,
-          redirect: 'manual',
-          // undici's own dispatcher type differs in name only from the one Node's fetch declares
-          dispatcher: dispatcher as unknown as RequestInit['dispatcher'],
-        });
-        const text = await readBoundedBody(response,
+        const target = new URL(request.url);
+        const agent = (fresh ? agents.fresh : agents.pooled)[target.protocol === 'https:' ? 'https:' : 'http:'];
+        const exchange = startExchange({ method: request.method, url: target, headers, body: bodyText, agent,
+          signal: guard.signal, limits });
+        tlsAlertOf = exchange.tlsAlertOf;
+        const response = await exchange.response;
+        const text = await readBoundedBody(exchange.body(response), response.headers['content-length'],
           { maxBytes: request.maxBodyBytes ?? defaultMaxBodyBytes, deadlineMs: bodyDeadlineMs },
-          { service: request.service ?? new URL(request.url).host, method: request.method, url },
+          { service: request.service ?? target.host, method: request.method, url },
           (reason) => guard.abort(reason));
-        const responseHeaders = Object.fromEntries(response.headers.entries());
+        const responseHeaders = headerRecord(response.headers);
         const result: HttpResponse = {
-          status: response.status,
+          status: response.statusCode ?? 0,
           headers: responseHeaders,
           body: parseBody(text, responseHeaders['content-type']),
           requestId: responseHeaders['x-openstack-request-id'] ?? responseHeaders['x-compute-request-id'],
@@ -143,15 +145,28 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
         if (error instanceof FerryError) throw error;
         if (guard.signal.aborted && guard.signal.reason instanceof FerryError) throw guard.signal.reason;
         throw networkError(error, { method: request.method, url, signal: request.signal,
-          tlsAlert: tls.alertFor(error), clientCertificate: tls.hasClientCertificate });
+          tlsAlert: tlsAlertOf(error), clientCertificate: options.certFile !== undefined });
       } finally {
         request.signal?.removeEventListener('abort', passOn);
       }
     },
     close: async () => {
-      await Promise.all([agent.close(), freshAgent?.close()]);
+      for (const pool of [agents.pooled, agents.fresh]) {
+        pool['http:'].destroy();
+        pool['https:'].destroy();
+      }
+      await Promise.resolve();
     },
   };
+}
+
+/** node:http's headers as fetch showed them: lower-case names, a repeated header's values joined with ', '. */
+function headerRecord(headers: IncomingHttpHeaders): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) record[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return record;
 }
 
 function parseBody(text: string, contentType: string | undefined): unknown {

@@ -1,28 +1,29 @@
 import { FerryError } from '../errors/ferry-error.js';
-import { CLOSED_AFTER_HANDSHAKE } from './tls-connector.js';
+import { PHASE_TIMEOUT } from './http-exchange.js';
+import { CLOSED_AFTER_HANDSHAKE } from './tls-files.js';
 
 interface RequestContext {
   readonly method: string;
   readonly url: string;
   readonly signal?: AbortSignal | undefined;
-  /** The TLS alert the request's socket received (`ERR_SSL_…`), when undici reported only a closed socket. */
+  /** The TLS alert the request's connection received after its handshake (`ERR_SSL_…`), or CLOSED_AFTER_HANDSHAKE. */
   readonly tlsAlert?: string | undefined;
   /** Whether a client certificate was configured. */
   readonly clientCertificate?: boolean;
 }
 
-/** undici error codes for the three timeout phases, and the socket errors that mean "nobody answered". */
+/** The transport's error codes for the three timeout phases (http-exchange), and the ferry code each one becomes. */
 const TIMEOUT_CODES = {
-  UND_ERR_CONNECT_TIMEOUT: 'FERRY_TIMEOUT_CONNECT',
-  UND_ERR_HEADERS_TIMEOUT: 'FERRY_TIMEOUT_RESPONSE',
-  UND_ERR_BODY_TIMEOUT: 'FERRY_TIMEOUT_BODY',
+  [PHASE_TIMEOUT.connect]: 'FERRY_TIMEOUT_CONNECT',
+  [PHASE_TIMEOUT.response]: 'FERRY_TIMEOUT_RESPONSE',
+  [PHASE_TIMEOUT.bodyIdle]: 'FERRY_TIMEOUT_BODY',
 } as const;
 
 /** Errors where the request surely never reached the server: safe to retry even a non-idempotent POST. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', PHASE_TIMEOUT.connect]);
 
 /**
- * Turn whatever fetch threw into a coded FerryError. `details.retryable` says an idempotent request may be retried;
+ * Turn whatever the request failed with into a coded FerryError. `details.retryable` says an idempotent request may be retried;
  * `details.notSent` says the request never left, so even an import POST may be retried.
  */
 export function networkError(error: unknown, context: RequestContext): FerryError {

@@ -16,26 +16,25 @@ export interface BodySource {
 }
 
 /**
- * Reads a fetch response's body as text within `bounds`. A content-length over the cap is refused before a byte is
+ * Reads a response's body (its chunks, and the content-length header) as text within `bounds`. A content-length over the cap is refused before a byte is
  * read; a body that grows past the cap (whatever content-length said) or outlasts the deadline is refused as soon as
- * it does. Each refusal goes to `drop` first, which aborts the request, so undici closes the socket instead of
+ * it does. Each refusal goes to `drop` first, which aborts the request, so the socket is closed instead of
  * draining an endless answer, and is then thrown: FERRY_BAD_RESPONSE (too large) or FERRY_TIMEOUT_BODY (too slow).
  */
-export async function readBoundedBody(response: Response, bounds: BodyBounds, source: BodySource,
-  drop: (reason: FerryError) => void): Promise<string> {
-  const declared = declaredLength(response.headers.get('content-length'));
+export async function readBoundedBody(body: AsyncIterable<Uint8Array>, contentLength: string | undefined, bounds: BodyBounds,
+  source: BodySource, drop: (reason: FerryError) => void): Promise<string> {
+  const declared = declaredLength(contentLength);
   if (declared !== undefined && declared > bounds.maxBytes) {
     const error = tooLarge(source, bounds.maxBytes, { declared });
     drop(error);
     throw error;
   }
-  if (response.body === null) return '';
   const chunks: Uint8Array[] = [];
   let received = 0;
   const started = performance.now();
   const timer = setTimeout(() => drop(tooSlow(source, bounds.deadlineMs, received, performance.now() - started)), bounds.deadlineMs);
   try {
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    for await (const chunk of body) {
       received += chunk.byteLength;
       if (received > bounds.maxBytes) {
         const error = tooLarge(source, bounds.maxBytes, { received, declared });
@@ -47,12 +46,12 @@ export async function readBoundedBody(response: Response, bounds: BodyBounds, so
   } finally {
     clearTimeout(timer);
   }
-  // As Response.text() decodes: UTF-8, a leading BOM dropped, bad bytes as U+FFFD.
+  // As fetch's Response.text() decodes: UTF-8, a leading BOM dropped, bad bytes as U+FFFD.
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-function declaredLength(header: string | null): number | undefined {
-  if (header === null || !/^\d+$/.test(header.trim())) return undefined;
+function declaredLength(header: string | undefined): number | undefined {
+  if (header === undefined || !/^\d+$/.test(header.trim())) return undefined;
   return Number(header.trim());
 }
 

@@ -1,4 +1,4 @@
-// Unit tests never touch the network: nock intercepts global fetch, and anything not mocked fails.
+// Unit tests never touch the network: nock intercepts node:http (and global fetch), and anything not mocked fails.
 import nock from 'nock';
 import { afterEach, beforeAll } from 'vitest';
 

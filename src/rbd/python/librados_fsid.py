@@ -8,17 +8,42 @@ errno (110: the mons did not answer, 13: refused) and its message on stderr, as 
 import sys
 try:
     import rados
-except ImportError as error:
-    print("unavailable: %s" % error)
-    sys.exit(3)
-conf, user, timeout = sys.argv[1], sys.argv[2] or None, sys.argv[3]
-try:
+    MISSING = None
+except ImportError as missing:
+    rados, MISSING = None, missing
+
+
+def parse(argv):
+    """CONF USER TIMEOUT_S -> (conf, user or None for librados' default, timeout)."""
+    conf, user, timeout = argv[1:4]
+    return conf, user or None, timeout
+
+
+def errno_of(error):
+    return abs(getattr(error, "errno", None) or 1) or 1
+
+
+def read_fsid(conf, user, timeout):
     cluster = rados.Rados(conffile=conf, rados_id=user)
     cluster.conf_set("client_mount_timeout", timeout)
     cluster.conf_set("rados_mon_op_timeout", timeout)
     cluster.connect(timeout=int(timeout))
-    print(cluster.get_fsid())
+    fsid = cluster.get_fsid()
     cluster.shutdown()
-except rados.Error as error:
-    sys.stderr.write("%s\n" % error)
-    sys.exit(abs(getattr(error, "errno", None) or 1) or 1)
+    return fsid
+
+
+def main(argv):
+    if rados is None:
+        print("unavailable: %s" % MISSING)
+        return 3
+    try:
+        print(read_fsid(*parse(argv)))
+    except rados.Error as error:
+        sys.stderr.write("%s\n" % error)
+        return errno_of(error)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -37,18 +37,15 @@ def say(event, **fields):
 
 try:
     import rados, rbd
-except ImportError as error:
-    say("unavailable", message=str(error))
-    sys.exit(3)
+    MISSING = None
+except ImportError as missing:
+    rados, rbd, MISSING = None, None, missing
 
-# Started ahead of its job (the binding is imported while ferry claims the stores); no job: nothing was claimed.
-line = sys.stdin.readline()
-if not line.strip():
-    sys.exit(0)
-job = json.loads(line)
+# The process's state: ferry's commands as they come, the stop (stdin closed), every image open, every cluster handle.
 commands = queue.Queue()
 stop = threading.Event()
 opened = []
+clusters = {}
 
 def read_commands():
     for line in sys.stdin:
@@ -60,8 +57,6 @@ def read_commands():
     deadline = threading.Timer(3, os._exit, (70,))
     deadline.daemon = True
     deadline.start()
-
-threading.Thread(target=read_commands, daemon=True).start()
 
 class Stopped(Exception):
     pass
@@ -79,31 +74,30 @@ def on(side, step, work):
     except Exception as error:
         raise Failed(side, step, error)
 
-clusters = {}
-def connect(cluster):
+def connect(cluster, timeout_s):
     key = (cluster["conf"], cluster.get("user"))
     if key not in clusters:
         handle = rados.Rados(conffile=cluster["conf"], rados_id=cluster.get("user") or None)
-        timeout = str(job["connect_timeout_s"])
+        timeout = str(timeout_s)
         handle.conf_set("client_mount_timeout", timeout)
         handle.conf_set("rados_mon_op_timeout", timeout)
         # One sequential pass with its own bound on what is in flight: librbd's write-back cache would only copy the
         # bytes once more (measured: as fast or faster without it, and less memory).
         handle.conf_set("rbd_cache", "false")
-        handle.connect(timeout=job["connect_timeout_s"])
+        handle.connect(timeout=timeout_s)
         clusters[key] = handle
     return clusters[key]
 
-source, targets = job["source"], job["targets"]
-object_size = job["object_size"]
 BLOCK = 4096
 ZERO_BLOCK = bytes(BLOCK)
 # Bytes in flight stay bounded (the agent's unit caps its cgroup, its copies included, at 512 MiB): 4 reads of
 # 4 MiB, and per target 4 writes of at most 4 MiB (a block run shared by every target is one buffer); librados holds
 # a second copy of each. Peak RSS measured for 1 GiB: 112–129 MiB into one or two targets, 2.68–2.92 s into one;
 # with 8 and 8: 186–198 MiB, 2.61–2.64 s.
-CHUNK = min(object_size, 4 << 20)
-ZERO_CHUNK = bytes(CHUNK)
+def chunk_size(object_size):
+    """The largest read: an object, at most 4 MiB."""
+    return min(object_size, 4 << 20)
+
 READS_IN_FLIGHT = 4
 WRITES_IN_FLIGHT = 4
 
@@ -158,11 +152,14 @@ def opened_image(io, name, **options):
     opened.append(image)
     return image
 
-def copy():
-    src_io = on("source", "connect", lambda: connect(source).open_ioctx(source["pool"]))
+def copy(job):
+    source, targets, object_size, timeout_s = job["source"], job["targets"], job["object_size"], job["connect_timeout_s"]
+    CHUNK = chunk_size(object_size)
+    ZERO_CHUNK = bytes(CHUNK)
+    src_io = on("source", "connect", lambda: connect(source, timeout_s).open_ioctx(source["pool"]))
     outs = [Target(spec) for spec in targets]
     for out in outs:
-        out.io = out.step("connect", lambda: connect(out.spec).open_ioctx(out.spec["pool"]))
+        out.io = out.step("connect", lambda: connect(out.spec, timeout_s).open_ioctx(out.spec["pool"]))
     src = on("source", "open", lambda: opened_image(src_io, source["image"], snapshot=source["snapshot"], read_only=True))
     size = on("source", "stat", src.size)
     for out in outs:
@@ -272,7 +269,7 @@ def close_all():
         except Exception:
             pass
 
-def identify(out, command):
+def identify(out, command, target_snapshot):
     """What the target's pool holds under a name now (after the rename: is it the image this process wrote?)."""
     try:
         image = on("target", "identify", lambda: rbd.Image(out.io, command["name"], read_only=True))
@@ -284,47 +281,62 @@ def identify(out, command):
     try:
         image_id = on("target", "identify", image.id)
         try:
-            snapshot_id = image.snap_get_id(job["target_snapshot"])
-            protected = image.is_protected_snap(job["target_snapshot"])
+            snapshot_id = image.snap_get_id(target_snapshot)
+            protected = image.is_protected_snap(target_snapshot)
         except rbd.ImageNotFound:
             snapshot_id, protected = None, False
     finally:
         image.close()
     say("identified", target=command["target"], image_id=image_id, snapshot_id=snapshot_id, protected=protected)
 
-try:
-    outs = copy()
-    while True:
-        command = commands.get()
-        if command["op"] == "exit":
-            break
-        out = outs[command["target"]]
-        if command["op"] == "mark":
-            on("target", "image-meta set", lambda: out.image.metadata_set(command["key"], command["value"]))
-            say("marked", target=command["target"])
-        elif command["op"] == "drop":
-            out.drop()
-            say("dropped", target=command["target"])
-        elif command["op"] == "identify":
-            identify(out, command)
-        elif command["op"] == "rename":
-            out.drop()
-            try:
-                on("target", "rename", lambda: rbd.RBD().rename(out.io, out.spec["image"], command["to"]))
-                say("renamed", target=command["target"])
-            except Failed as failed:
-                if failed.errno not in (2, 17):
-                    raise
-                say("exists" if failed.errno == 17 else "absent", target=command["target"])
-except Stopped:
+def main():
+    if MISSING is not None:
+        say("unavailable", message=str(MISSING))
+        return 3
+    # Started ahead of its job (the binding is imported while ferry claims the stores); no job: nothing was claimed.
+    line = sys.stdin.readline()
+    if not line.strip():
+        return 0
+    job = json.loads(line)
+    threading.Thread(target=read_commands, daemon=True).start()
+    try:
+        outs = copy(job)
+        while True:
+            command = commands.get()
+            if command["op"] == "exit":
+                break
+            out = outs[command["target"]]
+            if command["op"] == "mark":
+                on("target", "image-meta set", lambda: out.image.metadata_set(command["key"], command["value"]))
+                say("marked", target=command["target"])
+            elif command["op"] == "drop":
+                out.drop()
+                say("dropped", target=command["target"])
+            elif command["op"] == "identify":
+                identify(out, command, job["target_snapshot"])
+            elif command["op"] == "rename":
+                out.drop()
+                try:
+                    on("target", "rename", lambda: rbd.RBD().rename(out.io, out.spec["image"], command["to"]))
+                    say("renamed", target=command["target"])
+                except Failed as failed:
+                    if failed.errno not in (2, 17):
+                        raise
+                    say("exists" if failed.errno == 17 else "absent", target=command["target"])
+    except Stopped:
+        close_all()
+        os._exit(70)
+    except Failed as failed:
+        say("error", side=failed.side, step=failed.step, errno=failed.errno, message=str(failed))
+        close_all()
+        os._exit(1)
+    except Exception as error:
+        say("error", side="target", step="unexpected", errno=None, message="%s: %s" % (type(error).__name__, error))
+        close_all()
+        os._exit(1)
     close_all()
-    os._exit(70)
-except Failed as failed:
-    say("error", side=failed.side, step=failed.step, errno=failed.errno, message=str(failed))
-    close_all()
-    os._exit(1)
-except Exception as error:
-    say("error", side="target", step="unexpected", errno=None, message="%s: %s" % (type(error).__name__, error))
-    close_all()
-    os._exit(1)
-close_all()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

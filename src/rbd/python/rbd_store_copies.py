@@ -34,17 +34,17 @@ Commands, each printing one JSON object on stdout:
 Exit 0; 3 with {"unavailable"} without the binding; a failure to reach the cluster or open the pool exits with its
 errno (110: the mons did not answer, 2: no such pool or conf, 13/1: refused) and the message on stderr.
 """
+import datetime
 import json
 import sys
 try:
     import rados
     import rbd
-except ImportError as error:
-    print(json.dumps({"unavailable": str(error)}))
-    sys.exit(3)
+    MISSING = None
+except ImportError as missing:
+    rados, rbd, MISSING = None, None, missing
 
-conf, user, timeout, pool, snapshot, command = sys.argv[1], sys.argv[2] or None, sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
-args = sys.argv[7:]
+EPOCH = datetime.datetime(1970, 1, 1)
 # The image-meta keys ferry writes, and the longest value of one it reads: anyone who may write the pool's image-meta
 # could write megabytes under any key, and a listing is read whole (its output is bounded: store-copies.ts).
 MARKS = frozenset(("ferry.evicting", "ferry.verified", "ferry.transfer", "ferry.writer"))
@@ -67,8 +67,15 @@ def quietly(work, default=None):
         return default
 
 
+def parse(argv):
+    """CONF USER TIMEOUT_S POOL SNAPSHOT COMMAND ARGS... -> (Cluster's settings, command, args); USER empty: None."""
+    conf, user, timeout, pool, snapshot, command = argv[1:7]
+    return {"conf": conf, "user": user or None, "timeout": timeout, "pool": pool, "snapshot": snapshot}, command, argv[7:]
+
+
 class Cluster:
-    def __init__(self):
+    def __init__(self, conf, user, timeout, pool, snapshot):
+        self.pool, self.snapshot = pool, snapshot
         self.rados = rados.Rados(conffile=conf, rados_id=user)
         self.rados.conf_set("client_mount_timeout", timeout)
         self.rados.conf_set("rados_mon_op_timeout", timeout)
@@ -80,7 +87,7 @@ class Cluster:
     def pool_ioctx(self, name, namespace):
         key = (name, namespace)
         if key not in self.others:
-            ioctx = self.ioctx if name == pool and not namespace else self.rados.open_ioctx(name)
+            ioctx = self.ioctx if name == self.pool and not namespace else self.rados.open_ioctx(name)
             if namespace:
                 ioctx.set_namespace(namespace)
             self.others[key] = ioctx
@@ -129,9 +136,9 @@ def image_facts(cluster, name=None, image_id=None):
                  "accessed": seconds(image.access_timestamp()), "modified": seconds(image.modify_timestamp()),
                  "protected": None, "children": [],
                  "meta": marks_of(image)}
-        if any(snap["name"] == snapshot for snap in image.list_snaps()):
-            facts["protected"] = bool(image.is_protected_snap(snapshot))
-            image.set_snap(snapshot)
+        if any(snap["name"] == cluster.snapshot for snap in image.list_snaps()):
+            facts["protected"] = bool(image.is_protected_snap(cluster.snapshot))
+            image.set_snap(cluster.snapshot)
             facts["children"] = [child_facts(cluster, child) for child in image.list_children2()]
         return facts
 
@@ -149,7 +156,7 @@ def capacity(cluster):
     df = quietly(lambda: cluster.mon("df"))
     if not df or not df.get("stats", {}).get("total_bytes"):
         return None
-    ours = [entry for entry in df.get("pools", []) if entry.get("name") == pool]
+    ours = [entry for entry in df.get("pools", []) if entry.get("name") == cluster.pool]
     stats = ours[0].get("stats", {}) if ours else {}
     return {"cluster_bytes": df["stats"]["total_bytes"], "pool_stored_bytes": stats.get("stored"),
             "pool_max_avail_bytes": stats.get("max_avail")}
@@ -157,7 +164,7 @@ def capacity(cluster):
 
 def pool_details(cluster):
     pools = quietly(lambda: cluster.mon("osd pool ls", detail="detail")) or []
-    ours = [entry for entry in pools if entry.get("pool_name") == pool]
+    ours = [entry for entry in pools if entry.get("pool_name") == cluster.pool]
     return ours[0] if ours else {}
 
 
@@ -169,7 +176,7 @@ def listing(cluster):
         facts.update(name=entry["name"], deleted=seconds(entry.get("deletion_time")))
         trash.append(facts)
     details = pool_details(cluster)
-    return {"pool": pool, "snapshot": snapshot, "quota_bytes": details.get("quota_max_bytes"), "replicas": details.get("size"),
+    return {"pool": cluster.pool, "snapshot": cluster.snapshot, "quota_bytes": details.get("quota_max_bytes"), "replicas": details.get("size"),
             "capacity": capacity(cluster), "images": images, "trash": trash}
 
 
@@ -180,8 +187,8 @@ def look(cluster, names):
             with rbd.Image(cluster.ioctx, name, read_only=True) as image:
                 facts = {"name": name, "protected": None,
                          "meta": marks_of(image)}
-                if any(snap["name"] == snapshot for snap in image.list_snaps()):
-                    facts["protected"] = bool(image.is_protected_snap(snapshot))
+                if any(snap["name"] == cluster.snapshot for snap in image.list_snaps()):
+                    facts["protected"] = bool(image.is_protected_snap(cluster.snapshot))
                 images.append(facts)
         except rbd.ImageNotFound:
             images.append({"name": name, "absent": True})
@@ -234,20 +241,10 @@ def unfence(cluster, key, value, names):
     return on_each(cluster, names, lift)
 
 
-try:
-    import datetime
-    EPOCH = datetime.datetime(1970, 1, 1)
-    cluster = Cluster()
-except Exception as error:
-    sys.stderr.write("%s\n" % error)
-    sys.exit(errno_of(error))
-
-if command == "list":
-    answer = listing(cluster)
-elif command == "check":
+def check(cluster, names):
     trashed = None
     images = []
-    for name in args:
+    for name in names:
         facts = read_image(cluster, name)
         if facts.get("absent"):
             # Gone by name: it may be in the pool's trash (a Glance that trashes a copy with clones).
@@ -256,16 +253,36 @@ elif command == "check":
             if name in trashed:
                 facts["trashed"] = {"id": trashed[name]["id"], "deleted": seconds(trashed[name].get("deletion_time"))}
         images.append(facts)
-    answer = {"images": images}
-elif command == "look":
-    answer = look(cluster, args)
-elif command == "fence":
-    answer = fence(cluster, args[0], args[1], args[2], args[3:])
-elif command == "unfence":
-    answer = unfence(cluster, args[0], args[1], args[2:])
-else:
-    sys.stderr.write("unknown command %s\n" % command)
-    sys.exit(64)
-print(json.dumps(answer))
-cluster.ioctx.close()
-cluster.rados.shutdown()
+    return {"images": images}
+
+
+COMMANDS = {
+    "list": lambda cluster, args: listing(cluster),
+    "check": check,
+    "look": look,
+    "fence": lambda cluster, args: fence(cluster, args[0], args[1], args[2], args[3:]),
+    "unfence": lambda cluster, args: unfence(cluster, args[0], args[1], args[2:]),
+}
+
+
+def main(argv):
+    if MISSING is not None:
+        print(json.dumps({"unavailable": str(MISSING)}))
+        return 3
+    settings, command, args = parse(argv)
+    try:
+        cluster = Cluster(**settings)
+    except Exception as error:
+        sys.stderr.write("%s\n" % error)
+        return errno_of(error)
+    if command not in COMMANDS:
+        sys.stderr.write("unknown command %s\n" % command)
+        return 64
+    print(json.dumps(COMMANDS[command](cluster, args)))
+    cluster.ioctx.close()
+    cluster.rados.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

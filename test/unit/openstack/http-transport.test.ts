@@ -1,15 +1,17 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFerryError, type FerryError } from '../../../src/errors/ferry-error.js';
 import { createHttpTransport, stripQuery, type HttpTransportOptions } from '../../../src/openstack/http-transport.js';
 import { GLANCE_ROOT, loadExchange, replay } from '../../helpers/fixtures.js';
+import { socketError } from '../../helpers/socket-error.js';
 
 const transport = createHttpTransport();
 afterAll(() => transport.close());
 
 describe('createHttpTransport: through nock', () => {
-  it('createHttpTransport: its requests (global fetch + undici Agent dispatcher) reach nock, headers and JSON body included', async () => {
+  it('createHttpTransport: its requests (node:http with a keep-alive Agent) reach nock, headers and JSON body included', async () => {
     const exchange = loadExchange('glance', 'import-202');
     const scope = nock(GLANCE_ROOT, { reqheaders: { accept: 'application/json', 'user-agent': 'ferry',
       'content-type': 'application/json', 'x-auth-token': 'placeholder-token' } });
@@ -17,19 +19,6 @@ describe('createHttpTransport: through nock', () => {
     const response = await transport.send({ method: 'POST', url: `${GLANCE_ROOT}${exchange.request.path}`,
       headers: { 'x-auth-token': 'placeholder-token' }, body: exchange.request.body });
     expect(response.status).toBe(202);
-    expect(scope.isDone()).toBe(true);
-  });
-
-  it('createHttpTransport: connection fresh → the request says `connection: close`; pooled ones do not', async () => {
-    const seen: (string | undefined)[] = [];
-    const scope = nock(GLANCE_ROOT).post('/v2/images/x/import').times(2).reply(function reply() {
-      seen.push(this.req.headers.connection);
-      return [202, ''];
-    });
-    await transport.send({ method: 'POST', url: `${GLANCE_ROOT}/v2/images/x/import`, body: {}, connection: 'fresh' });
-    await transport.send({ method: 'POST', url: `${GLANCE_ROOT}/v2/images/x/import`, body: {} });
-    expect(seen[0]).toBe('close');
-    expect(seen[1]).not.toBe('close');
     expect(scope.isDone()).toBe(true);
   });
 
@@ -92,7 +81,7 @@ describe('createHttpTransport: bodies', () => {
 
 describe('createHttpTransport: errors', () => {
   it('createHttpTransport: connection refused → FERRY_UNREACHABLE, retryable, notSent, URL without its query', async () => {
-    const scope = nock(GLANCE_ROOT).get('/v2/images').query({ name: 'x' }).replyWithError({ code: 'ECONNREFUSED' });
+    const scope = nock(GLANCE_ROOT).get('/v2/images').query({ name: 'x' }).replyWithError(socketError('ECONNREFUSED'));
     await expect(transport.send({ method: 'GET', url: `${GLANCE_ROOT}/v2/images?name=x` })).rejects.toMatchObject({
       code: 'FERRY_UNREACHABLE',
       details: { method: 'GET', url: `${GLANCE_ROOT}/v2/images`, cause: 'ECONNREFUSED', retryable: true, notSent: true },
@@ -102,7 +91,7 @@ describe('createHttpTransport: errors', () => {
 
   it('createHttpTransport: a reset connection → FERRY_UNREACHABLE that may have been sent', async () => {
     const { request } = loadExchange('glance', 'import-202');
-    const scope = nock(GLANCE_ROOT).post(request.path, request.body as nock.RequestBodyMatcher).replyWithError({ code: 'ECONNRESET' });
+    const scope = nock(GLANCE_ROOT).post(request.path, request.body as nock.RequestBodyMatcher).replyWithError(socketError('ECONNRESET'));
     await expect(transport.send({ method: 'POST', url: `${GLANCE_ROOT}${request.path}`, body: request.body }))
       .rejects.toMatchObject({ code: 'FERRY_UNREACHABLE', details: { cause: 'ECONNRESET', retryable: true, notSent: false } });
     expect(scope.isDone()).toBe(true);
@@ -129,8 +118,8 @@ describe('createHttpTransport: errors', () => {
 
 });
 
-// undici's headers and body timers never run under nock (it answers inside its own fetch wrapper: .delay(300) against
-// responseTimeoutMs 50 still resolves 200), so these two talk to real loopback servers that misbehave on purpose.
+// The phase timers are seen against real loopback servers that misbehave on purpose: nock's socket connects at once,
+// and its .delay() is not a silent server.
 describe('createHttpTransport: its timers, against real loopback servers', () => {
   const sockets = new Set<Socket>();
   let silent: { server: NetServer; url: string };
@@ -183,6 +172,45 @@ describe('createHttpTransport: its timers, against real loopback servers', () =>
     const error = await failureOf(stalling.url, { responseTimeoutMs: 10_000, bodyTimeoutMs: 300 });
     expect(error.code).toBe('FERRY_TIMEOUT_BODY');
     expect(error.message).toContain('stalled');
+  });
+});
+
+// nock sends every request through its own agent, which keeps nothing alive (`connection: close` on each, even one it
+// lets through), so here nock is switched off and the pool is seen from a real loopback server: which connection each
+// request came on, and what it said.
+describe('createHttpTransport: pooled and fresh connections, against a real loopback server', () => {
+  const seen: { connection: string | undefined; port: number | undefined }[] = [];
+  const server = createHttpServer((request, response) => {
+    seen.push({ connection: request.headers.connection, port: request.socket.remotePort });
+    response.end('{}');
+  });
+  let url = '';
+
+  beforeAll(async () => {
+    nock.restore();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2/images/x/import`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    nock.activate();
+  });
+
+  it('createHttpTransport: pooled requests share one keep-alive connection; a fresh one says `connection: close` on its own', async () => {
+    const pooled = createHttpTransport();
+    try {
+      await pooled.send({ method: 'POST', url, body: {} });
+      await pooled.send({ method: 'POST', url, body: {} });
+      await pooled.send({ method: 'POST', url, body: {}, connection: 'fresh' });
+      await pooled.send({ method: 'POST', url, body: {}, connection: 'fresh' });
+    } finally {
+      await pooled.close();
+    }
+    expect(seen.map((s) => s.connection)).toEqual(['keep-alive', 'keep-alive', 'close', 'close']);
+    expect(seen[1]?.port).toBe(seen[0]?.port);
+    expect(new Set(seen.map((s) => s.port)).size).toBe(3);
   });
 });
 

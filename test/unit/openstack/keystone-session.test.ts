@@ -7,6 +7,7 @@ import { selectEndpoint, type ServiceCatalog } from '../../../src/openstack/serv
 import { fakeClock, type FakeClock } from '../../helpers/fake-clock.js';
 import { GLANCE_ROOT, keystoneTime, KEYSTONE_ROOT, loadExchange, RECORDED_AUTH, replay, tokenExchange,
   type KeystoneFixture } from '../../helpers/fixtures.js';
+import { socketError } from '../../helpers/socket-error.js';
 
 const transport = createHttpTransport();
 afterAll(() => transport.close());
@@ -172,7 +173,7 @@ describe('createSession: failures', () => {
   });
 
   it('createSession: Keystone unreachable → FERRY_UNREACHABLE naming the auth URL and how to change it, after the retries', async () => {
-    const scope = nock(KEYSTONE_ROOT).post('/v3/auth/tokens').times(2).replyWithError({ code: 'ECONNREFUSED' });
+    const scope = nock(KEYSTONE_ROOT).post('/v3/auth/tokens').times(2).replyWithError(socketError('ECONNREFUSED'));
     const error = session(RECORDED_AUTH.admin, fakeClock()).token();
     await expect(error).rejects.toMatchObject({ code: 'FERRY_UNREACHABLE',
       message: expect.stringMatching(/^Keystone is unreachable at http:\/\/127\.0\.0\.1:15000\/v3: /) as unknown,

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createHttpTransport, type HttpRequest, type HttpTransport } from '../../../src/openstack/http-transport.js';
 import { sendWithRetry, type RetryPolicy } from '../../../src/openstack/send-with-retry.js';
 import { GLANCE_ROOT, loadExchange, replay } from '../../helpers/fixtures.js';
+import { socketError } from '../../helpers/socket-error.js';
 
 const inner = createHttpTransport();
 afterAll(() => inner.close());
@@ -42,7 +43,7 @@ describe('sendWithRetry: idempotent', () => {
   });
 
   it('sendWithRetry: a GET whose connection is refused is retried', async () => {
-    const scope = nock(GLANCE_ROOT).get(image.request.path).replyWithError({ code: 'ECONNREFUSED' });
+    const scope = nock(GLANCE_ROOT).get(image.request.path).replyWithError(socketError('ECONNREFUSED'));
     replay(scope, image);
     const transport = counting();
     const response = await sendWithRetry(transport, { method: 'GET', url: imageUrl }, { idempotent: true, policy });
@@ -75,7 +76,7 @@ describe('sendWithRetry: idempotent', () => {
   });
 
   it('sendWithRetry: when every attempt is refused, the last FERRY_UNREACHABLE is thrown', async () => {
-    const scope = nock(GLANCE_ROOT).get(image.request.path).times(3).replyWithError({ code: 'ECONNREFUSED' });
+    const scope = nock(GLANCE_ROOT).get(image.request.path).times(3).replyWithError(socketError('ECONNREFUSED'));
     const transport = counting();
     await expect(sendWithRetry(transport, { method: 'GET', url: imageUrl }, { idempotent: true, policy }))
       .rejects.toMatchObject({ code: 'FERRY_UNREACHABLE', details: { notSent: true } });
@@ -108,7 +109,7 @@ describe('sendWithRetry: not idempotent (the import POST)', () => {
   });
 
   it('sendWithRetry: a POST whose connection was refused (never sent) is retried', async () => {
-    const scope = nock(GLANCE_ROOT).post(importCall.request.path).replyWithError({ code: 'ECONNREFUSED' });
+    const scope = nock(GLANCE_ROOT).post(importCall.request.path).replyWithError(socketError('ECONNREFUSED'));
     replay(scope, importCall);
     const transport = counting();
     const response = await sendWithRetry(transport, post, { idempotent: false, policy });
@@ -118,7 +119,7 @@ describe('sendWithRetry: not idempotent (the import POST)', () => {
   });
 
   it('sendWithRetry: a POST whose connection was reset (maybe sent) is not retried', async () => {
-    const scope = nock(GLANCE_ROOT).post(importCall.request.path).replyWithError({ code: 'ECONNRESET' });
+    const scope = nock(GLANCE_ROOT).post(importCall.request.path).replyWithError(socketError('ECONNRESET'));
     const transport = counting();
     await expect(sendWithRetry(transport, post, { idempotent: false, policy }))
       .rejects.toMatchObject({ code: 'FERRY_UNREACHABLE', details: { cause: 'ECONNRESET', notSent: false } });

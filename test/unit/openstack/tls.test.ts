@@ -1,4 +1,5 @@
-// TLS against real loopback https servers with a private CA made for this run (not nock: the handshake is the point).
+// TLS against real loopback https servers with a private CA made for this run (not nock: the handshake is the point,
+// so nock is switched off here; its pass-through socket would stand between ferry's agent and the server).
 // One server only needs its certificate trusted; the other also requires a client certificate signed by the CA.
 import { rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:https';
@@ -18,7 +19,7 @@ let glance: { server: Server; url: string };
 const IMAGE = loadExchange('glance', 'image-active-site-a').body as { id: string };
 
 beforeAll(async () => {
-  nock.enableNetConnect('127.0.0.1');
+  nock.restore();
   ca = createPrivateCa();
   plain = await startHttpsServer(ca, false, { versions: 'plain' });
   mutual = await startHttpsServer(ca, true, { versions: 'mutual' });
@@ -28,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([plain, mutual, glance].map(({ server }) => new Promise((resolve) => server.close(resolve))));
   rmSync(ca.dir, { recursive: true, force: true });
-  nock.disableNetConnect();
+  nock.activate();
 });
 
 async function get(url: string, options: HttpTransportOptions): Promise<unknown> {

@@ -5,6 +5,7 @@ of reach) and fakes/ as PYTHONPATH: the stand-ins are injected on purpose, the o
 the same text isolated (-I), which imports nothing from PYTHONPATH; test/unit/rbd/child-environment.test.ts and the
 integration tests see that side.
 """
+import importlib.util
 import json
 import os
 import queue
@@ -29,6 +30,24 @@ def command(name, with_fakes=True):
     if with_fakes:
         env["PYTHONPATH"] = FAKES
     return [sys.executable, "-S", "-B", program(name)], env
+
+
+def load(name, fakes=FAKES):
+    """The program as a module, imported in this process against the stand-ins of `fakes`: its functions, to call
+    one by one (importing runs nothing: each program parses its arguments in main()). `rados` and `rbd` are the
+    stand-ins' while it loads; sys.modules and sys.path are left as they were."""
+    saved = {key: sys.modules.pop(key) for key in ("rados", "rbd") if key in sys.modules}
+    sys.path.insert(0, fakes)
+    try:
+        spec = importlib.util.spec_from_file_location("ferry_" + name, program(name))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(fakes)
+        for key in ("rados", "rbd"):
+            sys.modules.pop(key, None)
+        sys.modules.update(saved)
 
 
 class World(unittest.TestCase):

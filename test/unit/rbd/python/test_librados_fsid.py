@@ -1,9 +1,11 @@
 """src/rbd/python/librados_fsid.py, a cluster's fsid through librados, run as ferry runs it (CONF USER TIMEOUT_S)
 against a stand-in cluster (fakes/)."""
+import contextlib
+import io
 import subprocess
 import unittest
 
-from harness import World, command
+from harness import World, command, load
 
 FSID = "8830a20e-1ce9-4ad6-ad31-c6dc7a269792"
 
@@ -39,6 +41,41 @@ class LibradosFsid(World):
         done = self.run_program(self.dir + "/site-b.conf", "nova", "7", with_fakes=False)
         self.assertEqual(done.returncode, 3)
         self.assertRegex(done.stdout, "^unavailable: No module named 'rados'")
+
+
+class LibradosFsidFunctions(World):
+    """The program's functions, called in this process (harness.load)."""
+
+    def setUp(self):
+        super().setUp()
+        self.program = load("librados_fsid")
+
+    def test_parse_reads_conf_user_and_timeout_and_an_empty_user_is_none(self):
+        self.assertEqual(self.program.parse(["-c", "/etc/ceph/b.conf", "nova", "7"]), ("/etc/ceph/b.conf", "nova", "7"))
+        self.assertEqual(self.program.parse(["-c", "/etc/ceph/b.conf", "", "7"]), ("/etc/ceph/b.conf", None, "7"))
+
+    def test_errno_of_is_the_positive_errno_or_1(self):
+        for error, expected in ((OSError(-110, "timed out"), 110), (OSError(13, "refused"), 13), (ValueError("x"), 1)):
+            self.assertEqual(self.program.errno_of(error), expected)
+
+    def test_read_fsid_connects_and_shuts_down(self):
+        conf = self.cluster("site-b", fsid=FSID)
+        self.assertEqual(self.program.read_fsid(conf, None, "5"), FSID)
+        self.assertEqual(self.journal(conf)[-1], "shutdown")
+
+    def test_main_without_the_binding_prints_unavailable_and_returns_3(self):
+        self.program.rados, self.program.MISSING = None, ImportError("No module named 'rados'")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(self.program.main(["-c", "conf", "", "5"]), 3)
+        self.assertEqual(out.getvalue(), "unavailable: No module named 'rados'\n")
+
+    def test_main_returns_the_errno_of_a_librados_failure(self):
+        conf = self.cluster("site-b", fail_connect=110)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(self.program.main(["-c", conf, "nova", "7"]), 110)
+        self.assertIn("RADOS timed out", err.getvalue())
 
 
 if __name__ == "__main__":

@@ -1,11 +1,16 @@
 """src/rbd/python/librbd_copy.py, the direct transfer's librbd copy, driven through its protocol as ferry drives it
 (src/rbd/librbd-copy.ts), against stand-in clusters (fakes/): what it reads, hashes, writes and reports, each way it
 ends."""
+import contextlib
 import hashlib
+import io
+import json
 import os
+import sys
 import unittest
+from unittest import mock
 
-from harness import Session, World
+from harness import Session, World, load
 
 OBJECT = 64 * 1024
 BLOCK = 4096
@@ -170,6 +175,51 @@ class LibrbdCopy(World):
         self.assertEqual(event["event"], "unavailable")
         self.assertRegex(event["message"], "No module named '(rados|rbd)'")
         self.assertEqual(session.end()[0], 3)
+
+
+class LibrbdCopyFunctions(unittest.TestCase):
+    """The program's functions, called in this process (harness.load)."""
+
+    def setUp(self):
+        self.program = load("librbd_copy")
+
+    def test_chunk_size_is_an_object_at_most_4_mib(self):
+        self.assertEqual([self.program.chunk_size(size) for size in (OBJECT, 4 << 20, 8 << 20)], [OBJECT, 4 << 20, 4 << 20])
+
+    def test_on_names_the_side_and_step_of_a_failure_with_its_errno_and_passes_a_failed_on(self):
+        def refuse():
+            raise OSError(13, "Permission denied")
+        with self.assertRaises(self.program.Failed) as caught:
+            self.program.on("target", "open", refuse)
+        self.assertEqual((caught.exception.side, caught.exception.step, caught.exception.errno), ("target", "open", 13))
+        failed = self.program.Failed("source", "read", OSError(5, "EIO"))
+        with self.assertRaises(self.program.Failed) as again:
+            self.program.on("target", "write", lambda: (_ for _ in ()).throw(failed))
+        self.assertIs(again.exception, failed)
+
+    def test_say_writes_one_json_line_naming_the_event(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.program.say("marked", target=1)
+        self.assertEqual([json.loads(line) for line in out.getvalue().splitlines()], [{"event": "marked", "target": 1}])
+
+    def test_a_target_keeps_its_first_failure_and_skips_every_later_step(self):
+        target = self.program.Target({"image": "tmp"})
+        self.assertIsNone(target.step("open", lambda: (_ for _ in ()).throw(OSError(2, "No such file"))))
+        self.assertEqual(target.step("stat", lambda: 1), None)
+        target.fail("write", OSError(5, "EIO"))
+        self.assertEqual(target.failure, {"step": "open", "errno": 2, "message": "[Errno 2] No such file"})
+
+    def test_main_without_a_job_exits_0_and_claims_nothing(self):
+        with mock.patch.object(sys, "stdin", io.StringIO("\n")):
+            self.assertEqual(self.program.main(), 0)
+
+    def test_main_without_the_binding_says_unavailable_and_returns_3(self):
+        self.program.MISSING = ImportError("No module named 'rbd'")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(self.program.main(), 3)
+        self.assertEqual(json.loads(out.getvalue()), {"event": "unavailable", "message": "No module named 'rbd'"})
 
 
 if __name__ == "__main__":

@@ -1,12 +1,15 @@
 """src/rbd/python/rbd_store_copies.py, one store's pool in one process, run as ferry runs it (CONF USER TIMEOUT_S POOL
 SNAPSHOT COMMAND ARGS) against a stand-in cluster described by a JSON file (pool_fakes/)."""
+import contextlib
+import datetime
+import io
 import json
 import os
 import subprocess
 import sys
 import unittest
 
-from harness import World, program
+from harness import World, load, program
 
 POOL_FAKES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pool_fakes")
 COPY = "3f1c2a9e-5b7d-4c1e-9a8f-0d2e4b6c8a10"
@@ -203,6 +206,51 @@ class RbdStoreCopies(World):
         done = self.run_program(self.world({}), "list", with_fakes=False)
         self.assertEqual(done.returncode, 3)
         self.assertEqual(list(json.loads(done.stdout)), ["unavailable"])
+
+
+class RbdStoreCopiesFunctions(World):
+    """The program's functions, called in this process (harness.load) against the same stand-in pool."""
+    world = RbdStoreCopies.world
+
+    def setUp(self):
+        super().setUp()
+        self.program = load("rbd_store_copies", POOL_FAKES)
+
+    def test_parse_names_the_cluster_settings_the_command_and_its_args(self):
+        settings, command, args = self.program.parse(["-c", "b.conf", "", "7", "images", "snap", "fence", "k", "v", "", "a"])
+        self.assertEqual(settings, {"conf": "b.conf", "user": None, "timeout": "7", "pool": "images", "snapshot": "snap"})
+        self.assertEqual((command, args), ("fence", ["k", "v", "", "a"]))
+
+    def test_seconds_is_unix_time_of_a_naive_utc_datetime_and_none_stays_none(self):
+        self.assertEqual(self.program.seconds(datetime.datetime(2026, 11, 27, 2, 29, 44)), T0)
+        self.assertIsNone(self.program.seconds(None))
+
+    def test_bounded_keeps_a_mark_up_to_mark_max_and_notes_a_longer_one(self):
+        limit = self.program.MARK_MAX
+        self.assertEqual(self.program.bounded("x" * limit), "x" * limit)
+        self.assertEqual(self.program.bounded("x" * (limit + 1)), "(a value of %d characters, not read)" % (limit + 1))
+        self.assertIsNone(self.program.bounded(None))
+
+    def test_check_finds_a_copy_and_names_an_absent_one(self):
+        conf = self.world({COPY: glance_copy()})
+        cluster = self.program.Cluster(conf, "glance", "7", "images", "snap")
+        answer = self.program.check(cluster, [COPY, "missing"])
+        self.assertEqual([image["name"] for image in answer["images"]], [COPY, "missing"])
+        self.assertEqual(answer["images"][1], {"name": "missing", "id": None, "absent": True})
+
+    def test_main_refuses_an_unknown_command_with_64(self):
+        conf = self.world({})
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(self.program.main(["-c", conf, "glance", "7", "images", "snap", "forget"]), 64)
+        self.assertEqual(err.getvalue(), "unknown command forget\n")
+
+    def test_main_without_the_binding_prints_unavailable_and_returns_3(self):
+        self.program.MISSING = ImportError("No module named 'rados'")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(self.program.main(["-c", "conf", "", "7", "images", "snap", "list"]), 3)
+        self.assertEqual(json.loads(out.getvalue()), {"unavailable": "No module named 'rados'"})
 
 
 if __name__ == "__main__":
