@@ -7,7 +7,7 @@
 // On the clean system of scripts/systemd/up-clean (a real systemd, /etc, /usr, /var throw-away overlays), without the
 // group nova up-clean makes. Skipped (loudly) only when the machine cannot run systemd.
 import { join } from 'node:path';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, uploadImage } from '../../helpers/glance-admin.js';
@@ -20,7 +20,6 @@ if (reason !== '') console.warn(`\n${'!'.repeat(78)}\nKOLLA DEB TEST SKIPPED: ca
 const root = process.cwd();
 const stateDir = process.env.FERRY_DEVCLOUD_DIR ?? join(root, '.devcloud');
 mkdirSync(stateDir, { recursive: true });
-const work = mkdtempSync(join(stateDir, 'kolla-deb-'));
 const SOCKET = '/run/ferry/agent.sock';
 const KOLLA_NOVA = 42436;
 /** A command inside that reads a file or asks systemd: seconds. */
@@ -42,7 +41,7 @@ const asKollaNova = (command: string): string => `setpriv --reuid ${KOLLA_NOVA} 
 
 describe.skipIf(reason !== '')('the .deb on a kolla host: no nova group (scripts/systemd/up-clean)', () => {
   beforeAll(() => {
-    ({ deb } = kollaDebs(work, false));
+    ({ deb } = kollaDebs(stateDir, false));
     const up = cleanUp();
     expect(up.code, up.stdout + up.stderr).toBe(0);
     markReached('systemd');
@@ -52,7 +51,6 @@ describe.skipIf(reason !== '')('the .deb on a kolla host: no nova group (scripts
 
   afterAll(() => {
     const down = cleanDown();
-    rmSync(work, { recursive: true, force: true });
     expect(down.code, `scripts/systemd/down: ${down.stdout}${down.stderr}`).toBe(0);
   }, 120_000);
 

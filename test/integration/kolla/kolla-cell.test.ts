@@ -8,9 +8,9 @@
 // (not root, no podman after the install, or `podman info` failing). The .debs: FERRY_KOLLA_DEB and
 // FERRY_KOLLA_DEB_NEWER, or built here (test/integration/kolla/kolla-debs.ts).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { markReached } from '../../helpers/devcloud.js';
 import { BUILD_MS, CLONE_MS, kollaDebs } from './kolla-debs.js';
 
@@ -39,13 +39,10 @@ const reason = cannotRunPodman();
 if (reason !== '') console.warn(`\n${'!'.repeat(78)}\nKOLLA CELL TEST SKIPPED: podman cannot run here: ${reason}\n${'!'.repeat(78)}\n`);
 const stateDir = process.env.FERRY_DEVCLOUD_DIR ?? join(root, '.devcloud');
 mkdirSync(stateDir, { recursive: true });
-const work = mkdtempSync(join(stateDir, 'kolla-cell-debs-'));
 
 describe.skipIf(reason !== '')('the kolla cell with podman (scripts/containers/kolla-cell)', () => {
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
-
   it('nova_compute clones through ferry_agent on kolla\'s layout; a reconfigure and an upgrade of the agent while clones run fail no boot', () => {
-    const { deb, newer } = kollaDebs(work, true);
+    const { deb, newer } = kollaDebs(stateDir, true);
     const cell = spawnSync('bash', [join(root, 'scripts/containers/kolla-cell'), '--deb', deb, '--upgrade-deb', newer],
       { encoding: 'utf8', timeout: ROOTS_MS + CELL_MS, maxBuffer: 64 * 1024 * 1024 });
     const lines = cell.stdout.split('\n');
