@@ -13,6 +13,7 @@ const BY_HAND: Readonly<Record<string, 'dry-run' | 'syntax'>> = {
   'scripts/containers/build': 'dry-run',
   'scripts/containers/prove': 'syntax', // podman as root, the .deb, the dev cloud: each step acts on them
   'scripts/containers/lib.sh': 'syntax', // sourced by build and prove (the dry run sources it)
+  'scripts/containers/kolla-cell': 'syntax', // podman, two .debs, the dev cloud; whole in npm run test:kolla (test/integration/kolla/kolla-cell.test.ts)
   'scripts/matrix/trixie': 'syntax', // a Debian 13 root from the mirror, and nova's tests inside it
   'scripts/devcloud/smoke': 'syntax', // curl and rbd against a running dev cloud
   'scripts/demo': 'syntax', // brings the dev cloud up
