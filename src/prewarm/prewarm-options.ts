@@ -35,6 +35,8 @@ export interface PrewarmOptions extends Partial<CopyPolicy> {
   readonly localStore?: string | undefined;
   /** Direct transfers at once per source cluster and per target store. Default RBD_DIRECT_DEFAULTS.perClusterLimit. */
   readonly perClusterTransfers?: number;
+  /** Send each image to its stores as a tree (copy/transfer/plan-fan-out.ts): hops each holder serves at once. Default: off. */
+  readonly fanOut?: number;
 }
 
 export const PREWARM_DEFAULTS = {
@@ -75,6 +77,7 @@ export interface ResolvedPrewarmOptions extends CopyPolicy {
   readonly localCluster: PrewarmOptions['localCluster'];
   readonly localStore: string | undefined;
   readonly perClusterTransfers: number | undefined;
+  readonly fanOut: number | undefined;
 }
 
 const storeName = storeNameSchema();
@@ -106,5 +109,5 @@ export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Re
   const policy = resolveCopyPolicy(input, PREWARM_POLICY_BASE, origin);
   return Object.freeze({ ...parsed, ...policy, adaptiveConcurrency: input.concurrency === undefined, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
     signal: input.signal, onProgress: input.onProgress, random: input.random, localCluster: input.localCluster, localStore: input.localStore,
-    perClusterTransfers: input.perClusterTransfers });
+    perClusterTransfers: input.perClusterTransfers, fanOut: input.fanOut });
 }

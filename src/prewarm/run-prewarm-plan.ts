@@ -129,5 +129,6 @@ function runTransfer(options: ResolvedPrewarmOptions): CopyTransfer {
   if (options.localCluster !== undefined && options.localStore !== undefined) {
     targets.set(options.localStore, { confFile: options.localCluster.confFile, user });
   }
-  return chooseTransfer(options, targets, user, { perClusterLimit: options.perClusterTransfers });
+  return chooseTransfer(options, targets, user, { perClusterLimit: options.perClusterTransfers,
+    ...(options.fanOut === undefined ? {} : { fanOut: { perHolder: options.fanOut, originCopies: options.fanOut } }) });
 }

@@ -22,6 +22,7 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
   { name: 'concurrency', value: 'N', description: `images copied at once, fixed (default: adaptive, from ${PREWARM_DEFAULTS.concurrency} up to ${ADAPTIVE_DEFAULTS.ceiling} as Glance's throughput grows)` },
   { name: 'per-store', value: 'N', description: 'images copied into any one store at once (default: the --concurrency value, or the adaptive ceiling)' },
   { name: 'request-mode', value: 'MODE', description: `image: one import per image naming all its stores; store: one per store (default ${PREWARM_DEFAULTS.requestMode})` },
+  { name: 'fan-out', value: 'N', description: 'with --transfer rbd/auto: send an image to its stores as a tree, each store that holds a proven copy serving N others at once, the first holders N in all (docs/deploy/fan-out.md; default: off, every store from one read of the source)' },
   { name: 'any-format', description: 'copy non-raw images into rbd stores too (nova clones only raw ones from there)' },
   ...['timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', ...TRANSFER_FLAGS, 'ceph-conf', 'rbd-user'].map(configFlag),
 ];
@@ -61,7 +62,9 @@ export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, '
   }
   const concurrency = countFlag(ctx, 'concurrency');
   const perStore = countFlag(ctx, 'per-store');
+  const fanOut = countFlag(ctx, 'fan-out');
   return {
+    ...(fanOut === undefined ? {} : { fanOut }),
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(perStore === undefined ? {} : { perStoreConcurrency: perStore }),
     ...(mode === undefined ? {} : { requestMode: mode as RequestMode }),
