@@ -16,7 +16,7 @@ export type TransferTargets = ReadonlyMap<string, RbdCluster>;
  * without a target cluster is refused before any request.
  */
 export function chooseTransfer(policy: CopyPolicy, targets: TransferTargets, localUser: string | undefined,
-  extra: Pick<RbdDirectOptions, 'perClusterLimit' | 'slots' | 'runner'> & { readonly fanOut?: FanOutLimits } = {}): CopyTransfer {
+  extra: Pick<RbdDirectOptions, 'perClusterLimit' | 'slots' | 'runner' | 'bytesPerSecond'> & { readonly fanOut?: FanOutLimits } = {}): CopyTransfer {
   // Glance's path in waves: one import per wave, naming that wave's stores.
   const glance = extra.fanOut === undefined ? glanceCopyImage : createFanOutTransfer(glanceCopyImage, { limits: extra.fanOut, readable: new Set() });
   if (policy.transfer === 'glance') return glance;

@@ -31,6 +31,8 @@ export interface RbdDirectOptions {
   readonly quietMs?: number;
   readonly pollMs?: number;
   readonly runner?: CommandRunner;
+  /** --rate-limit: each copy (one read of a source, the bytes written to its targets) at most this many bytes a second. */
+  readonly bytesPerSecond?: number | undefined;
 }
 
 export const RBD_DIRECT_DEFAULTS = {
@@ -120,7 +122,7 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): RbdDirectTra
         return {
           store, target, targetPool, targetFsid: targetFsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
           expected: eligibility.expected, ignoredLock: takingOver, quietMs: options.quietMs ?? RBD_DIRECT_DEFAULTS.quietMs,
-          pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}),
+          pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}), bytesPerSecond: options.bytesPerSecond,
           oneLocationWrite: (work) => locationWrites.run([`image:${job.state.image.id}`], job.deadline.signal, work),
         };
       });

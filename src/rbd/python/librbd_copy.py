@@ -28,7 +28,7 @@ is gone: another writer took it); {"op": "identify", "target", "name"} -> {"even
 with exit 1 (a source failure ends every target); {"event": "unavailable"} (no python3-rbd) with exit 3. stdin closing
 ends it at once: ferry is gone, so is its writer.
 """
-import json, os, sys, threading, queue, hashlib
+import json, os, sys, threading, queue, hashlib, time
 
 def say(event, **fields):
     fields["event"] = event
@@ -96,6 +96,9 @@ def connect(cluster):
 
 source, targets = job["source"], job["targets"]
 object_size = job["object_size"]
+# --rate-limit: the source's bytes are read no faster than this (0: as fast as they come); the reads are issued on a
+# schedule, so every target is written at that rate too.
+bytes_per_second = job.get("bytes_per_second") or 0
 BLOCK = 4096
 ZERO_BLOCK = bytes(BLOCK)
 # Bytes in flight stay bounded (the agent's unit caps its cgroup, its copies included, at 512 MiB): 4 reads of
@@ -188,8 +191,14 @@ def copy():
             digest.update(ZERO_CHUNK[:n])
             length -= n
     reads = []
+    paced = {"start": time.monotonic(), "issued": 0}
     def read(index):
         offset, length = chunks[index]
+        if bytes_per_second > 0:
+            due = paced["start"] + paced["issued"] / bytes_per_second
+            while time.monotonic() < due and not stop.is_set():
+                time.sleep(min(0.2, due - time.monotonic()))
+            paced["issued"] += length
         done, box = threading.Event(), {}
         def complete(completion, data):
             box["rc"], box["data"] = completion.get_return_value(), data
