@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, storeNameSchema, type CopyPolicy } from '../config/copy-policy.js';
+import type { TimeWindow } from '../clock/time-window.js';
 import { FerryError } from '../errors/ferry-error.js';
 import type { PrewarmEvent } from './prewarm-events.js';
 import { REQUEST_MODES, type RequestMode } from './request-mode.js';
@@ -35,6 +36,12 @@ export interface PrewarmOptions extends Partial<CopyPolicy> {
   readonly localStore?: string | undefined;
   /** Direct transfers at once per source cluster and per target store. Default RBD_DIRECT_DEFAULTS.perClusterLimit. */
   readonly perClusterTransfers?: number;
+  /** Send each image to its stores as a tree (copy/transfer/plan-fan-out.ts): hops each holder serves at once. Default: off. */
+  readonly fanOut?: number;
+  /** --rate-limit: each direct copy's bytes a second (config/byte-rate.ts). Refused with --transfer glance. */
+  readonly bytesPerSecond?: number;
+  /** --window: new image jobs start only inside it (clock/time-window.ts). */
+  readonly window?: TimeWindow;
 }
 
 export const PREWARM_DEFAULTS = {
@@ -75,6 +82,9 @@ export interface ResolvedPrewarmOptions extends CopyPolicy {
   readonly localCluster: PrewarmOptions['localCluster'];
   readonly localStore: string | undefined;
   readonly perClusterTransfers: number | undefined;
+  readonly fanOut: number | undefined;
+  readonly bytesPerSecond: number | undefined;
+  readonly window: TimeWindow | undefined;
 }
 
 const storeName = storeNameSchema();
@@ -104,7 +114,11 @@ export function resolvePrewarmOptions(input: PrewarmOptions, origin: Readonly<Re
   };
   const parsed = parseResolvedOptions(schema, merged, origin);
   const policy = resolveCopyPolicy(input, PREWARM_POLICY_BASE, origin);
+  if (input.bytesPerSecond !== undefined && policy.transfer === 'glance') {
+    throw new FerryError('FERRY_INVALID_OPTION', 'a rate limit paces the direct RBD transfer, but the transfer is glance: Glance copies the bytes itself and ferry cannot pace them',
+      'Use --transfer rbd (or auto) with --rate-limit, or leave --rate-limit out.', { option: 'rateLimit' });
+  }
   return Object.freeze({ ...parsed, ...policy, adaptiveConcurrency: input.concurrency === undefined, anyFormat: input.anyFormat === true, dryRun: input.dryRun === true,
     signal: input.signal, onProgress: input.onProgress, random: input.random, localCluster: input.localCluster, localStore: input.localStore,
-    perClusterTransfers: input.perClusterTransfers });
+    perClusterTransfers: input.perClusterTransfers, fanOut: input.fanOut, bytesPerSecond: input.bytesPerSecond, window: input.window });
 }

@@ -4,6 +4,7 @@ import type { PrewarmEvent } from './prewarm-events.js';
 import type { ResolvedPrewarmOptions } from './prewarm-options.js';
 import { countOutcomes, type PrewarmItemReport, type PrewarmReport, type RunningCopy } from './prewarm-report.js';
 import { runImageJob, type RequestCounters } from './run-image-job.js';
+import { waitForWindow } from './wait-for-window.js';
 import { createRunPace } from './run-pace.js';
 import type { CopyTransfer } from '../copy/copy-job.js';
 import { chooseTransfer } from '../copy/transfer/choose-transfer.js';
@@ -62,7 +63,7 @@ export async function runPrewarmPlan(ctx: CopyContext, plan: PrewarmPlan, catalo
         const results: ReadonlyMap<string, StoreResult> = options.signal?.aborted
           ? new Map(job.stores.map((store) => [store, { outcome: 'interrupted', runningInGlance: false,
             reason: 'the run stopped before this copy started' }]))
-          : await runImageJob(ctx, job, { options, catalogue, counters, emit, pace, transfer });
+          : await waitForWindow(ctx, options).then(() => runImageJob(ctx, job, { options, catalogue, counters, emit, pace, transfer }));
         for (const [store, result] of results) {
           const item = itemOf(job, store);
           if (item !== undefined) decide(item, result);
@@ -129,5 +130,6 @@ function runTransfer(options: ResolvedPrewarmOptions): CopyTransfer {
   if (options.localCluster !== undefined && options.localStore !== undefined) {
     targets.set(options.localStore, { confFile: options.localCluster.confFile, user });
   }
-  return chooseTransfer(options, targets, user, { perClusterLimit: options.perClusterTransfers });
+  return chooseTransfer(options, targets, user, { perClusterLimit: options.perClusterTransfers, bytesPerSecond: options.bytesPerSecond,
+    ...(options.fanOut === undefined ? {} : { fanOut: { perHolder: options.fanOut, originCopies: options.fanOut } }) });
 }

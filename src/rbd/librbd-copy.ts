@@ -26,6 +26,8 @@ export interface LibrbdCopyRequest {
   readonly targetSnapshot: string;
   readonly algorithm: string;
   readonly objectSize: number;
+  /** --rate-limit: the source is read no faster than this many bytes a second (absent: as fast as it comes). */
+  readonly bytesPerSecond?: number | undefined;
   /** image-meta set on the target before any byte: who writes (`host:pid`). */
   readonly writer: { readonly key: string; readonly value: string };
   readonly signal: AbortSignal;
@@ -138,7 +140,7 @@ function runLibrbdCopy(child: ChildProcess, events: EventQueue, python: string, 
     source: { conf: resolve(request.source.confFile), user: request.source.user, pool: request.source.pool, image: request.source.image,
       snapshot: request.source.snapshot },
     targets: request.targets.map((target) => ({ conf: resolve(target.confFile), user: target.user, pool: target.pool, image: target.image })),
-    target_snapshot: request.targetSnapshot, algorithm: request.algorithm, object_size: request.objectSize, writer_key: request.writer.key, writer: request.writer.value,
+    target_snapshot: request.targetSnapshot, algorithm: request.algorithm, object_size: request.objectSize, bytes_per_second: request.bytesPerSecond ?? 0, writer_key: request.writer.key, writer: request.writer.value,
     connect_timeout_s: cephTimeoutSeconds(request.connectTimeoutMs ?? CEPH_CLI_DEFAULTS.connectTimeoutMs),
   })}\n`);
 

@@ -6,6 +6,8 @@ import { parsePropertyFilters, type PrewarmSelection } from '../../prewarm/prewa
 import type { CommandContext, OptionSpec } from '../command-spec.js';
 import { configFlag, TRANSFER_FLAGS } from '../global-options.js';
 import { createPrewarmProgress } from '../render/prewarm-progress.js';
+import { parseByteRate } from '../../config/byte-rate.js';
+import { parseTimeWindow } from '../../clock/time-window.js';
 
 // The flags and terminal progress that prewarm, sync and status --matrix share.
 
@@ -22,6 +24,9 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
   { name: 'concurrency', value: 'N', description: `images copied at once, fixed (default: adaptive, from ${PREWARM_DEFAULTS.concurrency} up to ${ADAPTIVE_DEFAULTS.ceiling} as Glance's throughput grows)` },
   { name: 'per-store', value: 'N', description: 'images copied into any one store at once (default: the --concurrency value, or the adaptive ceiling)' },
   { name: 'request-mode', value: 'MODE', description: `image: one import per image naming all its stores; store: one per store (default ${PREWARM_DEFAULTS.requestMode})` },
+  { name: 'fan-out', value: 'N', description: 'with --transfer rbd/auto: send an image to its stores as a tree, each store that holds a proven copy serving N others at once, the first holders N in all (docs/deploy/fan-out.md; default: off, every store from one read of the source)' },
+  { name: 'rate-limit', value: 'RATE', description: 'with --transfer rbd: each direct copy (one read of a source, written to its stores; with --fan-out one hop, one link) moves at most RATE, e.g. 100MB/s, 50MiB/s, 800Mbit/s (default: no limit)' },
+  { name: 'window', value: 'HH:MM-HH:MM', description: 'start copies only in this daily window, UTC (22:00-06:00 wraps midnight); outside it they wait; a running copy finishes' },
   { name: 'any-format', description: 'copy non-raw images into rbd stores too (nova clones only raw ones from there)' },
   ...['timeout', 'poll-interval', 'stale-lock-after', 'take-over-expired', ...TRANSFER_FLAGS, 'ceph-conf', 'rbd-user'].map(configFlag),
 ];
@@ -61,7 +66,13 @@ export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, '
   }
   const concurrency = countFlag(ctx, 'concurrency');
   const perStore = countFlag(ctx, 'per-store');
+  const fanOut = countFlag(ctx, 'fan-out');
+  const rateLimit = text(ctx.flags['rate-limit']);
+  const window = text(ctx.flags.window);
   return {
+    ...(rateLimit === undefined ? {} : { bytesPerSecond: parseByteRate(rateLimit) }),
+    ...(window === undefined ? {} : { window: parseTimeWindow(window) }),
+    ...(fanOut === undefined ? {} : { fanOut }),
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(perStore === undefined ? {} : { perStoreConcurrency: perStore }),
     ...(mode === undefined ? {} : { requestMode: mode as RequestMode }),

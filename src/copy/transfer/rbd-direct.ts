@@ -31,6 +31,8 @@ export interface RbdDirectOptions {
   readonly quietMs?: number;
   readonly pollMs?: number;
   readonly runner?: CommandRunner;
+  /** --rate-limit: each copy (one read of a source, the bytes written to its targets) at most this many bytes a second. */
+  readonly bytesPerSecond?: number | undefined;
 }
 
 export const RBD_DIRECT_DEFAULTS = {
@@ -39,6 +41,11 @@ export const RBD_DIRECT_DEFAULTS = {
   quietMs: 180_000,
   pollMs: 1_000,
 } as const;
+
+/** The direct transfer, which can be told which store to read (the fan-out's hop); else the first readable source. */
+export interface RbdDirectTransfer extends CopyTransfer {
+  bring<Skip extends string>(job: TransferJob<Skip>, batch: readonly string[], takingOver: string | undefined, from?: string): Promise<TransferOutcome>;
+}
 
 type Eligibility =
   | { readonly kind: 'direct'; readonly source: RbdSourceCandidate; readonly shape: RbdImageInfo; readonly expected: ExpectedHash;
@@ -51,7 +58,7 @@ type Eligibility =
  * pool, sparse, verified against Glance's hash, committed by a rename and registered as a location. Glance stages
  * nothing. With a fallback (`--transfer auto`), an image it cannot copy goes to Glance's copy-image instead.
  */
-export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer {
+export function createRbdDirectTransfer(options: RbdDirectOptions): RbdDirectTransfer {
   const limiter = options.slots ?? createKeyedLimiter(options.perClusterLimit ?? RBD_DIRECT_DEFAULTS.perClusterLimit);
   const locationWrites = createKeyedLimiter(1);
   const fsids = new Map<string, Promise<string>>();
@@ -92,13 +99,13 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
 
   return {
     kind: 'rbd',
-    async bring(job, batch, takingOver) {
+    async bring(job, batch, takingOver, from) {
       // The targets' fsids are needed for the locations: ask while the source is checked and the bytes travel.
       for (const store of batch) {
         const target = options.targets.get(store);
         if (target !== undefined) targetFsidOf(target, job.deadline.signal).catch(() => undefined);
       }
-      const eligibility = await checkEligibility(job, batch, options, sourceFsidOf, readStores);
+      const eligibility = await checkEligibility(job, batch, options, sourceFsidOf, readStores, from);
       if (eligibility.kind === 'refused') {
         if (options.fallback !== undefined) {
           job.ctx.logger.info({ imageId: job.state.image.id, stores: batch, why: eligibility.error.code }, 'direct RBD transfer not possible: using Glance');
@@ -115,7 +122,7 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): CopyTransfer
         return {
           store, target, targetPool, targetFsid: targetFsidOf(target, job.deadline.signal), source: eligibility.source, shape: eligibility.shape,
           expected: eligibility.expected, ignoredLock: takingOver, quietMs: options.quietMs ?? RBD_DIRECT_DEFAULTS.quietMs,
-          pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}),
+          pollMs: options.pollMs ?? RBD_DIRECT_DEFAULTS.pollMs, ...(options.runner ? { runner: options.runner } : {}), bytesPerSecond: options.bytesPerSecond,
           oneLocationWrite: (work) => locationWrites.run([`image:${job.state.image.id}`], job.deadline.signal, work),
         };
       });
@@ -148,7 +155,7 @@ function storeCopyEnvironment<Skip extends string>(job: TransferJob<Skip>): Stor
  */
 async function checkEligibility<Skip extends string>(job: TransferJob<Skip>, batch: readonly string[], options: RbdDirectOptions,
   fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>,
-  readStores: (job: TransferJob<Skip>) => Promise<{ stores?: GlanceStoresInfo; unread?: string }>): Promise<Eligibility> {
+  readStores: (job: TransferJob<Skip>) => Promise<{ stores?: GlanceStoresInfo; unread?: string }>, from: string | undefined): Promise<Eligibility> {
   const image = job.state.image;
   const signal = job.deadline.signal;
   if (image.diskFormat !== 'raw') return { kind: 'refused', error: notRawError(image.id, image.diskFormat) };
@@ -164,7 +171,7 @@ async function checkEligibility<Skip extends string>(job: TransferJob<Skip>, bat
   // The stores' pools and the first source are looked up side by side (each a round trip: ~0.05 s).
   const storesRead = readStores(job);
   storesRead.catch(() => undefined);
-  const sourceFound = findSource(image, batch, options, fsidOf, signal, storesRead);
+  const sourceFound = findSource(image, batch, options, fsidOf, signal, storesRead, from);
   sourceFound.catch(() => undefined);
   const { stores, unread } = await storesRead;
   const pools = new Map<string, string>();
@@ -188,8 +195,9 @@ type SourceSearch = { readonly kind: 'found'; readonly source: RbdSourceCandidat
  */
 async function findSource(image: GlanceImage, batch: readonly string[], options: RbdDirectOptions,
   fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>, signal: AbortSignal,
-  storesRead: Promise<{ stores?: GlanceStoresInfo; unread?: string }>): Promise<SourceSearch> {
-  const candidates = planRbdSources(image, options.sources, batch[0] ?? '').filter((candidate) => !batch.includes(candidate.store));
+  storesRead: Promise<{ stores?: GlanceStoresInfo; unread?: string }>, from: string | undefined): Promise<SourceSearch> {
+  const candidates = planRbdSources(image, options.sources, batch[0] ?? '')
+    .filter((candidate) => !batch.includes(candidate.store) && (from === undefined || candidate.store === from));
   const tried: { store: string; error: string }[] = [];
   const lookAt = async (candidate: RbdSourceCandidate): Promise<RbdImageInfo | string> => {
     const fsid = await fsidOf(candidate.cluster, signal);

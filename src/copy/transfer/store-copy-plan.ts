@@ -32,6 +32,8 @@ export interface StoreCopyPlan {
    */
   readonly oneLocationWrite: <T>(work: () => Promise<T>) => Promise<T>;
   readonly runner?: CephCliOptions['runner'];
+  /** --rate-limit: the copy's bytes move no faster than this a second (absent: as fast as they come). */
+  readonly bytesPerSecond?: number | undefined;
 }
 
 export type StoreCopyEnd =

@@ -5,6 +5,7 @@ import { workerHash } from '../../rbd/hash-sink.js';
 import { listRbdObjectExtents, listRbdSnapshots, protectRbdSnapshot, readRbdImageInfo, setRbdImageMeta, type RbdImageRef } from '../../rbd/rbd-image-commands.js';
 import { RbdDiffFormatError, RbdDiffHasher, type RbdDiffSummary } from '../../rbd/rbd-diff-stream.js';
 import { hashRbdSnapshot, pipeRbdDiff, RbdStreamError } from '../../rbd/rbd-streams.js';
+import { pacedInspector } from '../../rbd/paced-inspector.js';
 import { commitCopy } from './commit-copy.js';
 import type { RbdCopyIdentity } from './judge-found-copy.js';
 import { hashMismatchError, malformedStreamError, sourceLostError, targetWriteError } from './rbd-direct-errors.js';
@@ -25,7 +26,8 @@ export async function writeWithCli(env: StoreCopyEnvironment, claim: Claimed): P
     await setRbdImageMeta(cli, temp, WRITER_META_KEY, `${hostname()}:${process.pid}`);
     env.progress('copying', [plan.store], `rbd export-diff ${source.store} | rbd import-diff ${plan.store}`);
     hasher = new RbdDiffHasher(workerHash(plan.expected.algorithm), plan.shape.objectSize);
-    const bytes = await pipeRbdDiff(sourceCli, source.location, cli, temp, env.signal, hasher);
+    const bytes = await pipeRbdDiff(sourceCli, source.location, cli, temp, env.signal,
+      plan.bytesPerSecond === undefined ? hasher : pacedInspector(hasher, plan.bytesPerSecond));
     env.progress('copying', [plan.store], 'verifying the copy');
     const started = env.clock.now();
     const stream = await hasher.finish();

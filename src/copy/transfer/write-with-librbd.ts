@@ -28,7 +28,7 @@ export async function writeWithLibrbd(env: StoreCopyEnvironment, claimed: readon
     source: { confFile: source.cluster.confFile, user: source.cluster.user, ...source.location },
     targets: claimed.map(({ plan, temp }) => ({ confFile: plan.target.confFile, user: plan.target.user, ...temp })),
     targetSnapshot: SNAPSHOT, algorithm: first.plan.expected.algorithm, objectSize: first.plan.shape.objectSize,
-    writer: { key: WRITER_META_KEY, value: `${hostname()}:${process.pid}` }, signal: env.signal,
+    writer: { key: WRITER_META_KEY, value: `${hostname()}:${process.pid}` }, signal: env.signal, bytesPerSecond: first.plan.bytesPerSecond,
   });
   const removeAll = (): Promise<unknown> => Promise.all(claimed.map(({ cli, temp }) => removeWrittenImage(env, cli, temp)));
   try {

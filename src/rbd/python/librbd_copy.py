@@ -28,7 +28,7 @@ is gone: another writer took it); {"op": "identify", "target", "name"} -> {"even
 with exit 1 (a source failure ends every target); {"event": "unavailable"} (no python3-rbd) with exit 3. stdin closing
 ends it at once: ferry is gone, so is its writer.
 """
-import json, os, sys, threading, queue, hashlib
+import json, os, sys, threading, queue, hashlib, time
 
 def say(event, **fields):
     fields["event"] = event
@@ -154,6 +154,9 @@ def opened_image(io, name, **options):
 
 def copy(job):
     source, targets, object_size, timeout_s = job["source"], job["targets"], job["object_size"], job["connect_timeout_s"]
+    # --rate-limit: the source's bytes are read no faster than this (0: as fast as they come); the reads are issued on a
+    # schedule, so every target is written at that rate too.
+    bytes_per_second = job.get("bytes_per_second") or 0
     CHUNK = chunk_size(object_size)
     ZERO_CHUNK = bytes(CHUNK)
     src_io = on("source", "connect", lambda: connect(source, timeout_s).open_ioctx(source["pool"]))
@@ -185,8 +188,14 @@ def copy(job):
             digest.update(ZERO_CHUNK[:n])
             length -= n
     reads = []
+    paced = {"start": time.monotonic(), "issued": 0}
     def read(index):
         offset, length = chunks[index]
+        if bytes_per_second > 0:
+            due = paced["start"] + paced["issued"] / bytes_per_second
+            while time.monotonic() < due and not stop.is_set():
+                time.sleep(min(0.2, due - time.monotonic()))
+            paced["issued"] += length
         done, box = threading.Event(), {}
         def complete(completion, data):
             box["rc"], box["data"] = completion.get_return_value(), data

@@ -1,0 +1,120 @@
+import type { GlanceImage } from '../../glance/image.js';
+import { NO_EFFECTS, type CopyTransfer, type TransferJob, type TransferKind, type TransferOutcome } from '../copy-job.js';
+import type { OwnImportVerdict } from '../judge-own-import.js';
+import { planFanOut, planFanOutWave, type FanOutLimits } from './plan-fan-out.js';
+import type { RbdDirectTransfer } from './rbd-direct.js';
+
+export interface FanOutTransferOptions {
+  readonly limits: FanOutLimits;
+  /** Stores ferry may read from (--source-ceph-conf): only these serve a hop once they hold a proven copy. */
+  readonly readable: ReadonlySet<string>;
+}
+
+/**
+ * One image to many stores as a store-and-forward tree (issue 37 part 4, docs/deploy/fan-out.md). The direct transfer:
+ * each wave's hops run at once, one read of its holder per hop (what a controller at the target site would do), and a
+ * store serves the next wave only once its copy was verified against Glance's hash and registered (the direct
+ * transfer's own proof). A failed hop ends with its error; the stores that would have copied from it copy from
+ * other holders. Glance's copy-image: one import per wave, naming that wave's stores.
+ */
+export function createFanOutTransfer(inner: RbdDirectTransfer | CopyTransfer, options: FanOutTransferOptions): CopyTransfer {
+  return {
+    kind: inner.kind,
+    bring: (job, batch, takingOver) => (inner.kind === 'rbd'
+      ? bringAsTree(inner, options, job, batch, takingOver)
+      : bringInWaves(inner, options, job, batch, takingOver)),
+  };
+}
+
+async function bringAsTree<Skip extends string>(inner: RbdDirectTransfer, options: FanOutTransferOptions, job: TransferJob<Skip>,
+  batch: readonly string[], takingOver: string | undefined): Promise<TransferOutcome> {
+  const started = job.ctx.clock.now();
+  let image = job.state.image;
+  const origins = image.stores.filter((store) => options.readable.has(store));
+  if (origins.length === 0 || batch.length < 2) return inner.bring(job, batch, takingOver);
+  const holders = [...origins];
+  const served = new Map<string, number>();
+  let wanted = [...batch];
+  const outcomes: TransferOutcome[] = [];
+  while (wanted.length > 0) {
+    const wave = planFanOutWave({ origins, holders, wanted, served }, options.limits);
+    if (wave.hops.length === 0) break;
+    if (wave.overBudget) {
+      job.ctx.logger.warn({ imageId: image.id, hops: wave.hops }, 'fan-out: no store that got its copy in this run can serve: the origin serves past its budget');
+    }
+    job.progress('copying', wave.hops.map((hop) => hop.to), `fan-out wave: ${wave.hops.map((hop) => `${hop.from}→${hop.to}`).join(', ')}`);
+    const waveJob: TransferJob<Skip> = { ...job, state: { ...job.state, image } };
+    const ends = await Promise.all(wave.hops.map((hop) => inner.bring(waveJob, [hop.to], takingOver, hop.from)));
+    outcomes.push(...ends);
+    wave.hops.forEach((hop, index) => {
+      served.set(hop.from, (served.get(hop.from) ?? 0) + 1);
+      if (copiedBy(ends[index], hop.to) && options.readable.has(hop.to)) holders.push(hop.to);
+    });
+    wanted = wanted.filter((store) => !wave.hops.some((hop) => hop.to === store));
+    if (ends.some((end) => end.kind === 'stopped') || wanted.length === 0) break;
+    // The next wave reads the new holders' locations.
+    image = await job.read().catch(() => freshest(ends) ?? image);
+  }
+  if (wanted.length > 0 && !outcomes.some((end) => end.kind === 'stopped')) {
+    // No holder could serve these (none readable): the direct transfer's own refusal (or fallback) names why.
+    outcomes.push(await inner.bring({ ...job, state: { ...job.state, image } }, wanted, takingOver));
+  }
+  const fresh = outcomes.length > 1 ? await job.read().catch(() => undefined) : undefined;
+  return mergeOutcomes(outcomes, job.ctx.clock.now() - started, fresh);
+}
+
+async function bringInWaves<Skip extends string>(inner: CopyTransfer, options: FanOutTransferOptions, job: TransferJob<Skip>,
+  batch: readonly string[], takingOver: string | undefined): Promise<TransferOutcome> {
+  const started = job.ctx.clock.now();
+  const origins = job.state.image.stores.filter((store) => !batch.includes(store));
+  const waves = planFanOut(origins.length > 0 ? origins : ['(glance)'], batch, options.limits);
+  const outcomes: TransferOutcome[] = [];
+  let image = job.state.image;
+  for (const wave of waves) {
+    const stores = wave.map((hop) => hop.to);
+    const end = await inner.bring({ ...job, state: { ...job.state, image } }, stores, outcomes.length === 0 ? takingOver : undefined);
+    outcomes.push(end);
+    // Anything but an end (busy, a lost answer, a failed wait): the engine decides; its next round plans again.
+    if (end.kind !== 'ended') break;
+    image = end.snapshot.image;
+  }
+  return mergeOutcomes(outcomes, job.ctx.clock.now() - started);
+}
+
+function copiedBy(outcome: TransferOutcome | undefined, store: string): boolean {
+  return outcome?.kind === 'ended' && outcome.verdicts.get(store)?.kind === 'copied';
+}
+
+function freshest(outcomes: readonly TransferOutcome[]): GlanceImage | undefined {
+  let image: GlanceImage | undefined;
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'ended') image = outcome.snapshot.image;
+    else if (outcome.kind === 'not-started') image = outcome.image;
+  }
+  return image;
+}
+
+/**
+ * The hops' outcomes as one: a stop wins (the engine throws it); else every verdict, the last snapshot with the image
+ * `fresh` (read after the last wave) or the one holding the most stores, the waits' tasks; else the last outcome (the
+ * engine looks again).
+ */
+export function mergeOutcomes(outcomes: readonly TransferOutcome[], elapsedMs: number, fresh?: GlanceImage): TransferOutcome {
+  const stopped = outcomes.find((outcome) => outcome.kind === 'stopped');
+  if (stopped !== undefined) return stopped;
+  const ended = outcomes.filter((outcome): outcome is Extract<TransferOutcome, { kind: 'ended' }> => outcome.kind === 'ended');
+  const last = ended.at(-1);
+  if (last === undefined) return outcomes.at(-1) ?? { kind: 'stopped', error: new Error('fan-out: no hop was run'), effects: NO_EFFECTS };
+  const verdicts = new Map<string, OwnImportVerdict>();
+  for (const outcome of ended) for (const [store, verdict] of outcome.verdicts) verdicts.set(store, verdict);
+  const image = fresh ?? ended.map((outcome) => outcome.snapshot.image)
+    .reduce((best, candidate) => (candidate.stores.length >= best.stores.length ? candidate : best));
+  const transfer: TransferKind = ended.some((outcome) => outcome.transfer === 'rbd') ? 'rbd' : last.transfer;
+  const accepted = ended.find((outcome) => outcome.effects.accepted !== undefined)?.effects.accepted;
+  const unconfirmed = ended.findLast((outcome) => outcome.effects.unconfirmed !== undefined)?.effects.unconfirmed;
+  return {
+    ...last, verdicts, tasks: ended.flatMap((outcome) => outcome.tasks), elapsedMs, perStoreMs: elapsedMs / Math.max(1, verdicts.size), transfer,
+    snapshot: { ...last.snapshot, image },
+    effects: { ...(accepted ? { accepted } : {}), ...(unconfirmed ? { unconfirmed } : {}), pending: last.effects.pending },
+  };
+}
