@@ -3,7 +3,7 @@
 // Every file talks to the one dev cloud. Most only make their own images, agents, sockets and proxies: those run in
 // lanes side by side, each lane one file after another. Some share more than the cloud:
 // - ALONE: a file that disrupts what every other file uses — kills or restarts a dev cloud service (glance-api, an
-//   OSD, a monitor: scripts/devcloud/fault kill, clearGlanceRules), changes Glance's policy for everyone
+//   OSD, a monitor: scripts/devcloud/fault kill, faults.kill, clearGlanceRules), changes Glance's policy for everyone
 //   (writeGlanceRules) or Keystone's catalog (an endpoint). These run after the lanes, one at a time, with nothing else.
 // - GROUPS: files that share one thing among themselves run in one lane of their own, one after another: store site-c
 //   (pool images-c, "which no other test fills": evict budgets and usage read the whole store) and the private systemd
@@ -14,6 +14,7 @@
 export const ALONE = [
   'test/integration/devcloud/restart.test.ts',
   'test/integration/faults/process-faults.test.ts',
+  'test/integration/faults/rbd-source-lost.test.ts',
   'test/integration/stores/stores-answers.test.ts',
   'test/integration/agent/nova-fallback.test.ts',
   'test/integration/security/least-privilege.test.ts',
@@ -40,7 +41,7 @@ export const GROUPS = {
 export const SECONDS = {
   'test/integration/agent/tenant-boot.test.ts': 87,
   'test/integration/faults/rbd-two-hosts.test.ts': 118,
-  'test/integration/faults/rbd-transfer-faults.test.ts': 94,
+  'test/integration/faults/rbd-transfer-faults.test.ts': 80,
   'test/integration/faults/proxy-faults.test.ts': 68,
   'test/integration/faults/glance-state-faults.test.ts': 40,
   'test/integration/install/artifact.test.ts': 32,

@@ -44,6 +44,15 @@ function canStartCloud() {
   return sudo.status === 0 ? { ok: true } : { ok: false, why: 'not root and no passwordless sudo (the dev cloud installs Debian packages)' };
 }
 
+/** The lanes' vitest processes, stopped with this script (SIGINT, SIGTERM): no lane outlives the run. */
+const running = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const child of running) child.kill(signal);
+    process.exit(1);
+  });
+}
+
 let startedHere = false;
 if (!healthy()) {
   const can = canStartCloud();
@@ -135,7 +144,9 @@ function lane(name, files, reportDir) {
     for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
       createInterface({ input: stream }).on('line', (line) => out.write(`[${name}] ${line}\n`));
     }
+    running.add(child);
     child.on('close', (status, signal) => {
+      running.delete(child);
       console.error(`integration: lane ${name} ended: ${signal ?? `exit ${status}`} (${files.length} file(s))`);
       resolve(status ?? 1);
     });

@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { expect } from 'vitest';
 import { readImage, tokenFor } from '../../helpers/glance-admin.js';
 
 export const MiB = 1024 * 1024;
@@ -136,4 +137,12 @@ export function removeSiteB(name: string): void {
   ceph('site-b', 'rbd', ['snap', 'unprotect', `images/${name}@snap`], 'admin');
   ceph('site-b', 'rbd', ['snap', 'purge', '--no-progress', `images/${name}`], 'admin');
   ceph('site-b', 'rbd', ['rm', '--no-progress', `images/${name}`], 'admin');
+}
+
+/** A direct transfer's end state after a fault and a re-run: one site-b location, its bytes Glance's, no partial image. */
+export async function expectConverged(id: string): Promise<void> {
+  const glance = await readImage(id);
+  expect(await siteBLocations(id)).toHaveLength(1);
+  expect(md5OfSnapshot('site-b', id)).toBe(glance.checksum);
+  expect(rbdNames('site-b')).not.toContain(`${id}.ferry-partial`);
 }
