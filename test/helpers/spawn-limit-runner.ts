@@ -13,7 +13,7 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestRunner } from 'vitest';
-import { judgeSpawn } from './spawn-budget.js';
+import { judgeSpawn, SERVICE } from './spawn-budget.js';
 
 type ChildProcessModule = typeof ChildProcess;
 const SPAWNERS = ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'execSync', 'fork'] as const;
@@ -29,9 +29,13 @@ const THIS_FILE = fileURLToPath(import.meta.url);
 const ROOT = process.cwd();
 const TEST_DIR = `${ROOT}${sep}test${sep}`;
 
-/** The `timeout` of a child_process call's options (the first plain object after the command). */
+/** A child_process call's options: the first plain object after the command. */
+const optionsOf = (args: readonly unknown[]): { timeout?: unknown; [SERVICE]?: unknown } | undefined =>
+  args.slice(1).find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg)) as { timeout?: unknown } | undefined;
+
+/** The `timeout` of a child_process call's options. */
 export function timeoutOption(args: readonly unknown[]): number | undefined {
-  const options = args.slice(1).find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg)) as { timeout?: unknown } | undefined;
+  const options = optionsOf(args);
   return typeof options?.timeout === 'number' ? options.timeout : undefined;
 }
 
@@ -54,6 +58,8 @@ interface RunnerTaskState {
 }
 
 let installed = false;
+/** The test (or the suite whose hooks run) now: named in a finding, which a helper's call site alone does not say. */
+let runningTask = '';
 
 function report(reason: string): void {
   const dir = process.env.FERRY_DEVCLOUD_DIR ?? join(ROOT, '.devcloud');
@@ -77,10 +83,10 @@ function install(runner: RunnerTaskState, reportOnly: boolean): void {
       const site = testCallSite(new Error().stack ?? '');
       if (site === undefined) return original.apply(this, args);
       const budget = current();
-      const verdict = judgeSpawn({ call: `${name}('${String(args[0])}')`, site, timeoutMs: timeoutOption(args) },
+      const verdict = judgeSpawn({ call: `${name}('${String(args[0])}')`, site, timeoutMs: timeoutOption(args), service: optionsOf(args)?.[SERVICE] === true },
         { limitMs: runner._currentTaskTimeout, declaredMs: budget.declaredMs });
       if (!verdict.allowed && !reportOnly) throw new Error(verdict.reason);
-      if (!verdict.allowed) report(verdict.reason);
+      if (!verdict.allowed) report(`${verdict.reason} [in ${runningTask}]`);
       const endsAtMs = verdict.allowed ? verdict.endsAtMs : budget.declaredMs + (timeoutOption(args) ?? 0);
       if (SYNCHRONOUS.has(name)) {
         budget.declaredMs = endsAtMs;
@@ -98,9 +104,23 @@ function install(runner: RunnerTaskState, reportOnly: boolean): void {
   syncBuiltinESMExports();
 }
 
+type Task = Parameters<TestRunner['onBeforeTryTask']>[0];
+type Suite = Parameters<TestRunner['onBeforeRunSuite']>[0];
+
 export default class SpawnLimitRunner extends TestRunner {
   constructor(...args: ConstructorParameters<typeof TestRunner>) {
     super(...args);
     install(this as unknown as RunnerTaskState, REPORT_ONLY.has(this.config.name ?? ''));
+  }
+
+  override onBeforeRunSuite(suite: Suite): Promise<void> {
+    runningTask = `${suite.file.name} > ${suite.name || '(file)'}: a hook`;
+    return super.onBeforeRunSuite(suite);
+  }
+
+  override onBeforeTryTask(...args: Parameters<TestRunner['onBeforeTryTask']>): void {
+    const [test]: [Task] = [args[0]];
+    runningTask = `${test.file.name} > ${test.name}`;
+    super.onBeforeTryTask(...args);
   }
 }

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ceph, devcloud } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage, tokenFor } from '../../helpers/glance-admin.js';
 import {
-  expectConverged, ferryAsync, ferrySync, MiB, rbdEnsureArgs, rbdNames, rbdWatchers, siteBLocations, sparseBytes, uploadBytes,
+  expectConverged, ferryAsync, waitForRbd, ferrySync, MiB, rbdEnsureArgs, rbdNames, rbdWatchers, siteBLocations, sparseBytes, uploadBytes,
 } from '../copy/rbd-transfer-helpers.js';
 
 // Faults of the direct RBD transfer (issue 19, item 4): a killed ferry, the states a kill leaves, racing writers, a
@@ -32,7 +32,9 @@ async function leaveVerifiedCopy(id: string, name: string): Promise<void> {
   const { conf: b } = devcloud().ceph['site-b'];
   // import-diff writes into an existing image: create it as ferry does (Glance's object size and features).
   expect(ceph('site-b', 'rbd', ['create', '--size', `${String(glance.size)}B`, '--object-size', '8M', `images/${name}`], 'admin').code).toBe(0);
-  const pipe = spawnSync('sh', ['-c', `rbd -c ${a} --id admin export-diff --no-progress images/${id}@snap - | rbd -c ${b} --id admin import-diff --no-progress - images/${name}`]);
+  // Both ends bounded as ceph() bounds one rbd command (test/helpers/devcloud.ts).
+  const pipe = spawnSync('sh', ['-c', `timeout 60 rbd -c ${a} --id admin export-diff --no-progress images/${id}@snap - | timeout 60 rbd -c ${b} --id admin import-diff --no-progress - images/${name}`],
+    { timeout: 70_000 });
   expect(pipe.status, String(pipe.stderr)).toBe(0);
   expect(ceph('site-b', 'rbd', ['snap', 'protect', `images/${name}@snap`], 'admin').code).toBe(0);
   expect(ceph('site-b', 'rbd', ['image-meta', 'set', `images/${name}`, 'ferry.verified', `sha512:${String(glance.os_hash_value)}`], 'admin').code).toBe(0);
@@ -43,8 +45,7 @@ describe('direct transfer: a killed ferry, and the states a kill leaves', () => 
     const id = await image('kill', 256 * MiB, 192 * MiB);
     const run = ferryAsync(rbdEnsureArgs(id));
     // Mid-transfer: import-diff has the temporary image open (a watcher), not merely created.
-    const deadline = Date.now() + 60_000;
-    while (rbdWatchers(`${id}.ferry-partial`) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    waitForRbd('open', `${id}.ferry-partial`, 60);
     expect(rbdWatchers(`${id}.ferry-partial`)).toBeGreaterThan(0);
     run.child.kill('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');

@@ -19,6 +19,8 @@ const cases: readonly { name: string; request: SpawnRequest; task: TaskBudget; a
   { name: 'earlier spawns count', request: { ...CALL, timeoutMs: 30_000 }, task: { limitMs: 60_000, declaredMs: 40_000 }, allowed: false,
     says: 'may run 30 s after 40 s its earlier spawns may take, but the test (or hook) that spawns it has a limit of 60 s' },
   { name: 'outside any test or hook (a file being collected): a timeout is enough', request: { ...CALL, timeoutMs: 600_000 }, task: { limitMs: undefined, declaredMs: 0 }, allowed: true },
+  { name: 'a service without a timeout (its lifetime)', request: { ...CALL, timeoutMs: undefined, service: true }, task: { limitMs: 120_000, declaredMs: 0 },
+    allowed: false, says: 'has no timeout' },
   { name: 'a hook without a limit (0)', request: { ...CALL, timeoutMs: 600_000 }, task: { limitMs: 0, declaredMs: 0 }, allowed: true },
 ];
 
@@ -28,6 +30,11 @@ describe('judgeSpawn', () => {
     expect(verdict.allowed).toBe(allowed);
     if (!verdict.allowed) expect(verdict.reason).toContain(says);
     if (verdict.allowed) expect(verdict).toEqual({ allowed: true, startsAtMs: task.declaredMs, endsAtMs: task.declaredMs + (request.timeoutMs ?? 0) });
+  });
+
+  it('a service (an agent the tests use, then stop): its lifetime is past the limit, and moves no clock', () => {
+    expect(judgeSpawn({ ...CALL, timeoutMs: 3_600_000, service: true }, { limitMs: 120_000, declaredMs: 40_000 }))
+      .toEqual({ allowed: true, startsAtMs: 40_000, endsAtMs: 40_000 });
   });
 
   it('names the limit the test needs', () => {
