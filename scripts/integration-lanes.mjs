@@ -27,6 +27,7 @@ export const GROUPS = {
   'site-c': [
     'test/integration/evict/',
     'test/integration/systemd/',
+    'test/integration/monitoring/agent-down.test.ts',
     'test/integration/copy/rbd-sites.test.ts',
     'test/integration/copy/rbd-transfer.test.ts',
     'test/integration/prewarm/prewarm.test.ts',
