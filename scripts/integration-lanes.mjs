@@ -4,7 +4,7 @@
 // lanes side by side, each lane one file after another. Some share more than the cloud:
 // - ALONE: a file that disrupts what every other file uses — kills or restarts a dev cloud service (glance-api, an
 //   OSD, a monitor: scripts/devcloud/fault kill, faults.kill, clearGlanceRules), changes Glance's policy for everyone
-//   (writeGlanceRules) or Keystone's catalog (an endpoint). These run after the lanes, one at a time, with nothing else.
+//   (writeGlanceRules) or Keystone's catalog (an endpoint), or rebuilds this checkout's dist/ (build-artifact.sh). These run after the lanes, one at a time, with nothing else.
 // - GROUPS: files that share one thing among themselves run in one lane of their own, one after another: store site-c
 //   (pool images-c, "which no other test fills": evict budgets and usage read the whole store) and the private systemd
 //   of scripts/systemd/up (one per state directory); the Debian package's clean system (its own systemd, builds).
@@ -19,6 +19,9 @@ export const ALONE = [
   'test/integration/agent/nova-fallback.test.ts',
   'test/integration/security/least-privilege.test.ts',
   'test/integration/config/nova-conf.test.ts',
+  // scripts/build-artifact.sh runs npm pack in this checkout, whose prepack rebuilds dist/: every lane's bin/ferry
+  // (seen: rbd-transfer-faults beside it failed on "no build in dist" and a dist chunk gone).
+  'test/integration/install/artifact.test.ts',
 ];
 
 /** Lanes of their own: files that share something among themselves (prefixes of the files' paths). */
@@ -45,7 +48,6 @@ export const SECONDS = {
   'test/integration/faults/rbd-transfer-faults.test.ts': 80,
   'test/integration/faults/proxy-faults.test.ts': 68,
   'test/integration/faults/glance-state-faults.test.ts': 40,
-  'test/integration/install/artifact.test.ts': 32,
   'test/integration/agent/agent.test.ts': 29,
   'test/integration/copy/ensure.test.ts': 26,
   'test/integration/faults/signals-faults.test.ts': 26,
