@@ -11,12 +11,21 @@
 //   machine that can run it (`scripts/systemd/up --check`: root, namespaces, cgroup2, the systemd package) its marker
 //   `systemd` is required too, in a full run and in a run that names that directory. Where systemd cannot run at all
 //   the test skips itself and this script prints why — and fails under FERRY_REQUIRE_INTEGRATION=1 (CI).
-// - A program a test spawns without a timeout, or with one past the test's limit, is listed at the end
-//   (test/helpers/spawn-limit-runner.ts reports it into $FERRY_DEVCLOUD_DIR/spawn-limits.txt; not yet a failure here).
-import { spawnSync } from 'node:child_process';
+// - A program a test spawns without a timeout, or with one past the test's limit, fails that test
+//   (test/helpers/spawn-limit-runner.ts), except in the files of test/helpers/spawn-limit-debt.ts: there it is listed at
+//   the end, naming the test ($FERRY_DEVCLOUD_DIR/spawn-limits.txt).
+// - A full run (no file named) runs the files in lanes (scripts/integration-lanes.mjs): files that share nothing run at
+//   the same time, FERRY_INTEGRATION_LANES (default 2) shared lanes beside the lanes of their own (the .deb, store
+//   site-c and the private systemd); then the files that disrupt shared services, one at a time. A failure in any lane
+//   fails the run; every lane's reach markers count. Each lane's lines are prefixed with its name, and a table of every
+//   file's time, lane and verdict ends the run (from vitest's JSON report, $FERRY_DEVCLOUD_DIR/lanes/).
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { loadavg } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { planLanes } from './integration-lanes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = process.env.FERRY_DEVCLOUD_DIR ?? join(root, '.devcloud');
@@ -34,6 +43,15 @@ function canStartCloud() {
   if (process.getuid?.() === 0) return { ok: true };
   const sudo = spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' });
   return sudo.status === 0 ? { ok: true } : { ok: false, why: 'not root and no passwordless sudo (the dev cloud installs Debian packages)' };
+}
+
+/** The lanes' vitest processes, stopped with this script (SIGINT, SIGTERM): no lane outlives the run. */
+const running = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const child of running) child.kill(signal);
+    process.exit(1);
+  });
 }
 
 let startedHere = false;
@@ -74,8 +92,14 @@ if (systemdSelected) {
   }
 }
 
-const tests = run(join(root, 'node_modules/.bin/vitest'), ['run', '--project', 'integration', ...process.argv.slice(2)]);
-let code = tests.status ?? 1;
+const vitest = join(root, 'node_modules/.bin/vitest');
+let code;
+const started = Date.now();
+if (fullRun) {
+  code = await runInLanes();
+} else {
+  code = run(vitest, ['run', '--project', 'integration', ...process.argv.slice(2)]).status ?? 1;
+}
 if (systemdSelected && !systemdRequired && required) code = code || 1;
 
 const seen = existsSync(reached) ? readdirSync(reached) : [];
@@ -95,7 +119,7 @@ if (systemdRequired && !seen.includes('systemd')) {
 if (existsSync(spawnLimits)) {
   const findings = [...new Set(readFileSync(spawnLimits, 'utf8').trim().split('\n'))];
   banner(`SPAWN LIMITS: ${findings.length} spawn(s) in the tests whose verdict may depend on the machine's speed `
-    + `(test/helpers/spawn-limit-runner.ts):\n${findings.join('\n')}`);
+    + `(test/helpers/spawn-limit-runner.ts; reported, not failed, in the files of test/helpers/spawn-limit-debt.ts):\n${findings.join('\n')}`);
 }
 
 if (startedHere && process.env.FERRY_KEEP_DEVCLOUD !== '1') {
@@ -103,3 +127,66 @@ if (startedHere && process.env.FERRY_KEEP_DEVCLOUD !== '1') {
   run('bash', [join(root, 'scripts/devcloud/down')]);
 }
 process.exit(code);
+
+/** Every integration test file, relative to the repository, sorted. */
+function integrationFiles() {
+  const top = join(root, 'test', 'integration');
+  return readdirSync(top, { recursive: true }).map(String).filter((path) => path.endsWith('.test.ts'))
+    .map((path) => relative(root, join(top, path))).sort();
+}
+
+/** One vitest run of these files, its lines prefixed with the lane's name; resolves to its exit code. */
+function lane(name, files, reportDir) {
+  return new Promise((resolve) => {
+    const child = spawn(vitest, ['run', '--project', 'integration', '--reporter=default', '--reporter=json',
+      `--outputFile.json=${join(reportDir, `${name}.json`)}`, ...files], {
+      cwd: root, env: { ...process.env, FERRY_DEVCLOUD_DIR: dir, FORCE_COLOR: process.env.FORCE_COLOR ?? '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+      createInterface({ input: stream }).on('line', (line) => out.write(`[${name}] ${line}\n`));
+    }
+    running.add(child);
+    child.on('close', (status, signal) => {
+      running.delete(child);
+      console.error(`integration: lane ${name} ended: ${signal ?? `exit ${status}`} (${files.length} file(s))`);
+      resolve(status ?? 1);
+    });
+  });
+}
+
+/** The lanes side by side, then the files that must run alone; a table of every file's time at the end. */
+async function runInLanes() {
+  const shared = Number(process.env.FERRY_INTEGRATION_LANES ?? '2');
+  const plan = planLanes(integrationFiles(), shared);
+  const reportDir = join(dir, 'lanes');
+  rmSync(reportDir, { recursive: true, force: true });
+  mkdirSync(reportDir, { recursive: true });
+  for (const { name, files } of plan.lanes) console.error(`integration: lane ${name}: ${files.join(' ')}`);
+  console.error(`integration: then alone: ${plan.alone.join(' ')}`);
+  const loads = [];
+  const sampler = setInterval(() => loads.push(loadavg()[0]), 15_000);
+  const codes = await Promise.all(plan.lanes.map(({ name, files }) => lane(name, files, reportDir)));
+  const lanesDone = Date.now();
+  if (plan.alone.length > 0) codes.push(await lane('alone', plan.alone, reportDir));
+  clearInterval(sampler);
+  printTimes(reportDir, lanesDone, loads);
+  return codes.find((status) => status !== 0) ?? 0;
+}
+
+/** Each file's seconds, lane and verdict, their sum, and the wall time with the load average. */
+function printTimes(reportDir, lanesDone, loads) {
+  const rows = [];
+  for (const report of readdirSync(reportDir).filter((file) => file.endsWith('.json'))) {
+    const { testResults = [] } = JSON.parse(readFileSync(join(reportDir, report), 'utf8'));
+    for (const result of testResults) {
+      rows.push({ file: relative(root, result.name), lane: report.replace(/\.json$/, ''), seconds: (result.endTime - result.startTime) / 1000, status: result.status });
+    }
+  }
+  rows.sort((a, b) => b.seconds - a.seconds);
+  const sum = rows.reduce((total, row) => total + row.seconds, 0);
+  const wall = (Date.now() - started) / 1000;
+  console.error(`\nintegration: per-file times (s), longest first:\n${rows.map((row) => `${row.seconds.toFixed(1).padStart(7)}  ${row.status.padEnd(6)}  ${row.lane.padEnd(9)}  ${row.file}`).join('\n')}`);
+  console.error(`integration: ${rows.length} files, sum ${sum.toFixed(0)} s; wall ${wall.toFixed(0)} s (lanes ${((lanesDone - started) / 1000).toFixed(0)} s, then alone); `
+    + `1-min load average every 15 s: mean ${(loads.reduce((a, b) => a + b, 0) / Math.max(loads.length, 1)).toFixed(1)}, `
+    + `min ${Math.min(...loads).toFixed(1)}, max ${Math.max(...loads).toFixed(1)}`);
+}

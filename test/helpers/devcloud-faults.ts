@@ -87,7 +87,7 @@ export function ferryChild(args: readonly string[], options: FerryChildOptions =
       // site-b's fsid, unless the run names a ceph.conf to ask instead
       env: { ...process.env, ...cloudEnv(ferryIdentity(args).cloud), ...(args.includes('--ceph-conf') ? {} : { FERRY_FSID: devcloud().ceph['site-b'].fsid }),
         FERRY_LOG_LEVEL: 'warn', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'], timeout: options.killAfterMs ?? 240_000, killSignal: 'SIGKILL',
     });
     let stdout = '';
     let stderr = '';
@@ -96,10 +96,8 @@ export function ferryChild(args: readonly string[], options: FerryChildOptions =
       stderr += chunk.toString();
       options.onStderr?.(stderr, child);
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 240_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
       let json: Record<string, unknown> = {};
       try {
         json = JSON.parse(stdout) as typeof json;

@@ -8,6 +8,16 @@
 // at the reading, and moves the clock to its own worst end only when it exits, so children running side by side count
 // once, one after another count each.
 
+/**
+ * Marks a spawn's options as a service's (service(options)): a program the tests use while it runs (an agent, a
+ * proxy) and stop themselves, not one a test waits to end. It needs a timeout still (its lifetime: no orphan outlives
+ * a hung file), but that is not the spawning test's to cover, and it moves no task's clock.
+ */
+export const SERVICE = Symbol.for('ferry.spawn-limit.service');
+export function service<T extends object>(options: T): T {
+  return Object.assign(options, { [SERVICE]: true });
+}
+
 /** One spawn as the guard sees it. */
 export interface SpawnRequest {
   /** What was called and run, for the message: `spawnSync('python3')`. */
@@ -16,6 +26,8 @@ export interface SpawnRequest {
   readonly site: string;
   /** The spawn's own `timeout` option in ms; undefined when it has none. */
   readonly timeoutMs: number | undefined;
+  /** A service (service(options)): its timeout is its lifetime, not the test's to cover. */
+  readonly service?: boolean;
 }
 
 /** The running task: its limit (undefined outside any test or hook, e.g. while a file is collected). */
@@ -41,6 +53,7 @@ export function judgeSpawn(request: SpawnRequest, task: TaskBudget): SpawnVerdic
     };
   }
   const startsAtMs = task.declaredMs;
+  if (request.service === true) return { allowed: true, startsAtMs, endsAtMs: startsAtMs };
   const endsAtMs = startsAtMs + timeoutMs;
   if (task.limitMs !== undefined && task.limitMs > 0 && endsAtMs > task.limitMs) {
     const before = startsAtMs > 0 ? ` after ${seconds(startsAtMs)} its earlier spawns may take` : '';

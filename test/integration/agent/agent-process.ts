@@ -1,9 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptionsWithStdioTuple, type StdioNull, type StdioPipe } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callAgent } from '../../../src/agent/agent-client.js';
 import { cloudEnv, devcloud, ferryIdentity } from '../../helpers/devcloud.js';
+import { service } from '../../helpers/spawn-budget.js';
+
+/**
+ * An agent serves the tests of a file and is stopped by them (stop()); should a file hang, its agent is SIGTERMed after
+ * this long. Longer than the longest file that keeps one (tenant-boot, nova-fallback: 3 min serially on 2 cores).
+ */
+const AGENT_LIFETIME_MS = 1_800_000;
 
 /** A real `bin/ferry agent` process on a private socket (never the default one: other ferry users share the machine). */
 export interface AgentProcess {
@@ -31,7 +38,9 @@ export async function startAgent(args: readonly string[] = [],
     '--ceph-conf', devcloud().ceph[site].conf, '--rbd-user', identity.rbdUser, ...args];
   const [file = '', ...argv] = options.hostname === undefined ? agent
     : ['unshare', '--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, ...agent];
-  const child = spawn(file, argv, { env: { ...process.env, ...cloudEnv(identity.cloud), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const spawnOptions: SpawnOptionsWithStdioTuple<StdioNull, StdioPipe, StdioPipe> = {
+    env: { ...process.env, ...cloudEnv(identity.cloud), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: AGENT_LIFETIME_MS };
+  const child = spawn(file, argv, service(spawnOptions));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

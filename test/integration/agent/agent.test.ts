@@ -16,6 +16,8 @@ const clones: string[] = [];
 let agent: AgentProcess;
 let work: string;
 let token: string;
+/** The Python storm: `timeout 120` around python3, and the spawn's own limit a little past it. */
+const PYTHON_STORM_MS = 130_000;
 
 async function image(name: string, store: string): Promise<string> {
   const id = await uploadImage({ name: `it-agent-${name}`, store, sizeBytes: 8 * 1024 * 1024 });
@@ -78,7 +80,7 @@ threads = [threading.Thread(target=one) for _ in range(10)]
 [t.start() for t in threads]; [t.join() for t in threads]
 print(json.dumps(out))`;
     const runPython = () => new Promise<string[]>((resolve, reject) => {
-      execFile('timeout', ['120', '/usr/bin/python3', '-c', pythonStorm], {
+      execFile('timeout', ['120', '/usr/bin/python3', '-c', pythonStorm], { timeout: PYTHON_STORM_MS,
         env: { ...process.env, PYTHONPATH: `${process.cwd()}/integrations/nova`, FERRY_AGENT_SOCKET: agent.socket },
       }, (error, stdout) => (error ? reject(new Error(error.message)) : resolve(JSON.parse(stdout.trim()) as string[])));
     });
@@ -91,7 +93,7 @@ print(json.dumps(out))`;
     expect(new Set(targets)).toEqual(new Set([`rbd://${devcloud().ceph['site-b'].fsid}/images/${id}/snap`]));
     const tasks = (await imageTasks(id)).filter((t) => t.input.backend?.includes('site-b'));
     expect(tasks).toHaveLength(1);
-  });
+  }, PYTHON_STORM_MS + 30_000);
 
   it('agent: the Python client raises FerryAgentError with the agent\'s code, and FERRY_AGENT_UNAVAILABLE without an agent', () => {
     const missing = python(`

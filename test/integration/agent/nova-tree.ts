@@ -55,7 +55,7 @@ export function patchedNova(tree: NovaTree = DEBIAN_NOVA): { root: string; tree:
   for (const entry of readdirSync(dirname(tree.source))) {
     if (/^nova-[0-9][^/]*\.(egg|dist)-info$/.test(entry)) cpSync(join(dirname(tree.source), entry), join(root, entry), { recursive: true });
   }
-  const patch = spawnSync('patch', ['-p1', '--forward', '--batch', '-d', root, '-i', `${process.cwd()}/${tree.patch}`], { encoding: 'utf8' });
+  const patch = spawnSync('patch', ['-p1', '--forward', '--batch', '-d', root, '-i', `${process.cwd()}/${tree.patch}`], { encoding: 'utf8', timeout: 30_000 });
   if (patch.status !== 0) throw new Error(`${tree.patch} does not apply to nova ${tree.version}: ${patch.stdout}${patch.stderr}`);
   return { root, tree, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
@@ -123,7 +123,7 @@ export function novaClone(options: {
     const python = options.chroot ? ['chroot', options.chroot, PYTHON] : [PYTHON];
     const child = spawn('timeout', [String(options.timeoutSeconds ?? 120), ...python, `${process.cwd()}/test/integration/agent/nova_clone.py`, options.root, options.conf, options.image, options.name], {
       env: { ...process.env, OS_TOKEN: options.token, FERRY_AGENT_SOCKET: options.socket, PYTHONPATH: pythonPath, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'], timeout: ((options.timeoutSeconds ?? 120) + 10) * 1000,
     });
     let stdout = '';
     let stderr = '';

@@ -3,9 +3,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { expect } from 'vitest';
 import { readImage, tokenFor } from '../../helpers/glance-admin.js';
 
 export const MiB = 1024 * 1024;
+/** One ferry run of these tests: an ensure or a transfer of at most 256 MiB between the dev cloud's clusters. */
+export const FERRY_RUN_MS = 240_000;
 
 /** `size` bytes of zeros with `data` random bytes at a quarter of the way in: Glance still writes it dense into site-a. */
 export function sparseBytes(size: number, data: number): Buffer {
@@ -49,13 +52,14 @@ export interface FerryRun {
 
 /** ferry as the direct transfer's identity (FERRY.transferCloud: the project that owns the images). */
 export function ferrySync(args: readonly string[]): FerryRun {
-  const result = spawnSync(process.execPath, [ferryBin, ...args], { encoding: 'utf8', timeout: 240_000, env: { ...process.env, ...cloudEnv(FERRY.transferCloud) } });
+  const result = spawnSync(process.execPath, [ferryBin, ...args], { encoding: 'utf8', timeout: FERRY_RUN_MS, env: { ...process.env, ...cloudEnv(FERRY.transferCloud) } });
   return { code: result.status ?? -1, json: JSON.parse(result.stdout || '{}') as Record<string, unknown>, stderr: result.stderr };
 }
 
 /** ferry in the background: for races and kills. `env` over the dev cloud's (FERRY_GLANCE_ENDPOINT: a fault proxy). */
 export function ferryAsync(args: readonly string[], env: Record<string, string> = {}): { child: ReturnType<typeof spawn>; done: Promise<FerryRun> } {
-  const child = spawn(process.execPath, [ferryBin, ...args], { env: { ...process.env, ...cloudEnv(FERRY.transferCloud), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [ferryBin, ...args], { env: { ...process.env, ...cloudEnv(FERRY.transferCloud), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: FERRY_RUN_MS });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -120,6 +124,18 @@ export function usedBytes(site: 'site-a' | 'site-b', image: string): number {
   return parsed.images.reduce((sum, entry) => sum + entry.used_size, 0);
 }
 
+/**
+ * Wait, in one program, until site-b's images/NAME exists (`exists`) or has a client with it open (`open`: a running
+ * import-diff), polling every 50 ms for at most `seconds`: one spawn the test's limit counts once, where a loop of
+ * ceph() calls counts each call's 70 s. Returns whether it came; the caller asserts what it needs.
+ */
+export function waitForRbd(state: 'exists' | 'open', name: string, seconds: number): boolean {
+  const rbd = `rbd -c '${devcloud().ceph['site-b'].conf}' --id admin`;
+  const check = state === 'exists' ? `${rbd} ls images | grep -qxF '${name}'` : `${rbd} status --format json 'images/${name}' | grep -q '"watchers":\\[{'`;
+  const waited = spawnSync('timeout', [String(seconds), 'sh', '-c', `until ${check}; do sleep 0.05; done`], { timeout: (seconds + 10) * 1000 });
+  return waited.status === 0;
+}
+
 export function rbdNames(site: 'site-a' | 'site-b'): string[] {
   return ceph(site, 'rbd', ['ls', 'images'], 'admin').stdout.split('\n').filter((line) => line !== '');
 }
@@ -136,4 +152,12 @@ export function removeSiteB(name: string): void {
   ceph('site-b', 'rbd', ['snap', 'unprotect', `images/${name}@snap`], 'admin');
   ceph('site-b', 'rbd', ['snap', 'purge', '--no-progress', `images/${name}`], 'admin');
   ceph('site-b', 'rbd', ['rm', '--no-progress', `images/${name}`], 'admin');
+}
+
+/** A direct transfer's end state after a fault and a re-run: one site-b location, its bytes Glance's, no partial image. */
+export async function expectConverged(id: string): Promise<void> {
+  const glance = await readImage(id);
+  expect(await siteBLocations(id)).toHaveLength(1);
+  expect(md5OfSnapshot('site-b', id)).toBe(glance.checksum);
+  expect(rbdNames('site-b')).not.toContain(`${id}.ferry-partial`);
 }

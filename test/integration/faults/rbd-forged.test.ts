@@ -54,7 +54,9 @@ async function plantTrueCopy(id: string, name: string): Promise<void> {
   siteB(['create', '--size', `${String(glance.size)}B`, '--object-size', '8M', `images/${name}`]);
   const { conf: a } = devcloud().ceph['site-a'];
   const { conf: b } = devcloud().ceph['site-b'];
-  const pipe = spawnSync('sh', ['-c', `rbd -c ${a} --id admin export-diff --no-progress images/${id}@snap - | rbd -c ${b} --id admin import-diff --no-progress - images/${name}`]);
+  // Both ends bounded as ceph() bounds one rbd command (test/helpers/devcloud.ts).
+  const pipe = spawnSync('sh', ['-c', `timeout 60 rbd -c ${a} --id admin export-diff --no-progress images/${id}@snap - | timeout 60 rbd -c ${b} --id admin import-diff --no-progress - images/${name}`],
+    { timeout: 70_000 });
   expect(pipe.status, String(pipe.stderr)).toBe(0);
   siteB(['snap', 'protect', `images/${name}@snap`]);
 }

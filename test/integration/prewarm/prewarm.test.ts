@@ -59,7 +59,7 @@ interface ChildRun {
 function ferry(args: readonly string[], onStderr?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, ...args], {
-      env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -67,10 +67,8 @@ function ferry(args: readonly string[], onStderr?: (text: string, child: ReturnT
       stderr += chunk.toString();
       onStderr?.(stderr, child);
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
     child.on('error', reject);
     child.on('close', (code) => {
-      clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
   });

@@ -19,6 +19,8 @@ const cases: readonly { name: string; request: SpawnRequest; task: TaskBudget; a
   { name: 'earlier spawns count', request: { ...CALL, timeoutMs: 30_000 }, task: { limitMs: 60_000, declaredMs: 40_000 }, allowed: false,
     says: 'may run 30 s after 40 s its earlier spawns may take, but the test (or hook) that spawns it has a limit of 60 s' },
   { name: 'outside any test or hook (a file being collected): a timeout is enough', request: { ...CALL, timeoutMs: 600_000 }, task: { limitMs: undefined, declaredMs: 0 }, allowed: true },
+  { name: 'a service without a timeout (its lifetime)', request: { ...CALL, timeoutMs: undefined, service: true }, task: { limitMs: 120_000, declaredMs: 0 },
+    allowed: false, says: 'has no timeout' },
   { name: 'a hook without a limit (0)', request: { ...CALL, timeoutMs: 600_000 }, task: { limitMs: 0, declaredMs: 0 }, allowed: true },
 ];
 
@@ -28,6 +30,11 @@ describe('judgeSpawn', () => {
     expect(verdict.allowed).toBe(allowed);
     if (!verdict.allowed) expect(verdict.reason).toContain(says);
     if (verdict.allowed) expect(verdict).toEqual({ allowed: true, startsAtMs: task.declaredMs, endsAtMs: task.declaredMs + (request.timeoutMs ?? 0) });
+  });
+
+  it('a service (an agent the tests use, then stop): its lifetime is past the limit, and moves no clock', () => {
+    expect(judgeSpawn({ ...CALL, timeoutMs: 3_600_000, service: true }, { limitMs: 120_000, declaredMs: 40_000 }))
+      .toEqual({ allowed: true, startsAtMs: 40_000, endsAtMs: 40_000 });
   });
 
   it('names the limit the test needs', () => {
@@ -101,5 +108,38 @@ describe('spawn-limit-runner on planted tests', () => {
     // beforeAll's limit is vitest's default hook timeout (10 s): the hook fails, and the test under it does not run.
     expect(printed).toContain("spawnSync('true') at test/spawning.test.ts:19 may run 30 s, but the test (or hook) that spawns it has a limit of 10 s");
     expect(results['runs after it']).toMatchObject({ status: 'skipped' });
+  }, PLANTED_RUN_MS);
+});
+
+// The integration project judges as unit does, except in the files of spawn-limit-debt.ts, which only report: a planted
+// integration project with one debt file and one new file, both spawning 60 s under the default 5 s.
+const plantedIntegration = mkdtempSync(join(ROOT, 'test', '.planted-integration-'));
+afterAll(() => rmSync(plantedIntegration, { recursive: true, force: true }));
+const SPAWN_UNDER_DEFAULT = `import { spawnSync } from 'node:child_process';
+import { it } from 'vitest';
+it('a 60 s spawn under the default 5 s', () => { spawnSync('true', [], { timeout: 60_000 }); });
+`;
+
+describe('spawn-limit-runner in the integration project', () => {
+  it('fails a new file\'s finding; a file of spawn-limit-debt.ts only reports it, naming the test', () => {
+    const debtFile = 'test/integration/faults/proxy-faults.test.ts';
+    const newFile = 'test/integration/planted/new.test.ts';
+    for (const file of [debtFile, newFile]) {
+      mkdirSync(join(plantedIntegration, file, '..'), { recursive: true });
+      writeFileSync(join(plantedIntegration, file), SPAWN_UNDER_DEFAULT);
+    }
+    writeFileSync(join(plantedIntegration, 'vitest.config.ts'), `import { defineConfig } from 'vitest/config';
+export default defineConfig({ test: { projects: [{ test: { name: 'integration', include: ['test/**/*.test.ts'],
+  runner: ${JSON.stringify(join(ROOT, 'test/helpers/spawn-limit-runner.ts'))} } }] } });\n`);
+    const report = join(plantedIntegration, 'report.json');
+    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=json', `--outputFile.json=${report}`],
+      { cwd: plantedIntegration, encoding: 'utf8', timeout: PLANTED_RUN_MS, env: { ...process.env, NO_COLOR: '1', FERRY_DEVCLOUD_DIR: plantedIntegration } });
+    expect(run.status, `${run.stdout}${run.stderr}`).toBe(1);
+    const byFile = Object.fromEntries((JSON.parse(readFileSync(report, 'utf8')) as { testResults: { name: string; status: string; message: string }[] })
+      .testResults.map((result) => [result.name.slice(plantedIntegration.length + 1), result.status]));
+    expect(byFile).toEqual({ [debtFile]: 'passed', [newFile]: 'failed' });
+    expect(readFileSync(join(plantedIntegration, 'spawn-limits.txt'), 'utf8')).toContain(
+      `spawnSync('true') at ${debtFile}:3 may run 60 s, but the test (or hook) that spawns it has a limit of 5 s`);
+    expect(readFileSync(join(plantedIntegration, 'spawn-limits.txt'), 'utf8')).toMatch(/\[in \S*proxy-faults.test.ts > a 60 s spawn under the default 5 s\]/);
   }, PLANTED_RUN_MS);
 });

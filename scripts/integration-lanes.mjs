@@ -1,0 +1,89 @@
+// Which integration test files may run at the same time (scripts/run-integration.mjs), as data and one pure decision.
+//
+// Every file talks to the one dev cloud. Most only make their own images, agents, sockets and proxies: those run in
+// lanes side by side, each lane one file after another. Some share more than the cloud:
+// - ALONE: a file that disrupts what every other file uses — kills or restarts a dev cloud service (glance-api, an
+//   OSD, a monitor: scripts/devcloud/fault kill, faults.kill, clearGlanceRules), changes Glance's policy for everyone
+//   (writeGlanceRules) or Keystone's catalog (an endpoint), or rebuilds this checkout's dist/ (build-artifact.sh). These run after the lanes, one at a time, with nothing else.
+// - GROUPS: files that share one thing among themselves run in one lane of their own, one after another: store site-c
+//   (pool images-c, "which no other test fills": evict budgets and usage read the whole store) and the private systemd
+//   of scripts/systemd/up (one per state directory); the Debian package's clean system (its own systemd, builds).
+// test/unit/scripts/integration-lanes.test.ts checks that every file doing one of these things is listed here.
+
+/** Files that disrupt shared services: run alone, after the lanes. */
+export const ALONE = [
+  'test/integration/devcloud/restart.test.ts',
+  'test/integration/faults/process-faults.test.ts',
+  'test/integration/faults/rbd-source-lost.test.ts',
+  'test/integration/stores/stores-answers.test.ts',
+  'test/integration/agent/nova-fallback.test.ts',
+  'test/integration/security/least-privilege.test.ts',
+  'test/integration/config/nova-conf.test.ts',
+  // scripts/build-artifact.sh runs npm pack in this checkout, whose prepack rebuilds dist/: every lane's bin/ferry
+  // (seen: rbd-transfer-faults beside it failed on "no build in dist" and a dist chunk gone).
+  'test/integration/install/artifact.test.ts',
+];
+
+/** Lanes of their own: files that share something among themselves (prefixes of the files' paths). */
+export const GROUPS = {
+  deb: ['test/integration/deb/'],
+  'site-c': [
+    'test/integration/evict/',
+    'test/integration/systemd/',
+    'test/integration/monitoring/agent-down.test.ts',
+    'test/integration/copy/rbd-sites.test.ts',
+    'test/integration/copy/rbd-transfer.test.ts',
+    'test/integration/prewarm/prewarm.test.ts',
+    'test/integration/devcloud/services.test.ts',
+  ],
+};
+
+/**
+ * Seconds each file took in a serial run on 2 cores (/work/ci-rehearsal.log, 2026-11-29), to balance the shared
+ * lanes; a file not listed counts DEFAULT_SECONDS.
+ */
+export const SECONDS = {
+  'test/integration/agent/tenant-boot.test.ts': 87,
+  'test/integration/faults/rbd-two-hosts.test.ts': 118,
+  'test/integration/faults/rbd-transfer-faults.test.ts': 80,
+  'test/integration/faults/proxy-faults.test.ts': 68,
+  'test/integration/faults/glance-state-faults.test.ts': 40,
+  'test/integration/agent/agent.test.ts': 29,
+  'test/integration/copy/ensure.test.ts': 26,
+  'test/integration/faults/signals-faults.test.ts': 26,
+  'test/integration/faults/rbd-forged.test.ts': 25,
+  'test/integration/faults/two-prewarms.test.ts': 25,
+  'test/integration/agent/nova-unit-tests.test.ts': 17,
+  'test/integration/monitoring/agent-down.test.ts': 13,
+  'test/integration/faults/rbd-kill-faults.test.ts': 7,
+};
+export const DEFAULT_SECONDS = 5;
+
+const inGroup = (file, prefixes) => prefixes.some((prefix) => file === prefix || (prefix.endsWith('/') && file.startsWith(prefix)));
+
+/**
+ * The plan for these files (paths relative to the repository): `lanes` run at the same time, each its files one after
+ * another; `alone` runs after them, one file at a time. The files no group claims are spread over `shared` lanes,
+ * longest first onto the lane with the least so far. Lanes keep the files' given order within a group.
+ */
+export function planLanes(files, shared) {
+  if (!Number.isInteger(shared) || shared < 1) throw new Error(`planLanes: shared lanes must be a whole number ≥ 1 (got ${shared})`);
+  const alone = files.filter((file) => ALONE.includes(file));
+  const lanes = [];
+  const claimed = new Set(alone);
+  for (const [name, prefixes] of Object.entries(GROUPS)) {
+    const mine = files.filter((file) => !claimed.has(file) && inGroup(file, prefixes));
+    for (const file of mine) claimed.add(file);
+    if (mine.length > 0) lanes.push({ name, files: mine });
+  }
+  const rest = files.filter((file) => !claimed.has(file));
+  const seconds = (file) => SECONDS[file] ?? DEFAULT_SECONDS;
+  const sharedLanes = Array.from({ length: shared }, (_, n) => ({ name: `shared-${n + 1}`, files: [], seconds: 0 }));
+  for (const file of [...rest].sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b))) {
+    const lightest = sharedLanes.reduce((best, lane) => (lane.seconds < best.seconds ? lane : best));
+    lightest.files.push(file);
+    lightest.seconds += seconds(file);
+  }
+  for (const lane of sharedLanes) if (lane.files.length > 0) lanes.push({ name: lane.name, files: lane.files });
+  return { lanes, alone };
+}

@@ -1,0 +1,67 @@
+// Which integration files run side by side (scripts/integration-lanes.mjs, used by scripts/run-integration.mjs): the
+// plan as a table, and a scan of the integration files that keeps a file disrupting what others use out of the lanes.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ALONE, GROUPS, planLanes } from '../../../scripts/integration-lanes.mjs';
+
+const I = 'test/integration';
+
+describe('planLanes', () => {
+  const cases = [
+    { name: 'a disruptive file runs alone, after the lanes', files: [`${I}/faults/process-faults.test.ts`, `${I}/copy/ensure.test.ts`], shared: 2,
+      lanes: [{ name: 'shared-1', files: [`${I}/copy/ensure.test.ts`] }], alone: [`${I}/faults/process-faults.test.ts`] },
+    { name: 'a group keeps its files in one lane, in order', files: [`${I}/evict/usage.test.ts`, `${I}/evict/evict.test.ts`, `${I}/systemd/sync-unit.test.ts`], shared: 2,
+      lanes: [{ name: 'site-c', files: [`${I}/evict/usage.test.ts`, `${I}/evict/evict.test.ts`, `${I}/systemd/sync-unit.test.ts`] }], alone: [] },
+    { name: 'the rest: longest first onto the lightest lane', shared: 2,
+      files: [`${I}/x/a.test.ts`, `${I}/agent/tenant-boot.test.ts`, `${I}/faults/rbd-two-hosts.test.ts`, `${I}/copy/ensure.test.ts`],
+      lanes: [{ name: 'shared-1', files: [`${I}/faults/rbd-two-hosts.test.ts`] },
+        { name: 'shared-2', files: [`${I}/agent/tenant-boot.test.ts`, `${I}/copy/ensure.test.ts`, `${I}/x/a.test.ts`] }], alone: [] },
+    { name: 'one shared lane: everything else in it', files: [`${I}/copy/ensure.test.ts`, `${I}/deb/package.test.ts`], shared: 1,
+      lanes: [{ name: 'deb', files: [`${I}/deb/package.test.ts`] }, { name: 'shared-1', files: [`${I}/copy/ensure.test.ts`] }], alone: [] },
+  ];
+  it.each(cases)('$name', ({ files, shared, lanes, alone }) => {
+    expect(planLanes(files, shared)).toEqual({ lanes, alone });
+  });
+
+  it('every file is planned exactly once', () => {
+    const files = integrationFiles();
+    const plan = planLanes(files, 3);
+    expect([...plan.lanes.flatMap((lane) => lane.files), ...plan.alone].sort()).toEqual(files);
+  });
+
+  it('refuses a lane count that is not a whole number ≥ 1', () => {
+    expect(() => planLanes([], 0)).toThrow('shared lanes must be a whole number ≥ 1 (got 0)');
+  });
+});
+
+/** Every integration test file, relative to the repository. */
+function integrationFiles(): string[] {
+  return readdirSync(I, { recursive: true }).map(String).filter((path) => path.endsWith('.test.ts')).map((path) => join(I, path)).sort();
+}
+
+/**
+ * What a file does that makes it disrupt every other file: a dev cloud service killed or restarted, Glance's policy or
+ * Keystone's catalog changed, this checkout's dist/ rebuilt (build-artifact.sh: npm pack's prepack).
+ */
+const DISRUPTS = [/faults\.kill\(/, /faults\.up\(/, /'fault', \['kill'/, /'scripts\/devcloud\/fault', 'kill'/, /'scripts\/devcloud\/up'/, /clearGlanceRules\(/,
+  /writeGlanceRules\(/, /'endpoint', 'create'/, /build-artifact\.sh/];
+/** What a file shares with the site-c lane: store site-c (pool images-c), or the private systemd of scripts/systemd/up. */
+const SITE_C = [/site-c|images-c|SITE_C/, /systemdUp\(/];
+
+describe('the integration files and their lanes', () => {
+  const inGroup = (file: string, prefixes: readonly string[]): boolean => prefixes.some((prefix) => file === prefix || (prefix.endsWith('/') && file.startsWith(prefix)));
+  const files = integrationFiles().map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+
+  it('a file that kills or restarts a dev cloud service, changes Glance\'s policy or Keystone\'s catalog, or rebuilds dist/, runs alone', () => {
+    const disrupting = files.filter(({ text }) => DISRUPTS.some((pattern) => pattern.test(text))).map(({ file }) => file);
+    expect(disrupting.length).toBeGreaterThan(0);
+    expect(disrupting.filter((file) => !ALONE.includes(file))).toEqual([]);
+  });
+
+  it('a file that uses store site-c or the private systemd runs in the site-c lane (or alone)', () => {
+    const sharing = files.filter(({ text }) => SITE_C.some((pattern) => pattern.test(text))).map(({ file }) => file);
+    expect(sharing.length).toBeGreaterThan(0);
+    expect(sharing.filter((file) => !ALONE.includes(file) && !inGroup(file, GROUPS['site-c']))).toEqual([]);
+  });
+});
