@@ -37,11 +37,25 @@ afterAll(async () => {
 const viaProxy = (): Record<string, string> => ({ ...cloudEnv(), FERRY_FSID: devcloud().ceph['site-b'].fsid, FERRY_GLANCE_ENDPOINT: proxy.url });
 
 /** `ferry ensure ID --store site-b --json` in this process, through the proxy; with the wall time to its exit. */
-async function ensureViaProxy(id: string, extra: readonly string[] = []): Promise<{ code: number; json: Record<string, unknown>; stderr: string; wallMs: number }> {
+/**
+ * After ferry's deadline: the abort of what is in flight, the JSON written, the process's exit. Times are asserted from
+ * ferry's first Glance request (at the proxy) to its exit, not from the spawn: a Node process's start-up on a busy
+ * 2-core machine took 3–5 s, which is no part of ferry's deadline (a lane run failed on 12175 ms < 12000 so).
+ */
+const EXIT_MARGIN_MS = 2_000;
+
+async function ensureViaProxy(id: string, extra: readonly string[] = []): Promise<{ code: number; json: Record<string, unknown>; stderr: string; glanceToExitMs: number }> {
   const started = Date.now();
   const run = await runFerry(['ensure', id, '--store', 'site-b', '--json', ...extra], { env: viaProxy() });
+  const ended = Date.now();
   markReached('glance');
-  return { code: run.code, json: JSON.parse(run.stdout || '{}') as Record<string, unknown>, stderr: run.stderr, wallMs: Date.now() - started };
+  return { code: run.code, json: JSON.parse(run.stdout || '{}') as Record<string, unknown>, stderr: run.stderr, glanceToExitMs: glanceToExit(started, ended) };
+}
+
+/** From the first request the proxy saw after `started` to `ended` (the whole run when it saw none). */
+function glanceToExit(started: number, ended: number): number {
+  const first = proxy.log.find((entry) => proxy.startedAt + entry.atMs >= started);
+  return first === undefined ? ended - started : ended - (proxy.startedAt + first.atMs);
 }
 
 /** A re-run straight to Glance: exit 0 and the store present exactly once, no lock left. */
@@ -72,7 +86,7 @@ describe('faults between ferry and Glance (through a fault proxy)', () => {
     expect(proxy.entries(rule.method, rule.path).some((e) => e.action === 'forwarded' && (e.status ?? 0) < 300)).toBe(true);
     expect(proxy.entries('POST', IMPORT_PATH).filter((e) => e.upstreamStatus === 202)).toHaveLength(1);
     expect(await copyTasksTo(id, 'site-b')).toHaveLength(1);
-    expect(run.wallMs).toBeLessThan(20_000);
+    expect(run.glanceToExitMs).toBeLessThan(20_000);
     expect(await lostSince(before)).toEqual([]);
     await convergesOnRerun(id);
   });
@@ -91,7 +105,7 @@ describe('faults between ferry and Glance (through a fault proxy)', () => {
     const tasks = await copyTasksTo(id, 'site-b');
     expect(tasks).toHaveLength(1);
     expect(tasks[0]).toMatchObject({ status: 'success', requestId: posts[0]?.requestId });
-    expect(run.wallMs).toBeLessThan(30_000);
+    expect(run.glanceToExitMs).toBeLessThan(30_000);
     expect(await lostSince(before)).toEqual([]);
     await convergesOnRerun(id);
   });
@@ -107,7 +121,7 @@ describe('faults between ferry and Glance (through a fault proxy)', () => {
     expect(`${error.message} ${error.hint}`).toMatch(/may (be|still be) running/i);
     expect(`${error.message} ${error.hint}`).toMatch(/re-?run|again/i);
     expect(`${error.message} ${error.hint}`).toMatch(/join/i);
-    expect(run.wallMs).toBeLessThan(12_000);
+    expect(run.glanceToExitMs, describeLog()).toBeLessThanOrEqual(10_000 + EXIT_MARGIN_MS);
     expect(proxy.entries('POST', IMPORT_PATH)).toMatchObject([{ action: 'reset-after', upstreamStatus: 202 }]);
     expect(await lostSince(before)).toEqual([]);
     await convergesOnRerun(id);
@@ -151,7 +165,7 @@ describe('faults between ferry and Glance (through a fault proxy)', () => {
     expect(error.code).toBe('FERRY_BAD_RESPONSE');
     expect(error.message).toMatch(names);
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(run.wallMs).toBeLessThan(16_000);
+    expect(run.glanceToExitMs, describeLog()).toBeLessThanOrEqual(15_000 + EXIT_MARGIN_MS);
     expect(await lostSince(before)).toEqual([]);
     await convergesOnRerun(id);
   });
@@ -179,7 +193,7 @@ describe('the deadline is a deadline (ferry as a child process, wall time from s
   it.each([
     { kind: 'hang' as const, fault: { kind: 'hang' } as const },
     { kind: 'stall-body' as const, fault: { kind: 'stall-body', afterBytes: 40 } as const },
-  ])('proxy: $kind on every image read after the import, --timeout 15 → FERRY_COPY_TIMEOUT (31) within 16 s', async ({ kind, fault }) => {
+  ])('proxy: $kind on every image read after the import, --timeout 15 → FERRY_COPY_TIMEOUT (31) within 15 s of its first request, plus its exit', async ({ kind, fault }) => {
     const id = await image(kind);
     const before = await originalCopy(id);
     proxy.add({ method: 'GET', path: IMAGE_PATH, nth: 2, times: Infinity, fault });
@@ -188,7 +202,8 @@ describe('the deadline is a deadline (ferry as a child process, wall time from s
     expect(errorOf(run).code).toBe('FERRY_COPY_TIMEOUT');
     // where the time went: process start-up (spawn → first request at the proxy), then ferry's own deadline
     const firstRequestMs = proxy.startedAt + (proxy.log[0]?.atMs ?? 0) - run.startedAt;
-    expect(run.wallMs, `spawn → first Glance answer ${firstRequestMs} ms, spawn → exit ${run.wallMs} ms`).toBeLessThanOrEqual(16_000);
+    expect(run.wallMs - firstRequestMs, `spawn → first Glance request ${firstRequestMs} ms, spawn → exit ${run.wallMs} ms`)
+      .toBeLessThanOrEqual(15_000 + EXIT_MARGIN_MS);
     expect(proxy.entries('GET', IMAGE_PATH).some((e) => e.action === kind)).toBe(true);
     markReached('glance');
     expect(await lostSince(before)).toEqual([]);
