@@ -1,6 +1,7 @@
 import { copyPolicyOf } from '../config/copy-policy.js';
 import type { CopyContext } from '../copy/copy-context.js';
 import { runCopyJob } from '../copy/copy-engine.js';
+import { jobDeadlineMs } from '../copy/job-deadline.js';
 import type { CopyTransfer } from '../copy/copy-job.js';
 import type { CopyCounters } from '../copy/follow-import.js';
 import { classifyPlacement, type NotCopyableReason } from './classify-placement.js';
@@ -34,7 +35,7 @@ const FIRST_READ_AT = { learnt: 0.75, guessed: 0.5 } as const;
 /**
  * Bring one image into its stores through the copy engine: one import for all missing stores (requestMode `image`,
  * allow-failure) or one per store (`store`); locks of others joined; each store judged as ensure() judges it; the
- * deadline (--timeout) covers the whole job. A store that failed is not retried in this run.
+ * deadline (--timeout per store asked, jobDeadlineMs) covers the whole job. A store that failed is not retried in this run.
  */
 export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnvironment): Promise<ReadonlyMap<string, StoreResult>> {
   const { options } = env;
@@ -49,7 +50,7 @@ export async function runImageJob(ctx: CopyContext, job: PlannedJob, env: JobEnv
       return { kind: 'missing' };
     },
     requestMode: options.requestMode,
-    policy: copyPolicyOf(options),
+    policy: { ...copyPolicyOf(options), timeoutMs: jobDeadlineMs(options.timeoutMs, job.stores.length) },
     transfer: env.transfer,
     signal: options.signal, counters: env.counters, random: options.random,
     pace: env.pace, firstRead: FIRST_READ_AT,

@@ -223,6 +223,16 @@ describe('prewarm outcomes', () => {
     const report = await result;
     expect(report.items[0]).toMatchObject({ outcome: 'failed', failure: 'timeout', code: 'FERRY_COPY_TIMEOUT', runningInGlance: true, taskId: T1 });
   });
+
+  // Issue 37: Glance writes an import's stores one after another, so the deadline of a job asking N stores is N times
+  // --timeout (jobDeadlineMs); it was --timeout alone, whatever the number of stores.
+  it('prewarm: the deadline of an image asked for 2 stores is 2 × --timeout', async () => {
+    const { result } = run({ [A]: { reads: [{ stores: ['central'] }, { stores: ['central'], lock: T1, importing: ['site-a', 'site-b'] }] } },
+      ['site-a', 'site-b'], { timeoutMs: 5_000 });
+    const report = await result;
+    expect(report.items[0]).toMatchObject({ outcome: 'failed', failure: 'timeout', code: 'FERRY_COPY_TIMEOUT' });
+    expect(report.items.map((item) => item.reason)).toEqual(Array(2).fill(expect.stringContaining('did not finish within 10 s') as unknown));
+  });
 });
 
 describe('prewarm request modes, dry run, events', () => {
