@@ -22,11 +22,15 @@ export const ALONE = [
   // scripts/build-artifact.sh runs npm pack in this checkout, whose prepack rebuilds dist/: every lane's bin/ferry
   // (seen: rbd-transfer-faults beside it failed on "no build in dist" and a dist chunk gone).
   'test/integration/install/artifact.test.ts',
+  // Places an image in store site-c (the site-c lane's evict and usage read the whole store) and boots the clean system
+  // of scripts/systemd/up-clean (the deb lane's): after both lanes, with the .debs the deb lane built.
+  'test/integration/ansible/ansible-rollout.test.ts',
 ];
 
 /** Lanes of their own: files that share something among themselves (prefixes of the files' paths). */
 export const GROUPS = {
-  deb: ['test/integration/deb/'],
+  // The clean system of scripts/systemd/up-clean, one per state directory; deb/ first builds the .debs kolla/ installs.
+  deb: ['test/integration/deb/', 'test/integration/kolla/'],
   'site-c': [
     'test/integration/evict/',
     'test/integration/systemd/',

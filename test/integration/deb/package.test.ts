@@ -18,6 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtDebsDir, headCommit, NEWER_SUFFIX } from '../../helpers/built-debs.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { cannotRunSystemd } from '../systemd/private-systemd.js';
@@ -69,16 +70,21 @@ function buildDeb(args: readonly string[]): string[] {
  * (scripts/build-deb.sh --in CLONE, a tree not built before), lintian clean; then the upgrade's newer build.
  */
 function buildFromCleanClone(): { deb: string; newer: string } {
-  const clone = join(work, 'ferry');
+  // Built anew in every run, where the other tests that install the .debs find them (test/helpers/built-debs.ts).
+  const out = builtDebsDir(stateDir, headCommit());
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const clone = join(out, 'ferry');
   const cloned = spawnSync('git', ['clone', '--quiet', root, clone], { encoding: 'utf8', timeout: CLONE_MS });
   expect(cloned.status, cloned.stderr).toBe(0);
-  const first = join(work, 'first');
+  const first = join(out, 'first');
   const [ferryDeb] = buildDeb(['--in', clone, '--out', first]);
   const made = readdirSync(first);
   for (const file of [`ferry_${version}.dsc`, `ferry_${version}.tar.xz`, `ferry_${version}_amd64.deb`, `python3-ferry-agent_${version}_all.deb`]) expect(made).toContain(file);
   // The upgrade's newer build: its own changelog entry, the same npm build (scripts/build-deb.sh: -b -nc in a built tree).
   // Not +b2: dpkg takes +bN for a binNMU and strips it from ${source:Version} (seen: ferry 0.1.0+b2 depended on 0.1.0).
-  const [newerDeb] = buildDeb(['--in', clone, '--out', join(work, 'newer'), '--version-suffix', '+rebuild2']);
+  const [newerDeb] = buildDeb(['--in', clone, '--out', join(out, 'newer'), '--version-suffix', NEWER_SUFFIX]);
+  rmSync(clone, { recursive: true, force: true });
   return { deb: ferryDeb ?? '', newer: newerDeb ?? '' };
 }
 

@@ -13,7 +13,7 @@ import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, uploadImage } from '../../helpers/glance-admin.js';
 import { cannotRunSystemd } from '../systemd/private-systemd.js';
 import { cleanDown, cleanUp, inside } from '../deb/clean-system.js';
-import { BUILD_MS, CLONE_MS, clientOf, kollaDebs } from './kolla-debs.js';
+import { BUILD_MS, CLONE_MS, clientOf, kollaDebs } from '../../helpers/built-debs.js';
 
 const reason = cannotRunSystemd();
 if (reason !== '') console.warn(`\n${'!'.repeat(78)}\nKOLLA DEB TEST SKIPPED: cannot run systemd here: ${reason}\n${'!'.repeat(78)}\n`);

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markReached } from '../../helpers/devcloud.js';
-import { BUILD_MS, CLONE_MS, kollaDebs } from './kolla-debs.js';
+import { BUILD_MS, CLONE_MS, kollaDebs } from '../../helpers/built-debs.js';
 
 const root = process.cwd();
 /** apt-get install podman runc mmdebstrap, behind the machine's apt lock (others may hold it for minutes). */

@@ -2,11 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-// ferry's .debs for the kolla tests: FERRY_KOLLA_DEB (and FERRY_KOLLA_DEB_NEWER, the upgrade's) when given, built
-// before with scripts/build-deb.sh; else built here from a clean clone of this checkout's HEAD, the newer one as a
-// binary-only rebuild of the same tree with its own changelog entry (+kolla2). python3-ferry-agent's .deb lies beside.
-// Built ones are kept under DIR/kolla-debs/<HEAD> for the next kolla test of the run (the files run one after another):
-// one build of each per commit, not one per test file.
+// ferry's .debs for the tests that install them (deb/package, kolla/*, ansible/*), built once per commit: under
+// DIR/debs/<HEAD>/first (and .../newer, the upgrade's binary-only rebuild with its own changelog entry, +rebuild2),
+// python3-ferry-agent's .deb beside each. test/integration/deb/package.test.ts builds them there itself, from a clean
+// clone as Debian builds a source package, and checks that build; the files after it in its lane (kolla/) and the
+// ansible test (run alone, after the lanes) take them from there. FERRY_KOLLA_DEB / FERRY_KOLLA_DEB_NEWER name .debs
+// built before. One scripts/build-deb.sh took 5–15 min on 2 cores: three builds per run were a quarter of npm test.
+
+/** Where the .debs of commit `head` are built, under the dev cloud's state directory `dir`. */
+export const builtDebsDir = (dir: string, head: string): string => join(dir, 'debs', head);
+/** This checkout's HEAD. */
+export const headCommit = (): string => spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', timeout: 10_000 }).stdout.trim();
+/** The version suffix of the upgrade's rebuild. */
+export const NEWER_SUFFIX = '+rebuild2';
 
 const root = process.cwd();
 /** A git clone of this checkout. */
@@ -30,13 +38,12 @@ const builtIn = (out: string): string => {
   return deb === undefined ? '' : join(out, deb);
 };
 
-/** The .debs (ferry's, python3-ferry-agent's beside each), built under DIR/kolla-debs/<HEAD> when the environment names none. */
+/** The .debs (ferry's, python3-ferry-agent's beside each), built under DIR/debs/<HEAD> when the environment names none. */
 export function kollaDebs(dir: string, newerToo: boolean): KollaDebs {
   let deb = process.env.FERRY_KOLLA_DEB ?? '';
   let newer = process.env.FERRY_KOLLA_DEB_NEWER ?? '';
   if (deb === '' || (newerToo && newer === '')) {
-    const head = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', timeout: 10_000 }).stdout.trim();
-    const work = join(dir, 'kolla-debs', head);
+    const work = builtDebsDir(dir, headCommit());
     const clone = join(work, 'ferry');
     mkdirSync(work, { recursive: true });
     deb = builtIn(join(work, 'first'));
@@ -47,7 +54,7 @@ export function kollaDebs(dir: string, newerToo: boolean): KollaDebs {
         if (cloned.status !== 0) throw new Error(`git clone: ${cloned.stderr}`);
       }
       if (deb === '') deb = buildDeb(['--in', clone, '--out', join(work, 'first')]);
-      if (newerToo && newer === '') newer = buildDeb(['--in', clone, '--out', join(work, 'newer'), '--version-suffix', '+kolla2']);
+      if (newerToo && newer === '') newer = buildDeb(['--in', clone, '--out', join(work, 'newer'), '--version-suffix', NEWER_SUFFIX]);
     }
     // The clone (its npm build) is needed until the newer build exists.
     if (newer !== '') rmSync(clone, { recursive: true, force: true });
