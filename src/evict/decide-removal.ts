@@ -1,8 +1,8 @@
 import type { StoreDeleteOutcome } from '../glance/glance-client.js';
 import { isMarkError, type MarkResult } from '../rbd/copy-fence-marks.js';
 import type { PoolEntry } from '../rbd/pool-entry.js';
-import type { CopyFacts } from './copy-facts.js';
-import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceOf, FOREIGN_FENCE, removalDeadline, removalUnderWay, type EvictFence } from './evict-fence.js';
+import type { CopyFacts } from '../fleet/copy-facts.js';
+import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceOf, FOREIGN_FENCE, removalDeadline, removalUnderWay, type EvictFence } from '../fleet/copy-fence.js';
 import type { EvictOutcome } from './evict-report.js';
 import type { KeepReason } from './plan-eviction.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatBytes } from '../../evict/evict-budget.js';
+import { formatBytes } from '../../fleet/store-budget.js';
 import { KEEP_REASONS } from '../../evict/plan-eviction.js';
 import type { StoreBudget, SyncReport } from '../../sync/sync-report.js';
 import { evictCopyJsonSchema, evictJsonSchema, evictToJson, type EvictJson } from '../reports/evict-json.js';

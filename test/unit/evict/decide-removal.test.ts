@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideDeleteAnswer, decideFenced, decideFenceExpired, decideRemoved } from '../../../src/evict/decide-removal.js';
-import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceValue } from '../../../src/evict/evict-fence.js';
+import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceValue } from '../../../src/fleet/copy-fence.js';
 import type { PoolEntry } from '../../../src/rbd/pool-entry.js';
 import { DAY, facts, MIB, NOW } from './copy-facts-fixture.js';
 

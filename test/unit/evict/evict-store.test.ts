@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FENCE_KEY } from '../../../src/evict/evict-fence.js';
+import { FENCE_KEY } from '../../../src/fleet/copy-fence.js';
 import { evictStore } from '../../../src/evict/evict-store.js';
 import type { EvictOptions } from '../../../src/evict/evict-options.js';
 import { textStyle } from '../../../src/cli/output/text-style.js';
