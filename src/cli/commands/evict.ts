@@ -13,7 +13,8 @@ import { readPolicyFile } from '../inputs/policy-file.js';
 import { ownerFlags, PIN_OWNER_FLAG, REMOVE_OWNER_FLAG } from '../inputs/pin-flags.js';
 import { checkMetricsFileName, writeMetricsFile } from '../output/write-metrics-file.js';
 import { renderEvict } from '../render/evict.js';
-import { EVICT_COLUMNS, evictJsonSchema, evictToJson, evictToRows } from '../reports/evict-json.js';
+import { evictJsonSchema, evictToJson } from '../../contract/evict-document.js';
+import { EVICT_COLUMNS, evictToRows } from '../reports/evict-rows.js';
 
 
 export const evictCommand: CommandSpec<EvictReport> = {
