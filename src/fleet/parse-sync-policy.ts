@@ -1,6 +1,6 @@
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { STORE_NAME_RULE, storeNameSchema } from '../config/copy-policy.js';
+import { STORE_NAME_RULE, storeNameSchema } from '../config/store-name.js';
 import { FerryError } from '../errors/ferry-error.js';
 import { VISIBILITIES, type PrewarmSelection } from './prewarm-selection.js';
 import { parseDuration } from '../clock/parse-duration.js';
