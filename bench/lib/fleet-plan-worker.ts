@@ -4,18 +4,18 @@
 // Argv: MODE (sync | evict) DIR NOW_MS. Prints one JSON line: requests, processes, CPU per phase, RSS.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NO_PINS } from '../../src/evict/copy-pins.js';
+import { NO_PINS } from '../../src/fleet/copy-pins.js';
 import { planEviction } from '../../src/evict/plan-eviction.js';
-import { imageIdsOf, readImageListing } from '../../src/evict/read-store-usage.js';
-import { storeUsageOf } from '../../src/evict/store-usage.js';
+import { imageIdsOf, readImageListing } from '../../src/fleet/read-store-usage.js';
+import { storeUsageOf } from '../../src/fleet/store-usage.js';
 import type { GlanceClient } from '../../src/glance/glance-client.js';
 import type { GlanceImage } from '../../src/glance/image.js';
 import { parseImageList } from '../../src/glance/image-list.js';
-import type { StoreCatalogue } from '../../src/prewarm/store-catalogue.js';
+import type { StoreCatalogue } from '../../src/fleet/store-catalogue.js';
 import type { CommandRunner } from '../../src/rbd/command-runner.js';
 import { COPY_SNAPSHOT, readStoreCopies } from '../../src/rbd/store-copies.js';
 import type { PoolListing } from '../../src/rbd/store-copy-listing.js';
-import { parseSyncPolicy } from '../../src/sync/parse-sync-policy.js';
+import { parseSyncPolicy } from '../../src/fleet/parse-sync-policy.js';
 import { planFleet } from '../../src/sync/plan-fleet.js';
 
 const [mode, dir, nowArg] = process.argv.slice(2);

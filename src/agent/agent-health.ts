@@ -1,10 +1,10 @@
 import { systemClock, type Clock } from '../clock/clock.js';
 import type { AgentMetrics } from './agent-metrics.js';
-import type { AgentHealth, AgentService, HealthCheck } from './agent-service.js';
+import type { HostHealth, HostService, HealthCheck } from '../host/host-service.js';
 import { judgeStoreScope } from './store-scope.js';
 
 /** The checks of `GET /healthz`: the host's (token, Glance, fsid, transfer, nova patch) and the agent's own, its stores. */
-export type AgentChecks = AgentHealth & { readonly stores: HealthCheck };
+export type AgentChecks = HostHealth & { readonly stores: HealthCheck };
 
 /** Whether the checks pass, and the names of those that fail: all the TCP listener tells (names only, never a message). */
 export interface HealthVerdict {
@@ -49,7 +49,7 @@ export function judgeHealth(checks: AgentChecks): HealthReport {
   return { ok: failing.length === 0, failing, checks };
 }
 
-export function createHealthProbe(input: { readonly service: AgentService; readonly metrics: AgentMetrics; readonly timeoutMs: number;
+export function createHealthProbe(input: { readonly service: HostService; readonly metrics: AgentMetrics; readonly timeoutMs: number;
   /** --allow-store, for the `stores` check. */
   readonly allowList?: readonly string[] | undefined;
   readonly maxAgeMs?: number; readonly clock?: Clock }): HealthProbe {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storeNameSchema } from '../config/copy-policy.js';
+import { storeNameSchema } from '../config/store-name.js';
 import { FerryError } from '../errors/ferry-error.js';
 import type { ListenAddress } from '../metrics/listen-address.js';
 

@@ -4,7 +4,7 @@ import type { HealthProbe } from './agent-health.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { assertImageRef } from './agent-request.js';
 import { sendJson } from './agent-response.js';
-import type { AgentService } from './agent-service.js';
+import type { HostService } from '../host/host-service.js';
 
 /** One method of a route: it answers, or throws (dispatch answers the error). `params`: the pattern's groups. */
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse, signal: AbortSignal, params: readonly string[]) => Promise<void>;
@@ -19,7 +19,7 @@ export interface Route {
 export const ROUTES_HINT = 'Routes: POST /v1/ensure, GET /v1/images/{id}, GET /healthz, GET /metrics (docs/agent.md).';
 
 /** The agent's routes on its socket (docs/agent.md): ensure (handed in), status, the full health report, metrics. */
-export function agentRoutes({ ensure, service, health, metrics }: { readonly ensure: RouteHandler; readonly service: AgentService;
+export function agentRoutes({ ensure, service, health, metrics }: { readonly ensure: RouteHandler; readonly service: HostService;
   readonly health: HealthProbe; readonly metrics: AgentMetrics }): readonly Route[] {
   return [
     { name: 'ensure', pattern: /^\/v1\/ensure$/, methods: { POST: ensure } },

@@ -7,7 +7,7 @@ import { createHealthProbe, type HealthProbe } from './agent-health.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { AGENT_DEFAULTS, type ResolvedAgentOptions } from './agent-options.js';
 import { agentRoutes } from './agent-routes.js';
-import type { AgentService } from './agent-service.js';
+import type { HostService } from '../host/host-service.js';
 import { drainAgent } from './agent-shutdown.js';
 import { trackConnections } from './connection-drain.js';
 import { createEnsureRoute } from './ensure-route.js';
@@ -15,7 +15,7 @@ import { createEnsureWaits } from './ensure-waits.js';
 import { listenOnInheritedSocket, listenOnSocket, type BoundSocket } from './listen-on-socket.js';
 
 export interface AgentServerOptions {
-  readonly service: AgentService;
+  readonly service: HostService;
   readonly metrics: AgentMetrics;
   readonly logger: Logger;
   readonly options: ResolvedAgentOptions;

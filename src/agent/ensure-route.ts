@@ -6,7 +6,7 @@ import type { CopyProgressEvent } from '../copy/copy-progress.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import { parseEnsureRequest, parseUserToken } from './agent-request.js';
 import { asFerryError, sendJson } from './agent-response.js';
-import type { AgentService } from './agent-service.js';
+import type { HostService } from '../host/host-service.js';
 import type { EnsureWaits } from './ensure-waits.js';
 import { readJsonBody } from './read-json-body.js';
 import { decideStore, storeRefusal } from './store-scope.js';
@@ -14,7 +14,7 @@ import { decideStore, storeRefusal } from './store-scope.js';
 export const NDJSON = 'application/x-ndjson';
 
 export interface EnsureRouteOptions {
-  readonly service: AgentService;
+  readonly service: HostService;
   readonly metrics: AgentMetrics;
   readonly waits: EnsureWaits;
   readonly clock: Clock;

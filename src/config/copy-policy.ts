@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storeNameSchema } from './store-name.js';
 import { FerryError } from '../errors/ferry-error.js';
 import { parseResolvedOptions } from './parse-resolved-options.js';
 
@@ -60,12 +61,6 @@ export const COPY_POLICY_DEFAULTS: CopyPolicy = Object.freeze({
   /** Three times librbd's modify-time interval: waits out a live writer on another host with room to spare. */
   rbdQuietMs: 180_000,
 });
-
-/** A Glance store id as ferry accepts it everywhere (flags, nova.conf, policies, the agent's requests). */
-export const STORE_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
-export const STORE_NAME_RULE = 'letters, digits, _ . - only';
-/** The one store-name rule; `message` only words it for where it is read (a policy file says "a store name is …"). */
-export const storeNameSchema = (message = STORE_NAME_RULE): z.ZodString => z.string().regex(STORE_NAME_PATTERN, message);
 
 const positiveMs = z.number().int().positive();
 const policySchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STORE_NAME_RULE, storeNameSchema } from './copy-policy.js';
+import { STORE_NAME_RULE, storeNameSchema } from './store-name.js';
 import { ENDPOINT_INTERFACES, type EndpointInterface } from './ferry-config.js';
 
 /**

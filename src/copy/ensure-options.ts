@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { FerryError } from '../errors/ferry-error.js';
 import type { BackendConfig } from '../backend/resolve-backend-config.js';
-import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, storeNameSchema, type CopyPolicy } from '../config/copy-policy.js';
+import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, type CopyPolicy } from '../config/copy-policy.js';
+import { storeNameSchema } from '../config/store-name.js';
 import type { CopyProgressEvent } from './copy-progress.js';
 
 export interface EnsureOptions extends Partial<CopyPolicy> {

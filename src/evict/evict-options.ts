@@ -1,21 +1,15 @@
 import { z } from 'zod';
-import { storeNameSchema } from '../config/copy-policy.js';
+import { storeNameSchema } from '../config/store-name.js';
 import { FerryError } from '../errors/ferry-error.js';
 import { createKeyedLimiter, type KeyedLimiter } from '../copy/transfer/keyed-limiter.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
-import { parseBudget, type Budget, type BudgetBase } from './evict-budget.js';
-import type { PinSet } from './copy-pins.js';
+import { parseBudget, type Budget, type BudgetBase } from '../fleet/store-budget.js';
+import { FENCE_ANSWER_MARGIN_MS } from '../fleet/copy-fence.js';
+import type { PinSet } from '../fleet/copy-pins.js';
+import type { PinInputs } from '../fleet/resolve-pins.js';
+import type { StoreCluster } from '../fleet/store-cluster.js';
 import type { EvictEvent } from './evict-report.js';
-
-/** The cluster and pool a store's copies live in, and who may read (and, to evict, write image-meta in) it. */
-export interface StoreCluster {
-  readonly confFile: string;
-  /** cephx id without `client.`; listing needs profile rbd-read-only on every pool, evicting profile rbd on the store's. */
-  readonly user?: string | undefined;
-  /** The store's pool; default: Glance's stores/detail, else the pool its locations name. */
-  readonly pool?: string | undefined;
-}
 
 export interface EvictOptions {
   /** The Glance store to free space in. */
@@ -31,6 +25,8 @@ export interface EvictOptions {
   readonly graceMs?: number;
   /** What stays whatever its use; a function gets every image Glance listed (to resolve a sync policy's selections). */
   readonly pins?: PinSet | ((images: readonly GlanceImage[]) => PinSet);
+  /** What stays, as given (--pin, a policy, pin owners): resolved against the listing (fleet/resolve-pins.ts); before `pins`. */
+  readonly pinsFrom?: PinInputs;
   /**
    * The remove owners: projects whose images' copies may be removed (IDs as Glance's `owner`; `*`: every project's).
    * Default: the project of ferry's credential (EvictContext.projectId), else none. Others' copies stay, `not-owned`.
@@ -65,8 +61,8 @@ export const EVICT_DEFAULTS = {
    */
   graceMs: 30_000,
   budgetOf: 'pool' as BudgetBase,
-  /** The agent hands out a fenced copy only while its last look is at least this far ahead. */
-  answerMarginMs: 10_000,
+  /** The agent hands out a fenced copy only while its last look is at least this far ahead (the fence's rule). */
+  answerMarginMs: FENCE_ANSWER_MARGIN_MS,
 } as const;
 
 export interface ResolvedEvictOptions {
@@ -76,6 +72,7 @@ export interface ResolvedEvictOptions {
   readonly idleMs: number;
   readonly graceMs: number;
   readonly pins: PinSet | ((images: readonly GlanceImage[]) => PinSet) | undefined;
+  readonly pinsFrom: PinInputs | undefined;
   /** As given (undefined: the credential's project, resolved by the caller that knows it: ownersOf). */
   readonly removeOwners: readonly string[] | undefined;
   readonly dryRun: boolean;
@@ -108,6 +105,6 @@ export function resolveEvictOptions(input: EvictOptions): ResolvedEvictOptions {
   }
   const budget = typeof input.budget === 'string' ? parseBudget(input.budget, input.budgetOf ?? EVICT_DEFAULTS.budgetOf) : input.budget;
   return Object.freeze({ store: result.data.store, cluster: input.cluster, budget, idleMs: result.data.idleMs, graceMs: result.data.graceMs,
-    pins: input.pins, removeOwners: input.removeOwners, dryRun: input.dryRun === true, signal: input.signal, onProgress: input.onProgress, ceph: input.ceph ?? {},
+    pins: input.pins, pinsFrom: input.pinsFrom, removeOwners: input.removeOwners, dryRun: input.dryRun === true, signal: input.signal, onProgress: input.onProgress, ceph: input.ceph ?? {},
     run: input.run ?? crypto.randomUUID(), by: input.by ?? `ferry evict pid ${process.pid}`, removals: input.removals ?? createKeyedLimiter(1) });
 }

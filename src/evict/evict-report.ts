@@ -1,4 +1,4 @@
-import type { Budget } from './evict-budget.js';
+import type { Budget } from '../fleet/store-budget.js';
 import type { BudgetVerdict, EvictionPlan, KeepReason, KeptTally } from './plan-eviction.js';
 
 /** A fence a run wrote and could not lift: it holds the copy (and boots that ask the agent again) until it runs out. */

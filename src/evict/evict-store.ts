@@ -1,13 +1,14 @@
-import { readStoreCatalogue, requireStores } from '../prewarm/store-catalogue.js';
+import { readStoreCatalogue, requireStores } from '../fleet/store-catalogue.js';
 import { COPY_SNAPSHOT } from '../rbd/store-copies.js';
 import { buildEvictReport } from './build-evict-report.js';
-import { ignoredPins, NO_PINS } from './copy-pins.js';
-import { budgetBytes } from './evict-budget.js';
+import { ignoredPins, NO_PINS } from '../fleet/copy-pins.js';
+import { budgetBytes } from '../fleet/store-budget.js';
 import { resolveEvictOptions, type EvictOptions } from './evict-options.js';
 import type { EvictReport } from './evict-report.js';
 import { planEviction } from './plan-eviction.js';
-import { ownersOf } from './project-owners.js';
-import { readImageListing, readStoreUsage } from './read-store-usage.js';
+import { ownersOf } from '../fleet/project-owners.js';
+import { readImageListing, readStoreUsage } from '../fleet/read-store-usage.js';
+import { resolvePins } from '../fleet/resolve-pins.js';
 import { runEviction, type EvictContext } from './run-eviction.js';
 
 /**
@@ -24,7 +25,8 @@ export async function evictStore(ctx: EvictContext, input: EvictOptions): Promis
   requireStores(await readStoreCatalogue(ctx.glance, signal, { clock: ctx.clock }), [options.store]);
   const images = await readImageListing(ctx.glance, signal);
   const removeOwners = ownersOf(options.removeOwners, await ctx.projectId?.(signal));
-  const pins = typeof options.pins === 'function' ? options.pins(images) : options.pins ?? NO_PINS;
+  const pins = options.pinsFrom !== undefined ? resolvePins(options.pinsFrom)(images)(options.store)
+    : typeof options.pins === 'function' ? options.pins(images) : options.pins ?? NO_PINS;
   const usage = await readStoreUsage(ctx.glance, options.store, options.cluster, images, pins,
     { signal, ceph: options.ceph });
   const plan = planEviction({

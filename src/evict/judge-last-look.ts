@@ -1,5 +1,5 @@
-import type { CopyFacts } from './copy-facts.js';
-import { removalDeadline } from './evict-fence.js';
+import type { CopyFacts } from '../fleet/copy-facts.js';
+import { removalDeadline } from '../fleet/copy-fence.js';
 import { keepReason, type KeepReason } from './plan-eviction.js';
 
 /** The last look before a removal: send it, or keep the copy (why). */

@@ -1,7 +1,7 @@
-import type { CopyFacts } from './copy-facts.js';
-import { formatBytes } from './evict-budget.js';
-import { heldByOtherRun, removalUnderWay } from './evict-fence.js';
-import { ownedBy, ownersText } from './project-owners.js';
+import type { CopyFacts } from '../fleet/copy-facts.js';
+import { formatBytes } from '../fleet/store-budget.js';
+import { heldByOtherRun, removalUnderWay } from '../fleet/copy-fence.js';
+import { ownedBy, ownersText } from '../fleet/project-owners.js';
 
 // The eviction's decisions, as pure functions of the facts (copy-facts.ts): which copies of a store may go, in which
 // order, and how many of them the budget needs. run-eviction.ts does the I/O and looks again before each removal; the
@@ -70,7 +70,7 @@ export interface EvictionPlan {
   /** The pool after the planned removals. */
   readonly afterBytes: number;
   /**
-   * Bytes of copies another eviction run is removing (evict-fence.ts removalUnderWay): counted as leaving with that
+   * Bytes of copies another eviction run is removing (fleet/copy-fence.ts removalUnderWay): counted as leaving with that
    * run, so that two runs on one store do not both free the budget's worth (the second would remove copies nobody
    * needed gone).
    */

@@ -3,12 +3,14 @@ import { isFerryError } from '../errors/ferry-error.js';
 import type { FerryErrorCode } from '../errors/error-table.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
-import { readStoreCatalogue, requireStores } from '../prewarm/store-catalogue.js';
-import { ignoredPins, NO_PINS, type PinSet } from './copy-pins.js';
-import { budgetBytes, type Budget } from './evict-budget.js';
-import { EVICT_DEFAULTS, type StoreCluster } from './evict-options.js';
-import { ownersOf } from './project-owners.js';
-import { imageIdsOf, readImageListing, readStoreUsage } from './read-store-usage.js';
+import { readStoreCatalogue, requireStores } from '../fleet/store-catalogue.js';
+import { ignoredPins, NO_PINS, type PinSet } from '../fleet/copy-pins.js';
+import { resolvePins, type PinInputs } from '../fleet/resolve-pins.js';
+import { budgetBytes, type Budget } from '../fleet/store-budget.js';
+import type { StoreCluster } from '../fleet/store-cluster.js';
+import { EVICT_DEFAULTS } from './evict-options.js';
+import { ownersOf } from '../fleet/project-owners.js';
+import { imageIdsOf, readImageListing, readStoreUsage } from '../fleet/read-store-usage.js';
 import type { EvictContext } from './run-eviction.js';
 import { summarizeStoreUsage, type StoreUsageSummary } from './usage-report.js';
 
@@ -25,6 +27,8 @@ export interface UsageOptions {
   readonly stores: readonly UsageStore[];
   /** What stays whatever its use, by store; it gets every image Glance listed (to resolve a sync policy's selections). */
   readonly pins?: (images: readonly GlanceImage[]) => (store: string) => PinSet;
+  /** What stays, as given (a policy, pin owners): resolved against the listing (fleet/resolve-pins.ts); before `pins`. */
+  readonly pinsFrom?: PinInputs;
   readonly signal?: AbortSignal;
   readonly ceph?: StoreCopiesOptions;
   /** Whose copies an eviction may remove (EvictOptions.removeOwners); default the credential's project. */
@@ -61,7 +65,7 @@ export async function readUsage(ctx: EvictContext, options: UsageOptions): Promi
   }
   const images = await readImageListing(ctx.glance, signal);
   const removeOwners = ownersOf(options.removeOwners, await ctx.projectId?.(signal));
-  const pinsOf = options.pins?.(images) ?? ((): PinSet => NO_PINS);
+  const pinsOf = options.pinsFrom !== undefined ? resolvePins(options.pinsFrom)(images) : options.pins?.(images) ?? ((): PinSet => NO_PINS);
   const knownNames = imageIdsOf(images);
   const limit = pLimit(USAGE_POOL_READS);
   const stores = await Promise.all(options.stores.map((entry) => limit(async (): Promise<StoreUsageSummary | StoreUsageError> => {

@@ -7,15 +7,16 @@ import type { Logger } from '../logging/logger.js';
 import { clearCopyMarks, isMarkError, setCopyMarks, type MarkResult } from '../rbd/copy-fence-marks.js';
 import type { PoolEntry } from '../rbd/pool-entry.js';
 import { checkStoreCopies, type StorePool } from '../rbd/store-copies.js';
-import { copyFactsOf, type CopyFacts } from './copy-facts.js';
-import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceOf, fenceValue, FOREIGN_FENCE, isStaleFence, removalDeadline, removalUnderWay, type EvictFence } from './evict-fence.js';
+import { copyFactsOf, type CopyFacts } from '../fleet/copy-facts.js';
+import { decideDeleteAnswer, decideFenced, decideFenceExpired, decideRemoved, type CopyOutcome } from './decide-removal.js';
+import { FENCE_HOLD_MS, FENCE_KEY, fenceOf, fenceValue, isStaleFence, removalUnderWay, type EvictFence } from '../fleet/copy-fence.js';
 import type { ResolvedEvictOptions } from './evict-options.js';
-import type { EvictOutcome, FenceLeft } from './evict-report.js';
+import type { FenceLeft } from './evict-report.js';
 import { judgeLastLook } from './judge-last-look.js';
-import type { EvictionPlan, KeepReason } from './plan-eviction.js';
+import type { EvictionPlan } from './plan-eviction.js';
 
 // The eviction's I/O: fence, grace, last look, removal through Glance, and a check that the bytes went. The
-// decisions are judgeLastLook's and planEviction's; this file only sequences them (docs/evict.md, "Boot safety").
+// decisions are judgeLastLook's, planEviction's and decide-removal's; this file only sequences them (docs/evict.md, "Boot safety").
 
 export interface EvictContext {
   readonly glance: GlanceClient;
@@ -23,19 +24,6 @@ export interface EvictContext {
   readonly logger: Logger;
   /** The project of ferry's credential, when known: the remove owners' and pin owners' default (project-owners.ts). */
   readonly projectId?: ((signal?: AbortSignal) => Promise<string | undefined>) | undefined;
-}
-
-export interface CopyOutcome {
-  readonly outcome: EvictOutcome;
-  readonly reason?: KeepReason | undefined;
-  readonly detail: string;
-  /** Bytes the pool no longer holds because of it (an evicted copy's). */
-  readonly freedBytes: number;
-  /**
-   * Bytes someone else took: the copy was gone before this run removed it, or another run's live fence holds it (that
-   * run removes it). They count toward the budget, so that this run does not take further copies in their place.
-   */
-  readonly othersBytes?: number;
 }
 
 export interface EvictionRun {
@@ -109,14 +97,8 @@ async function runRound(ctx: EvictContext, batch: readonly CopyFacts[], pool: St
   const marks = await fenceCopies(ctx, batch.map((copy) => copy.rbdImage), value, pool, options);
   const fenced = batch.filter((copy) => marks.get(copy.rbdImage) === 'set');
   for (const copy of batch) {
-    const mark = marks.get(copy.rbdImage);
-    if (mark === 'absent') outcomes.set(copy.imageId, { outcome: 'gone', detail: 'the pool no longer had it when it was fenced', freedBytes: 0, othersBytes: copy.bytes });
-    else if (isMarkError(mark)) outcomes.set(copy.imageId, { outcome: 'failed', detail: `its fence could not be written: ${mark.error}`, freedBytes: 0 });
-    else if (typeof mark === 'object') {
-      const held = mark.held === null ? undefined : fenceOf({ [FENCE_KEY]: mark.held });
-      outcomes.set(copy.imageId, { outcome: 'kept', reason: 'fenced', detail: heldDetail(held), freedBytes: 0,
-        ...(removalUnderWay(held, options.run, ctx.clock.wallNow()) ? { othersBytes: copy.bytes } : {}) });
-    }
+    const outcome = decideFenced(copy, marks.get(copy.rbdImage), options.run, ctx.clock.wallNow());
+    if (outcome !== undefined) outcomes.set(copy.imageId, outcome);
   }
   options.onProgress?.({ type: 'fenced', copies: fenced.length, recheckAtMs: fence.recheckAtMs });
   ctx.logger.info({ store: options.store, fenced: fenced.length, graceMs: options.graceMs }, 'eviction: fenced, waiting the grace period');
@@ -175,12 +157,6 @@ async function fenceCopies(ctx: EvictContext, names: readonly string[], value: s
   return marks;
 }
 
-function heldDetail(found: EvictFence | undefined): string {
-  if (found === undefined) return 'its fence changed while this run took it over: left alone';
-  return found === FOREIGN_FENCE ? `it carries a mark ${FENCE_KEY} not in ferry's format: left alone`
-    : `another eviction run holds its fence (${found.by}, run ${found.run}): left to it`;
-}
-
 /**
  * The last look at the round's copies in the pool: one process for all of them, right after the grace period. A
  * failure that stops the run is thrown; any other leaves the copies failed (their fences are lifted by settle).
@@ -218,7 +194,7 @@ function refuseUnwritablePool(marks: ReadonlyMap<string, MarkResult>, pool: Stor
 async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: PoolEntry | undefined, fence: EvictFence,
   options: ResolvedEvictOptions, removeOwners: ReadonlySet<string> | undefined): Promise<CopyOutcome | 'removed'> {
   try {
-    const expired = fenceExpired(fence, ctx.clock.wallNow());
+    const expired = decideFenceExpired(fence, ctx.clock.wallNow());
     if (expired !== undefined) return expired;
     const image = await ctx.glance.getImage(copy.imageId, { signal: options.signal }).catch((error: unknown) => {
       if (isFerryError(error, 'FERRY_IMAGE_NOT_FOUND')) return undefined;
@@ -235,50 +211,20 @@ async function lastLookAndRemove(ctx: EvictContext, copy: CopyFacts, entry: Pool
       const takenOver = look.reason === 'fenced' && removalUnderWay(fresh.fence, options.run, ctx.clock.wallNow());
       return { outcome: 'kept', reason: look.reason, detail: `at the last look: ${look.detail}`, freedBytes: 0, ...(takenOver ? { othersBytes: copy.bytes } : {}) };
     }
-    const late = fenceExpired(fence, ctx.clock.wallNow());
+    const late = decideFenceExpired(fence, ctx.clock.wallNow());
     if (late !== undefined) return late;
     const answer = await ctx.glance.deleteFromStore(copy.imageId, options.store, { signal: options.signal }).catch((error: unknown) => {
       // One image's refusal (another project's, a policy on one image): this copy's outcome, not the run's end.
       if (isFerryError(error, 'FERRY_FORBIDDEN')) return { kind: 'forbidden' as const, message: error.message };
       throw error;
     });
-    switch (answer.kind) {
-      case 'forbidden':
-        ctx.logger.warn({ imageId: copy.imageId, store: options.store, owner: copy.owner }, `eviction: ${answer.message}`);
-        return { outcome: 'forbidden', detail: `${answer.message} (owner ${copy.owner ?? '(none)'}): the account may not remove it; `
-          + 'the run went on to the next candidate (docs/evict.md, "Credentials")', freedBytes: 0 };
-      case 'removed':
-        return 'removed';
-      case 'not-in-store':
-        return { outcome: 'gone', detail: `Glance: ${answer.message}`, freedBytes: 0, othersBytes: copy.bytes };
-      case 'last-location':
-        return { outcome: 'kept', reason: 'last-copy', detail: `Glance refused: ${answer.message}`, freedBytes: 0 };
-      case 'in-use':
-        return { outcome: 'kept', reason: 'in-use', detail: `Glance refused: ${answer.message}`, freedBytes: 0 };
-      case 'not-active':
-        return { outcome: 'kept', reason: 'not-active', detail: `Glance refused: ${answer.message}`, freedBytes: 0 };
-    }
+    if (answer.kind === 'forbidden') ctx.logger.warn({ imageId: copy.imageId, store: options.store, owner: copy.owner }, `eviction: ${answer.message}`);
+    return decideDeleteAnswer(copy, answer);
   } catch (error) {
     if (!isFerryError(error) || STOPS_THE_RUN.has(error.code)) throw error;
     ctx.logger.warn({ imageId: copy.imageId, store: options.store, code: error.code }, `eviction: ${error.message}`);
     return { outcome: 'failed', detail: `${error.code}: ${error.message}`, freedBytes: 0 };
   }
-}
-
-/** Kept, not removed: the fence ran out before this copy's turn came (a round's earlier removals took that long). */
-function fenceExpired(fence: EvictFence, wallNowMs: number): CopyOutcome | undefined {
-  if (wallNowMs <= removalDeadline(fence)) return undefined;
-  return { outcome: 'kept', reason: 'fenced', detail: `its fence expired before its turn came (removals end ${Math.round((FENCE_HOLD_MS - FENCE_SKEW_MS) / 1000)} s `
-    + 'after the last look): not removed, left for the next run', freedBytes: 0 };
-}
-
-/**
- * Whether the pool's image of the removed copy's name is a newer one (created after the copy the plan saw): the removal
- * went through and something (a boot's ensure, a prewarm) had Glance copy the image into the store again meanwhile.
- * Only the report's wording and the bytes counted freed depend on it, never a removal.
- */
-function copiedAnew(copy: CopyFacts, entry: PoolEntry): boolean {
-  return entry.kind === 'image' && entry.createdMs !== undefined && copy.copiedMs !== undefined && entry.createdMs > copy.copiedMs;
 }
 
 /**
@@ -300,13 +246,7 @@ async function settle(ctx: EvictContext, round: { readonly fenced: readonly Copy
     removed.forEach((copy, index) => {
       const entry = entries?.[index];
       if (entry !== undefined && entry.kind !== 'absent') stillInPool.add(copy);
-      outcomes.set(copy.imageId, entry === undefined ? { outcome: 'evicted', detail: 'removed through Glance (not checked in the pool)', freedBytes: copy.bytes }
-        : entry.kind === 'absent' && entry.trashedMs !== undefined
-          ? { outcome: 'trashed', detail: 'Glance moved it to the pool\'s RBD trash (a clone appeared at the last moment): its clones keep working, no byte was freed', freedBytes: 0 }
-          : entry.kind === 'absent' ? { outcome: 'evicted', detail: 'removed through Glance; gone from the pool', freedBytes: copy.bytes }
-            : copiedAnew(copy, entry)
-              ? { outcome: 'evicted', detail: 'removed through Glance; copied anew since (a boot or a copy asked for it here): the pool holds the new copy', freedBytes: 0 }
-              : { outcome: 'failed', detail: 'Glance answered that it removed it, but the pool still holds it', freedBytes: 0 });
+      outcomes.set(copy.imageId, decideRemoved(copy, entry));
     });
   }
   const lift = fenced.filter((copy) => !removed.includes(copy) || stillInPool.has(copy));

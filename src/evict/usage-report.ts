@@ -1,7 +1,7 @@
-import type { CopyFacts } from './copy-facts.js';
-import type { Budget } from './evict-budget.js';
+import type { CopyFacts } from '../fleet/copy-facts.js';
+import type { Budget } from '../fleet/store-budget.js';
 import { planEviction, KEEP_REASONS, type KeepReason, type KeptTally } from './plan-eviction.js';
-import type { StoreUsage } from './store-usage.js';
+import type { StoreUsage } from '../fleet/store-usage.js';
 
 // `ferry status --usage`: each store's use against its budget, from the same facts `ferry evict` plans on. Pure.
 

@@ -1,8 +1,7 @@
 import type { Clock } from '../clock/clock.js';
 import type { EnsureOutcome } from '../copy/ensure-result.js';
-import { FENCE_HOLD_MS } from '../evict/evict-fence.js';
-import { EVICT_DEFAULTS } from '../evict/evict-options.js';
-import { judgeHandOut } from '../evict/judge-hand-out.js';
+import { FENCE_ANSWER_MARGIN_MS, FENCE_HOLD_MS } from '../fleet/copy-fence.js';
+import { judgeHandOut } from '../fleet/judge-hand-out.js';
 import type { CopyLook } from '../rbd/copy-look.js';
 import type { CloneTarget } from '../rbd/location-verdict.js';
 import type { DelayPolicy } from '../wait/next-delay.js';
@@ -21,7 +20,7 @@ import { waitFor } from '../wait/wait-for.js';
  */
 export const HAND_OUT_DEFAULTS = {
   delay: { minDelayMs: 500, maxDelayMs: 5_000, factor: 1.6, deadlineSlackMs: 50 } satisfies DelayPolicy,
-  marginMs: EVICT_DEFAULTS.answerMarginMs,
+  marginMs: FENCE_ANSWER_MARGIN_MS,
   maxWaitMs: FENCE_HOLD_MS + 30_000,
   answerMarginMs: 5_000,
 } as const;

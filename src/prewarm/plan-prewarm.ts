@@ -1,7 +1,7 @@
 import type { GlanceImage } from '../glance/image.js';
 import { classifyPlacement, type ClassifyOptions, type NotCopyableReason, type PlanState } from './classify-placement.js';
-import type { UnresolvedCode, UnresolvedImage } from './select-images.js';
-import type { StoreCatalogue, StoreFacts } from './store-catalogue.js';
+import type { UnresolvedCode, UnresolvedImage } from '../fleet/select-images.js';
+import type { StoreCatalogue, StoreFacts } from '../fleet/store-catalogue.js';
 
 /** What the run does with one (image, store): nothing, copy it, wait for someone else's copy, or skip it. */
 export type PlanAction = 'none' | 'copy' | 'join' | 'skip';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, storeNameSchema, type CopyPolicy } from '../config/copy-policy.js';
+import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, type CopyPolicy } from '../config/copy-policy.js';
+import { storeNameSchema } from '../config/store-name.js';
 import type { TimeWindow } from '../clock/time-window.js';
 import { FerryError } from '../errors/ferry-error.js';
 import type { PrewarmEvent } from './prewarm-events.js';

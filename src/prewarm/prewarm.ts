@@ -2,10 +2,10 @@ import type { CopyContext } from '../copy/copy-context.js';
 import { planPrewarm } from './plan-prewarm.js';
 import { resolvePrewarmOptions, type PrewarmOptions } from './prewarm-options.js';
 import type { PrewarmReport } from './prewarm-report.js';
-import { assertSelection, type PrewarmSelection } from './prewarm-selection.js';
+import { assertSelection, type PrewarmSelection } from '../fleet/prewarm-selection.js';
 import { runPrewarmPlan } from './run-prewarm-plan.js';
-import { selectImages } from './select-images.js';
-import { readStoreCatalogue, requireStores } from './store-catalogue.js';
+import { selectImages } from '../fleet/select-images.js';
+import { readStoreCatalogue, requireStores } from '../fleet/store-catalogue.js';
 
 /**
  * Put the selected images into `options.stores` ahead of boots: read the store list and the images, plan every

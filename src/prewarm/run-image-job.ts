@@ -8,7 +8,7 @@ import { classifyPlacement, type NotCopyableReason } from './classify-placement.
 import type { PlannedJob } from './plan-prewarm.js';
 import type { PrewarmEvent } from './prewarm-events.js';
 import type { ResolvedPrewarmOptions } from './prewarm-options.js';
-import type { StoreCatalogue } from './store-catalogue.js';
+import type { StoreCatalogue } from '../fleet/store-catalogue.js';
 import { skippedResult, type StoreResult } from './store-result.js';
 import type { RunPace } from './run-pace.js';
 

@@ -10,7 +10,7 @@ import type { CopyTransfer } from '../copy/copy-job.js';
 import { chooseTransfer } from '../copy/transfer/choose-transfer.js';
 import { createSlotScheduler } from './slot-scheduler.js';
 import { createConcurrencyGovernor, type ConcurrencyGovernor } from './concurrency-governor.js';
-import type { StoreCatalogue } from './store-catalogue.js';
+import type { StoreCatalogue } from '../fleet/store-catalogue.js';
 import type { StoreResult } from './store-result.js';
 
 /**

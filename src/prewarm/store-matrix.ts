@@ -1,9 +1,9 @@
 import type { CopyContext } from '../copy/copy-context.js';
 import type { GlanceImage } from '../glance/image.js';
 import { classifyPlacement } from './classify-placement.js';
-import type { PrewarmSelection } from './prewarm-selection.js';
-import { selectImages, type UnresolvedImage } from './select-images.js';
-import { readStoreCatalogue, requireStores, type StoreFacts } from './store-catalogue.js';
+import type { PrewarmSelection } from '../fleet/prewarm-selection.js';
+import { selectImages, type UnresolvedImage } from '../fleet/select-images.js';
+import { readStoreCatalogue, requireStores, type StoreFacts } from '../fleet/store-catalogue.js';
 
 /** One cell of the images × stores table: the plan states, without judging whether a copy could be made. */
 export const MATRIX_CELLS = ['present', 'copying', 'failed', 'missing'] as const;

@@ -1,4 +1,5 @@
 import { FerryError } from '../errors/ferry-error.js';
+import type { CephCluster } from './ceph-cluster.js';
 import { FSID_PATTERN } from './ceph-conf-fsid.js';
 import { execFileRunner } from './command-runner.js';
 import { rbdNameProblem } from './rbd-names.js';
@@ -9,11 +10,8 @@ import type { CommandOutcome, CommandRunner } from './command-runner.js';
 // clients do. (Where python3-rbd/python3-rados are installed, a cluster's fsid is asked through librados —
 // cluster-fsid.ts — and the direct transfer's bytes go through librbd — librbd-copy.ts.)
 
-export interface CephCliOptions {
-  /** The cluster's ceph.conf (`-c`); nova.conf `[libvirt] images_rbd_ceph_conf`. */
-  readonly confFile: string;
-  /** cephx id without `client.` (`--id`), e.g. `nova` or `glance`; default: the CLI's own (`admin`). */
-  readonly user?: string;
+/** The cluster (its ceph.conf: `-c`; its cephx user: `--id`) and how to run the CLI there. */
+export interface CephCliOptions extends CephCluster {
   /** Kill the process after this long. Default CEPH_CLI_DEFAULTS.timeoutMs. */
   readonly timeoutMs?: number;
   /** How long the CLI itself waits for the mons (`--connect-timeout`, librados mount/op timeouts). */
@@ -94,7 +92,7 @@ const NOT_FOUND = /\(2\) No such file or directory$/;
 const ETIMEDOUT = 110;
 const EACCES = 13;
 
-type Resolved = Required<Omit<CephCliOptions, 'user' | 'signal'>> & Pick<CephCliOptions, 'user' | 'signal'>;
+type Resolved = Required<Omit<CephCliOptions, 'user' | 'signal' | 'fsid'>> & Pick<CephCliOptions, 'user' | 'signal'>;
 type Exited = Extract<CommandOutcome, { outcome: 'exited' }>;
 
 function resolve(options: CephCliOptions): Resolved {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CEPH_CLI_DEFAULTS, cephTimeoutSeconds } from './ceph-cli.js';
+import type { CephCluster } from './ceph-cluster.js';
 import { childEnvironment } from './child-environment.js';
 import { isolatedPython, rbdPython } from './python-program.js';
 import type { RbdDiffSummary } from './rbd-diff-stream.js';
@@ -13,15 +14,10 @@ import { RbdStreamError, transferAborted } from './rbd-streams.js';
 // events. Decisions (is the copy proven, may it be renamed) stay with the caller: this module only reports what the
 // process saw.
 
-export interface LibrbdCluster {
-  readonly confFile: string;
-  readonly user: string | undefined;
-}
-
 export interface LibrbdCopyRequest {
-  readonly source: LibrbdCluster & RbdImageRef & { readonly snapshot: string };
+  readonly source: CephCluster & RbdImageRef & { readonly snapshot: string };
   /** One or more temporary images, each created empty with the source's shape: read once, written to each. */
-  readonly targets: readonly (LibrbdCluster & RbdImageRef)[];
+  readonly targets: readonly (CephCluster & RbdImageRef)[];
   /** The snapshot made and protected on each target once written: the one a clone is made of. */
   readonly targetSnapshot: string;
   readonly algorithm: string;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { FerryError } from '../errors/ferry-error.js';
+import type { CephCluster } from './ceph-cluster.js';
 import { cephCommandExited, cephMessage, cephTimeoutSeconds, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
 import { isolatedPython, rbdPython } from './python-program.js';
 import { parsePoolCheck, parsePoolListing, type PoolEntry, type PoolListing } from './store-copy-listing.js';
@@ -12,10 +13,8 @@ import { parsePoolCheck, parsePoolListing, type PoolEntry, type PoolListing } fr
 /** The snapshot a Glance copy is cloned from: glance_store's and ferry's (rbd://fsid/pool/image/snap). */
 export const COPY_SNAPSHOT = 'snap';
 
-export interface StorePool {
-  readonly confFile: string;
-  /** cephx id without `client.`; reading needs `profile rbd-read-only` on every pool clones may live in. */
-  readonly user: string | undefined;
+/** A store's pool in its cluster (reading needs the user's `profile rbd-read-only` on every pool clones may live in). */
+export interface StorePool extends CephCluster {
   readonly pool: string;
   /** The copies' snapshot: glance_store's and ferry's `snap`. */
   readonly snapshot: string;

@@ -1,7 +1,7 @@
 import type { CopyContext } from '../copy/copy-context.js';
 import type { PrewarmPlan } from '../prewarm/plan-prewarm.js';
 import type { PrewarmReport } from '../prewarm/prewarm-report.js';
-import type { SyncPolicy } from './sync-policy.js';
+import type { SyncPolicy } from '../fleet/sync-policy.js';
 import type { PlacementDrift, StoreBudget, SyncReport } from './sync-report.js';
 
 /** What each placement selected: its images' ids, and how many of its named images Glance did not have. */

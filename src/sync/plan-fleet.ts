@@ -1,18 +1,18 @@
 import { isFerryError, type FerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
-import { withPin } from '../evict/copy-facts.js';
-import { NO_PINS } from '../evict/copy-pins.js';
-import { ownersOf } from '../evict/project-owners.js';
-import { budgetBytes } from '../evict/evict-budget.js';
+import { withPin } from '../fleet/copy-facts.js';
+import { NO_PINS } from '../fleet/copy-pins.js';
+import { ownersOf } from '../fleet/project-owners.js';
+import { budgetBytes } from '../fleet/store-budget.js';
 import { EVICT_DEFAULTS } from '../evict/evict-options.js';
 import { planEviction, type EvictionPlan } from '../evict/plan-eviction.js';
-import { fleetUsageOf, type StoreUsage } from '../evict/store-usage.js';
+import { fleetUsageOf, type StoreUsage } from '../fleet/store-usage.js';
 import { planPrewarm, type PrewarmPlan } from '../prewarm/plan-prewarm.js';
-import type { StoreCatalogue } from '../prewarm/store-catalogue.js';
+import type { StoreCatalogue } from '../fleet/store-catalogue.js';
 import type { PoolListing } from '../rbd/store-copy-listing.js';
-import { policyWants, unresolvedPolicyRefs, type PolicyWants } from './policy-wants.js';
-import type { SyncPolicy } from './sync-policy.js';
-import { usageRuleWants } from './usage-rule-wants.js';
+import { policyWants, unresolvedPolicyRefs, type PolicyWants } from '../fleet/policy-wants.js';
+import type { SyncPolicy } from '../fleet/sync-policy.js';
+import { usageRuleWants } from '../fleet/usage-rule-wants.js';
 
 export interface FleetInput {
   readonly policy: SyncPolicy;

@@ -3,13 +3,13 @@ import type { GlanceImage } from '../glance/image.js';
 import { planPrewarm, type PlanInput } from '../prewarm/plan-prewarm.js';
 import { resolvePrewarmOptions } from '../prewarm/prewarm-options.js';
 import { runPrewarmPlan } from '../prewarm/run-prewarm-plan.js';
-import { selectImages, type UnresolvedImage } from '../prewarm/select-images.js';
-import { readStoreCatalogue } from '../prewarm/store-catalogue.js';
-import type { StoreCatalogue } from '../prewarm/store-catalogue.js';
+import { selectImages, type UnresolvedImage } from '../fleet/select-images.js';
+import { readStoreCatalogue } from '../fleet/store-catalogue.js';
+import type { StoreCatalogue } from '../fleet/store-catalogue.js';
 import { buildSyncReport } from './build-sync-report.js';
-import { policyError } from './parse-sync-policy.js';
+import { policyError } from '../fleet/parse-sync-policy.js';
 import { syncWithBudgets } from './sync-with-budgets.js';
-import type { PolicyPosition, SyncPolicy } from './sync-policy.js';
+import type { PolicyPosition, SyncPolicy } from '../fleet/sync-policy.js';
 import type { SyncOptions, SyncReport } from './sync-report.js';
 
 export type { SyncOptions, PlacementDrift, SyncReport, StoreBudget } from './sync-report.js';

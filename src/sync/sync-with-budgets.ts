@@ -4,20 +4,20 @@ import { createKeyedLimiter } from '../copy/transfer/keyed-limiter.js';
 import { isFerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { buildEvictReport } from '../evict/build-evict-report.js';
-import { ignoredPins, NO_PINS } from '../evict/copy-pins.js';
-import { ownersOf } from '../evict/project-owners.js';
+import { ignoredPins, NO_PINS } from '../fleet/copy-pins.js';
+import { ownersOf } from '../fleet/project-owners.js';
 import { EVICT_DEFAULTS, resolveEvictOptions } from '../evict/evict-options.js';
-import { imageIdsOf, readImageListing, resolveStorePool } from '../evict/read-store-usage.js';
+import { imageIdsOf, readImageListing, resolveStorePool } from '../fleet/read-store-usage.js';
 import { runEviction } from '../evict/run-eviction.js';
 import { resolvePrewarmOptions } from '../prewarm/prewarm-options.js';
 import { runPrewarmPlan } from '../prewarm/run-prewarm-plan.js';
-import type { StoreCatalogue } from '../prewarm/store-catalogue.js';
+import type { StoreCatalogue } from '../fleet/store-catalogue.js';
 import { COPY_SNAPSHOT, readStoreCopies } from '../rbd/store-copies.js';
 import type { PoolListing } from '../rbd/store-copy-listing.js';
 import { buildSyncReport, type PlacementSelection } from './build-sync-report.js';
 import { planFleet, type FleetPlan, type StoreEvictionPlan } from './plan-fleet.js';
-import { selectFromListing } from './policy-wants.js';
-import type { SyncPolicy } from './sync-policy.js';
+import { selectFromListing } from '../fleet/policy-wants.js';
+import type { SyncPolicy } from '../fleet/sync-policy.js';
 import type { StoreBudget, SyncOptions, SyncReport } from './sync-report.js';
 
 /** Pools read at once (one process each), and stores evicted at once. */

@@ -4,7 +4,7 @@ import { isFerryError } from '../errors/ferry-error.js';
 import { nextPassDelay } from './next-pass-delay.js';
 import { syncOnce } from './sync-once.js';
 import type { PassError, SyncOptions, SyncReport } from './sync-report.js';
-import type { SyncPolicy } from './sync-policy.js';
+import type { SyncPolicy } from '../fleet/sync-policy.js';
 
 export interface WatchOptions extends SyncOptions {
   /** Pause between two clean passes. */

@@ -1,19 +1,20 @@
 import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
-import { parseBudget } from '../../evict/evict-budget.js';
+import { parseBudget } from '../../fleet/store-budget.js';
 import { createEvictMetrics } from '../../evict/evict-metrics.js';
 import { evictStore } from '../../evict/evict-store.js';
+import { buildStoreCluster } from '../../fleet/store-cluster.js';
 import type { EvictEvent, EvictReport } from '../../evict/evict-report.js';
-import type { GlanceImage } from '../../glance/image.js';
 import type { CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
 import { BUDGET_FLAGS, budgetOfFlag, durationFlag, flagList, flagText } from '../inputs/evict-flags.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
-import { ownerFlags, PIN_OWNER_FLAG, pinsFromInputs, REMOVE_OWNER_FLAG } from '../inputs/pin-flags.js';
+import { ownerFlags, PIN_OWNER_FLAG, REMOVE_OWNER_FLAG } from '../inputs/pin-flags.js';
 import { checkMetricsFileName, writeMetricsFile } from '../output/write-metrics-file.js';
 import { renderEvict } from '../render/evict.js';
-import { EVICT_COLUMNS, evictJsonSchema, evictToJson, evictToRows } from '../reports/evict-json.js';
+import { evictJsonSchema, evictToJson } from '../../contract/evict-document.js';
+import { EVICT_COLUMNS, evictToRows } from '../reports/evict-rows.js';
 
 
 export const evictCommand: CommandSpec<EvictReport> = {
@@ -77,8 +78,8 @@ export const evictCommand: CommandSpec<EvictReport> = {
     // The listing is read as this project sees it (a policy's names resolve as sync resolves them); its images' pins count.
     const project = await cloud.projectId(ctx.signal);
     const options = {
-      store, cluster: { confFile, user: ctx.config.ceph.user, pool: flagText(ctx.flags.pool) }, ...flags,
-      pins: (images: readonly GlanceImage[]) => pinsFromInputs({ refs, policy, owners, project })(images)(store),
+      store, cluster: buildStoreCluster(undefined, { confFile, user: ctx.config.ceph.user, pool: flagText(ctx.flags.pool) }), ...flags,
+      pinsFrom: { refs, policy, owners, project },
       // Resolved by evictStore with the credential's project when neither names them (project-owners.ts).
       ...(removeOwners.length > 0 ? { removeOwners } : policy?.removeOwners === undefined ? {} : { removeOwners: policy.removeOwners }),
       dryRun: ctx.flags['dry-run'] === true, signal: ctx.signal,

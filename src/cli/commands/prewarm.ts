@@ -3,7 +3,8 @@ import { FerryError } from '../../errors/ferry-error.js';
 import type { PrewarmReport } from '../../prewarm/prewarm-report.js';
 import { prewarm } from '../../prewarm/prewarm.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
-import { PREWARM_COLUMNS, prewarmJsonSchema, prewarmToJson, prewarmToRows } from '../render/prewarm-json.js';
+import { prewarmJsonSchema, prewarmToJson } from '../../contract/prewarm-document.js';
+import { PREWARM_COLUMNS, prewarmToRows } from '../reports/prewarm-rows.js';
 import { renderPrewarm } from '../render/prewarm.js';
 import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags, SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 

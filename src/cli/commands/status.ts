@@ -2,16 +2,17 @@ import { z } from 'zod';
 import { statusDocument, statusJsonSchema } from '../../contract/status-document.js';
 import { copyStatus, type CopyStatus } from '../../copy/copy-status.js';
 import { FerryError } from '../../errors/ferry-error.js';
-import { assertSelection } from '../../prewarm/prewarm-selection.js';
+import { assertSelection } from '../../fleet/prewarm-selection.js';
 import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { CommandSpec } from '../command-spec.js';
 import { matrixJsonSchema, matrixToJson, matrixToRows, renderMatrix } from '../render/matrix.js';
 import { renderStatus } from '../render/status.js';
 import { renderUsage } from '../render/usage.js';
-import { usageJsonSchema, usageToJson, usageToRows } from '../reports/usage-json.js';
+import { usageJsonSchema, usageToJson } from '../../contract/usage-document.js';
+import { usageToRows } from '../reports/usage-rows.js';
 import { BUDGET_FLAGS, flagText } from '../inputs/evict-flags.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
-import { ownerFlags, PIN_OWNER_FLAG, pinsFromInputs, REMOVE_OWNER_FLAG } from '../inputs/pin-flags.js';
+import { ownerFlags, PIN_OWNER_FLAG, REMOVE_OWNER_FLAG } from '../inputs/pin-flags.js';
 import { usageStoresFromFlags } from '../inputs/usage-stores.js';
 import { configFlag } from '../global-options.js';
 import { ERROR_TABLE } from '../../errors/error-table.js';
@@ -68,7 +69,7 @@ export const statusCommand: CommandSpec<StatusReport> = {
       const removeOwners = ownerFlags(ctx, 'remove-owner');
       const cloud = await ctx.connect();
       const project = await cloud.projectId(ctx.signal);
-      return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal, pins: pinsFromInputs({ refs: [], policy, owners, project }),
+      return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal, pinsFrom: { refs: [], policy, owners, project },
         removeOwners: removeOwners.length > 0 ? removeOwners : policy?.removeOwners }) };
     }
     if (usageOnly.length > 0) {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { FerryError } from '../../errors/ferry-error.js';
-import { planStoreProbes, type CephAccess } from '../../stores/plan-store-probes.js';
-import { createClusterProbes, probeStores } from '../../stores/probe-stores.js';
+import { planStoreProbes } from '../../fleet/plan-store-probes.js';
+import { createClusterProbes, probeStores } from '../../fleet/probe-stores.js';
 import { readStoreOverview } from '../../glance/store-overview.js';
+import type { CephCluster } from '../../rbd/ceph-cluster.js';
 import { POOL_PROBE_DEFAULTS } from '../../rbd/probe-rbd-pool.js';
 import { parseDuration } from '../../clock/parse-duration.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
@@ -62,11 +63,11 @@ export function storesToRows(report: StoresReport): RowList {
 const PROBE_TIMEOUT_RANGE_MS = { min: 2_000, max: 600_000 } as const;
 
 /** `--probe-ceph-conf STORE=FILE` (repeatable) → store → its cluster, reached as --rbd-user. */
-function probeConfsFromFlags(ctx: CommandContext): ReadonlyMap<string, CephAccess> {
+function probeConfsFromFlags(ctx: CommandContext): ReadonlyMap<string, CephCluster> {
   const raw = ctx.flags['probe-ceph-conf'];
   const values = Array.isArray(raw) ? (raw as readonly string[]) : typeof raw === 'string' ? [raw] : [];
   const user = ctx.config.ceph.user;
-  const byStore = new Map<string, CephAccess>();
+  const byStore = new Map<string, CephCluster>();
   for (const value of values) {
     const at = value.indexOf('=');
     const store = value.slice(0, Math.max(at, 0)).trim();

@@ -7,10 +7,11 @@ import { createSyncMetrics } from '../../sync/sync-metrics.js';
 import { syncOnce } from '../../sync/sync-once.js';
 import { watchSync } from '../../sync/watch-sync.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
-import { describePass, renderSync, syncJsonSchema, syncToJson, type SyncOutcome } from '../render/sync.js';
+import { syncJsonSchema, syncToJson, type SyncOutcome } from '../../contract/sync-document.js';
+import { describePass, renderSync } from '../render/sync.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
 import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags } from '../inputs/prewarm-flags.js';
-import { PREWARM_COLUMNS, prewarmToRows } from '../render/prewarm-json.js';
+import { PREWARM_COLUMNS, prewarmToRows } from '../reports/prewarm-rows.js';
 
 /** The environment variable equivalent to `--metrics-listen` (e.g. in the sync unit's environment file). */
 export const SYNC_METRICS_LISTEN_ENV = 'FERRY_SYNC_METRICS_LISTEN';

@@ -1,7 +1,7 @@
 import { parseDuration } from '../../clock/parse-duration.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
-import type { BudgetBase } from '../../evict/evict-budget.js';
+import type { BudgetBase } from '../../fleet/store-budget.js';
 import type { CommandContext, OptionSpec } from '../command-spec.js';
 
 // The budget and idle flags `ferry evict` and `ferry status --usage` share: one meaning, one message.

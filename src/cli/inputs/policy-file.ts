@@ -1,6 +1,6 @@
 import { FerryError } from '../../errors/ferry-error.js';
-import { parseSyncPolicy } from '../../sync/parse-sync-policy.js';
-import type { SyncPolicy } from '../../sync/sync-policy.js';
+import { parseSyncPolicy } from '../../fleet/parse-sync-policy.js';
+import type { SyncPolicy } from '../../fleet/sync-policy.js';
 import type { CommandContext } from '../command-spec.js';
 
 /** Read and parse the policy file named by --policy (sync, evict); an unreadable file is FERRY_INVALID_CONFIG too. */

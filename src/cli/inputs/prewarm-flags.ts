@@ -2,7 +2,7 @@ import { FerryError } from '../../errors/ferry-error.js';
 import type { PrewarmEvent } from '../../prewarm/prewarm-events.js';
 import { PREWARM_DEFAULTS, REQUEST_MODES, type PrewarmOptions, type RequestMode } from '../../prewarm/prewarm-options.js';
 import { ADAPTIVE_DEFAULTS } from '../../prewarm/adaptive-concurrency.js';
-import { parsePropertyFilters, type PrewarmSelection } from '../../prewarm/prewarm-selection.js';
+import { parsePropertyFilters, type PrewarmSelection } from '../../fleet/prewarm-selection.js';
 import type { CommandContext, OptionSpec } from '../command-spec.js';
 import { configFlag, TRANSFER_FLAGS } from '../global-options.js';
 import { createPrewarmProgress } from '../render/prewarm-progress.js';

@@ -1,8 +1,9 @@
 import { FerryError } from '../../errors/ferry-error.js';
-import { parseBudget } from '../../evict/evict-budget.js';
+import { parseBudget } from '../../fleet/store-budget.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
 import type { UsageStore } from '../../evict/read-usage.js';
-import type { SyncPolicy } from '../../sync/sync-policy.js';
+import { buildStoreCluster } from '../../fleet/store-cluster.js';
+import type { SyncPolicy } from '../../fleet/sync-policy.js';
 import type { CommandContext } from '../command-spec.js';
 import { budgetOfFlag, durationFlag, flagList, flagText } from './evict-flags.js';
 
@@ -34,8 +35,7 @@ export function usageStoresFromFlags(ctx: Pick<CommandContext, 'flags' | 'config
   const confFile = ctx.config.ceph.confFile;
   return names.map((store): UsageStore => {
     const settings = policy?.stores.get(store);
-    const cluster = settings?.cluster !== undefined ? { ...settings.cluster, ...(pool === undefined ? {} : { pool }) }
-      : (confFile === undefined ? undefined : { confFile, user: ctx.config.ceph.user, pool });
+    const cluster = buildStoreCluster(settings?.cluster, { confFile, user: ctx.config.ceph.user, pool });
     if (cluster === undefined) {
       throw new FerryError('FERRY_INVALID_OPTION', `store ${store} has no cluster to read: ${policy === undefined ? 'no --ceph-conf'
         : `the policy ${policy.source} gives it no ceph_conf, and no --ceph-conf`} was given`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MATRIX_CELLS, type MatrixCell, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { RowColumn, RowList, RowValue } from '../output/row-list.js';
 import type { TextStyle } from '../output/text-style.js';
-import type { UnresolvedCode } from '../../prewarm/select-images.js';
+import type { UnresolvedCode } from '../../fleet/select-images.js';
 import { table } from './prewarm.js';
 
 const count = z.number().int().min(0);

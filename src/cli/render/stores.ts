@@ -1,4 +1,4 @@
-import type { StoreAnswer } from '../../stores/probe-stores.js';
+import type { StoreAnswer } from '../../fleet/probe-stores.js';
 import type { StoreOverview } from '../../glance/store-overview.js';
 import type { TextStyle } from '../output/text-style.js';
 

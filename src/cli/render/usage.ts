@@ -1,4 +1,4 @@
-import { formatBytes } from '../../evict/evict-budget.js';
+import { formatBytes } from '../../fleet/store-budget.js';
 import { formatAge, KEEP_REASONS } from '../../evict/plan-eviction.js';
 import { isStoreUsageError, type UsageReport } from '../../evict/read-usage.js';
 import type { StoreUsageSummary } from '../../evict/usage-report.js';

@@ -1,14 +1,14 @@
 import type { CopyPolicy } from '../../config/copy-policy.js';
 import { FerryError } from '../../errors/ferry-error.js';
+import type { CephCluster } from '../../rbd/ceph-cluster.js';
 import type { CopyTransfer } from '../copy-job.js';
 import { glanceCopyImage } from './glance-copy-image.js';
 import { createRbdDirectTransfer, type RbdDirectOptions } from './rbd-direct.js';
-import type { RbdCluster } from './rbd-direct-plan.js';
 import { createFanOutTransfer } from './fan-out-transfer.js';
 import type { FanOutLimits } from './plan-fan-out.js';
 
 /** The clusters ferry may write to: Glance store id → its ceph.conf and cephx user (ensure: the local store only). */
-export type TransferTargets = ReadonlyMap<string, RbdCluster>;
+export type TransferTargets = ReadonlyMap<string, CephCluster>;
 
 /**
  * The transfer a policy asks for: Glance's copy-image; the direct RBD transfer (sources from --source-ceph-conf, read

@@ -1,9 +1,10 @@
 import type { CephCliOptions } from '../../rbd/ceph-cli.js';
+import type { CephCluster } from '../../rbd/ceph-cluster.js';
 import { listRbdObjectExtents, listRbdSnapshots, readRbdImageInfo, type RbdImageRef } from '../../rbd/rbd-image-commands.js';
 import { hashRbdSnapshot, RbdStreamError } from '../../rbd/rbd-streams.js';
 import { judgeFoundBytes, judgeFoundShape, sameIdentity, type RbdCopyIdentity } from './judge-found-copy.js';
 import { readBackError } from './rbd-direct-errors.js';
-import type { ExpectedHash, RbdCluster } from './rbd-direct-plan.js';
+import type { ExpectedHash } from './rbd-direct-plan.js';
 import { SNAPSHOT, type StoreCopyEnvironment } from './store-copy-plan.js';
 
 export type FoundCopyProof =
@@ -20,7 +21,7 @@ type ProofEnvironment = Pick<StoreCopyEnvironment, 'imageId' | 'imageSize' | 'si
  * Glance's hash and size and against its own object set. Costs one read of the image, only when there is such an image.
  * Its identity is checked again after the rename, before the PATCH (commit-copy.ts).
  */
-export async function proveFoundCopy(env: ProofEnvironment, where: { readonly store: string; readonly target: RbdCluster }, cli: CephCliOptions,
+export async function proveFoundCopy(env: ProofEnvironment, where: { readonly store: string; readonly target: CephCluster }, cli: CephCliOptions,
   ref: RbdImageRef, expected: ExpectedHash): Promise<FoundCopyProof> {
   const { store } = where;
   const snap = { ...ref, snapshot: SNAPSHOT };

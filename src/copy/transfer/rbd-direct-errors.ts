@@ -1,12 +1,13 @@
 import { FerryError } from '../../errors/ferry-error.js';
+import type { CephCluster } from '../../rbd/ceph-cluster.js';
 import { HALF_CREATED_WHY, halfCreatedFix, rbdCommandLine } from '../../rbd/leftover-image.js';
 import type { RbdDiffFormatError } from '../../rbd/rbd-diff-stream.js';
 import type { RbdStreamError } from '../../rbd/rbd-streams.js';
-import type { ExpectedHash, RbdCluster, RbdSourceCandidate } from './rbd-direct-plan.js';
+import type { ExpectedHash, RbdSourceCandidate } from './rbd-direct-plan.js';
 
 // The direct RBD transfer's refusals and failures, worded once. Pure.
 
-function rbdCommand(cluster: RbdCluster): string {
+function rbdCommand(cluster: CephCluster): string {
   return rbdCommandLine(cluster.confFile, cluster.user);
 }
 
@@ -48,7 +49,7 @@ export function sourceLostError(imageId: string, source: RbdSourceCandidate, sto
     { imageId, store, source: source.store, exitCode: stream.failure.exitCode, stderr: stream.failure.message });
 }
 
-export function targetWriteError(imageId: string, store: string, target: RbdCluster, stream: RbdStreamError): FerryError {
+export function targetWriteError(imageId: string, store: string, target: CephCluster, stream: RbdStreamError): FerryError {
   return new FerryError('FERRY_CEPH', `writing image ${imageId} into ${store} failed: ${stream.message}`,
     `Check the target cluster and client.${target.user ?? 'admin'}'s caps (osd 'profile rbd pool=…' on the target pool): ${rbdCommand(target)} ls`,
     { imageId, store, exitCode: stream.failure.exitCode, stderr: stream.failure.message });
@@ -60,7 +61,7 @@ export type FinalNameHolder =
   | { readonly kind: 'unproven'; readonly reason: string }
   | { readonly kind: 'half-created' };
 
-export function targetExistsError(imageId: string, store: string, pool: string, target: RbdCluster, holder: FinalNameHolder = { kind: 'foreign' }): FerryError {
+export function targetExistsError(imageId: string, store: string, pool: string, target: CephCluster, holder: FinalNameHolder = { kind: 'foreign' }): FerryError {
   const rbd = rbdCommand(target);
   if (holder.kind === 'half-created') {
     return new FerryError('FERRY_COPY_TARGET_EXISTS',
@@ -80,7 +81,7 @@ export function targetExistsError(imageId: string, store: string, pool: string, 
 }
 
 /** A copy found with the mark could not be read back (the target cluster failed the read): nothing registered. */
-export function readBackError(imageId: string, store: string, spec: string, target: RbdCluster, stream: RbdStreamError): FerryError {
+export function readBackError(imageId: string, store: string, spec: string, target: CephCluster, stream: RbdStreamError): FerryError {
   return new FerryError('FERRY_CEPH', `reading back ${spec} in ${store} to prove it for image ${imageId} failed: ${stream.message}`,
     `Nothing was registered. Check the target cluster (${rbdCommand(target)} export ${spec} - | sha512sum), then run ferry again.`,
     { imageId, store, rbdImage: spec, exitCode: stream.failure.exitCode, stderr: stream.failure.message });

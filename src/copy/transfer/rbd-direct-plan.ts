@@ -2,31 +2,25 @@ import { getHashes } from 'node:crypto';
 import type { GlanceImage } from '../../glance/image.js';
 import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
 import { hasStore } from '../../glance/image.js';
+import type { CephCluster } from '../../rbd/ceph-cluster.js';
 import { parseRbdLocation, type RbdLocation } from '../../rbd/parse-rbd-location.js';
 import { rbdLocationNameProblem, rbdNameProblem } from '../../rbd/rbd-names.js';
 
 // The direct RBD transfer's decisions, as pure functions over what its steps read. rbd-direct.ts does the I/O.
 
-/** A Ceph cluster ferry may reach, by the Glance store that stands for it. */
-export interface RbdCluster {
-  readonly confFile: string;
-  readonly user: string | undefined;
-  /** The cluster's fsid when the caller resolved it already (ensure: the local cluster's): it is not asked again. */
-  readonly fsid?: string | undefined;
-}
 
 /** Where the bytes may come from: one rbd location of the image in a cluster ferry may read. */
 export interface RbdSourceCandidate {
   readonly store: string;
   readonly location: RbdLocation;
-  readonly cluster: RbdCluster;
+  readonly cluster: CephCluster;
 }
 
 /**
  * The image's rbd locations in clusters named by --source-ceph-conf, in Glance's location order, never the target
  * store itself. Empty: no source cluster is known for this image (FERRY_RBD_SOURCE_UNREACHABLE, or Glance in auto).
  */
-export function planRbdSources(image: Pick<GlanceImage, 'locations'>, sources: ReadonlyMap<string, RbdCluster>, target: string): RbdSourceCandidate[] {
+export function planRbdSources(image: Pick<GlanceImage, 'locations'>, sources: ReadonlyMap<string, CephCluster>, target: string): RbdSourceCandidate[] {
   const candidates: RbdSourceCandidate[] = [];
   for (const location of image.locations ?? []) {
     if (location.store === undefined || location.store === target) continue;

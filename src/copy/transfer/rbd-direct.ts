@@ -1,5 +1,6 @@
 import { isFerryError, type FerryError } from '../../errors/ferry-error.js';
 import type { CephCliOptions } from '../../rbd/ceph-cli.js';
+import type { CephCluster } from '../../rbd/ceph-cluster.js';
 import { askClusterFsid } from '../../rbd/cluster-fsid.js';
 import { readCephConfFsid } from '../../rbd/ceph-conf-fsid.js';
 import type { CommandRunner } from '../../rbd/command-runner.js';
@@ -9,18 +10,16 @@ import type { OwnImportVerdict } from '../judge-own-import.js';
 import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER, type KeyedLimiter } from './keyed-limiter.js';
 import { copyStores, type StoreCopyEnd, type StoreCopyEnvironment, type StoreCopyPlan } from './rbd-copy-store.js';
 import { imageIdUnsafeError, noSourceError, notRawError, targetPoolUnknownError, unverifiableError } from './rbd-direct-errors.js';
-import {
-  directCopySlotKeys, expectedHash, planRbdSources, sourceCandidateProblem, targetPoolOf, type ExpectedHash, type RbdCluster, type RbdSourceCandidate,
-} from './rbd-direct-plan.js';
+import { directCopySlotKeys, expectedHash, planRbdSources, sourceCandidateProblem, targetPoolOf, type ExpectedHash, type RbdSourceCandidate } from './rbd-direct-plan.js';
 import { rbdLocationNameProblem, rbdNameProblem } from '../../rbd/rbd-names.js';
 import type { GlanceImage } from '../../glance/image.js';
 import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
 
 export interface RbdDirectOptions {
   /** Stores ferry may write to, with their cluster (ensure: the local store and --ceph-conf). */
-  readonly targets: ReadonlyMap<string, RbdCluster>;
+  readonly targets: ReadonlyMap<string, CephCluster>;
   /** Stores ferry may read from (--source-ceph-conf STORE=PATH, as --source-rbd-user). */
-  readonly sources: ReadonlyMap<string, RbdCluster>;
+  readonly sources: ReadonlyMap<string, CephCluster>;
   /** `auto`: what brings a store the direct transfer cannot (not raw, no hash, no readable source, no target cluster). */
   readonly fallback?: CopyTransfer | undefined;
   /** Concurrent direct copies per source cluster and per target store (prewarm/sync run many). */
@@ -73,12 +72,12 @@ export function createRbdDirectTransfer(options: RbdDirectOptions): RbdDirectTra
   };
   // A target's fsid goes into the registered location: the cluster's own answer (librados, else `ceph fsid`), unless
   // the caller resolved it already. It is asked while the copy runs and awaited only to register.
-  const targetFsidOf = (cluster: RbdCluster, signal: AbortSignal): Promise<string> => cluster.fsid !== undefined ? Promise.resolve(cluster.fsid)
+  const targetFsidOf = (cluster: CephCluster, signal: AbortSignal): Promise<string> => cluster.fsid !== undefined ? Promise.resolve(cluster.fsid)
     : remembered(`cluster:${cluster.confFile}`, () => askClusterFsid(cliOf(cluster, signal, options.runner)));
   // A source's fsid only picks the cluster to read: the conf's `fsid` when it names one (no process to ask, ~0.05 s
   // through librados). A conf that names a wrong one can only make ferry read the wrong cluster, and those bytes fail
   // the hash.
-  const sourceFsidOf = (cluster: RbdCluster, signal: AbortSignal): Promise<string> => cluster.fsid !== undefined ? Promise.resolve(cluster.fsid)
+  const sourceFsidOf = (cluster: CephCluster, signal: AbortSignal): Promise<string> => cluster.fsid !== undefined ? Promise.resolve(cluster.fsid)
     : remembered(`conf:${cluster.confFile}`, async () => (await readCephConfFsid(cluster.confFile, cluster.user))?.fsid
       ?? await targetFsidOf(cluster, signal));
   // The stores' pools, read once per run (prewarm: once for every image); a failed read is tried again by the next image.
@@ -154,7 +153,7 @@ function storeCopyEnvironment<Skip extends string>(job: TransferJob<Skip>): Stor
  * and pool its location names, a target cluster and pool.
  */
 async function checkEligibility<Skip extends string>(job: TransferJob<Skip>, batch: readonly string[], options: RbdDirectOptions,
-  fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>,
+  fsidOf: (cluster: CephCluster, signal: AbortSignal) => Promise<string>,
   readStores: (job: TransferJob<Skip>) => Promise<{ stores?: GlanceStoresInfo; unread?: string }>, from: string | undefined): Promise<Eligibility> {
   const image = job.state.image;
   const signal = job.deadline.signal;
@@ -194,7 +193,7 @@ type SourceSearch = { readonly kind: 'found'; readonly source: RbdSourceCandidat
  * stores' read; a candidate that fails the pool check is skipped (its look dropped) with the reason in `tried`.
  */
 async function findSource(image: GlanceImage, batch: readonly string[], options: RbdDirectOptions,
-  fsidOf: (cluster: RbdCluster, signal: AbortSignal) => Promise<string>, signal: AbortSignal,
+  fsidOf: (cluster: CephCluster, signal: AbortSignal) => Promise<string>, signal: AbortSignal,
   storesRead: Promise<{ stores?: GlanceStoresInfo; unread?: string }>, from: string | undefined): Promise<SourceSearch> {
   const candidates = planRbdSources(image, options.sources, batch[0] ?? '')
     .filter((candidate) => !batch.includes(candidate.store) && (from === undefined || candidate.store === from));
@@ -259,6 +258,6 @@ function ended<Skip extends string>(job: TransferJob<Skip>, image: GlanceImage, 
   };
 }
 
-function cliOf(cluster: RbdCluster, signal: AbortSignal, runner: CommandRunner | undefined): CephCliOptions {
+function cliOf(cluster: CephCluster, signal: AbortSignal, runner: CommandRunner | undefined): CephCliOptions {
   return { confFile: cluster.confFile, ...(cluster.user ? { user: cluster.user } : {}), signal, ...(runner ? { runner } : {}) };
 }

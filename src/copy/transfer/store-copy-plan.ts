@@ -3,9 +3,10 @@ import type { FerryError } from '../../errors/ferry-error.js';
 import type { GlanceImage } from '../../glance/image.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CephCliOptions } from '../../rbd/ceph-cli.js';
+import type { CephCluster } from '../../rbd/ceph-cluster.js';
 import type { RbdImageInfo, RbdImageRef } from '../../rbd/rbd-image-commands.js';
 import type { CopyJobPhase } from '../copy-job.js';
-import type { ExpectedHash, RbdCluster, RbdSourceCandidate } from './rbd-direct-plan.js';
+import type { ExpectedHash, RbdSourceCandidate } from './rbd-direct-plan.js';
 
 // What the direct transfer's per-store steps (claim, write, prove, commit) share: one store's plan, how a store ends,
 // and the narrow view of the job they work in. The job itself stays with rbd-direct.ts, which builds this view once.
@@ -13,7 +14,7 @@ import type { ExpectedHash, RbdCluster, RbdSourceCandidate } from './rbd-direct-
 /** One store's direct copy, from the source chosen for the batch. */
 export interface StoreCopyPlan {
   readonly store: string;
-  readonly target: RbdCluster;
+  readonly target: CephCluster;
   /** The target store's pool (Glance's rbd store `pool`), not the source location's: site-c writes images-c. */
   readonly targetPool: string;
   /** Awaited only to register: asked while the copy runs. */

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { prewarmJsonSchema } from '../../../src/cli/render/prewarm-json.js';
+import { prewarmJsonSchema } from '../../../src/contract/prewarm-document.js';
 import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage, tokenFor } from '../../helpers/glance-admin.js';
 import { ferrySync, md5, MiB, sparseBytes, uploadBytes } from './rbd-transfer-helpers.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
+import { evictJsonSchema, type EvictJson } from '../../../src/contract/evict-document.js';
 import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { ferryChild } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, tokenFor, uploadImage } from '../../helpers/glance-admin.js';

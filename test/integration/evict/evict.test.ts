@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evictJsonSchema, type EvictJson } from '../../../src/cli/reports/evict-json.js';
+import { evictJsonSchema, type EvictJson } from '../../../src/contract/evict-document.js';
 import { COPY_SNAPSHOT, readStoreCopies } from '../../../src/rbd/store-copies.js';
 import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { ferryChild } from '../../helpers/devcloud-faults.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { usageJsonSchema, type UsageJson } from '../../../src/cli/reports/usage-json.js';
+import { usageJsonSchema, type UsageJson } from '../../../src/contract/usage-document.js';
 import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import { cloneOf, copyImage, SITE_C } from '../../helpers/site-c-copies.js';

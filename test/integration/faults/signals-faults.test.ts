@@ -2,7 +2,7 @@
 // re-run converges with every store copied exactly once.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { prewarmJsonSchema } from '../../../src/cli/render/prewarm-json.js';
+import { prewarmJsonSchema } from '../../../src/contract/prewarm-document.js';
 import type { ChildProcess } from 'node:child_process';
 import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf, until, type OriginalCopy } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, readImage, uploadImage } from '../../helpers/glance-admin.js';

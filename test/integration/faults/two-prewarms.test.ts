@@ -3,7 +3,7 @@
 // exactly one successful copy task per store, both exit 0. Run it 20 times in a row: see the report of issue 11.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { prewarmJsonSchema, type PrewarmJson } from '../../../src/cli/render/prewarm-json.js';
+import { prewarmJsonSchema, type PrewarmJson } from '../../../src/contract/prewarm-document.js';
 import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, type OriginalCopy } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, uploadImage } from '../../helpers/glance-admin.js';
 

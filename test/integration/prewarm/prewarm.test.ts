@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { prewarmJsonSchema, type PrewarmJson } from '../../../src/cli/render/prewarm-json.js';
+import { prewarmJsonSchema, type PrewarmJson } from '../../../src/contract/prewarm-document.js';
 import { prewarm } from '../../../src/prewarm/prewarm.js';
 import type { PrewarmEvent } from '../../../src/prewarm/prewarm-events.js';
 import { readStoreMatrix } from '../../../src/prewarm/store-matrix.js';

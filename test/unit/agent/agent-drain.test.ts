@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createAgentMetrics } from '../../../src/agent/agent-metrics.js';
 import { resolveAgentOptions } from '../../../src/agent/agent-options.js';
 import { createAgentServer, type AgentServer } from '../../../src/agent/agent-server.js';
-import type { AgentService } from '../../../src/agent/agent-service.js';
+import type { HostService } from '../../../src/host/host-service.js';
 import { mayCloseDuringDrain } from '../../../src/agent/connection-drain.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { tempSocketDir } from './agent-http.js';
@@ -12,7 +12,7 @@ import { tempSocketDir } from './agent-http.js';
 // The agent's shutdown under socket activation: stop accepting (new connections wait in systemd's backlog for the next
 // agent), but answer every request on a connection already accepted — even one whose bytes arrive after SIGTERM.
 
-const service: AgentService = {
+const service: HostService = {
   defaultStore: () => 'site-b',
   ensure: () => Promise.reject(new Error('not used')),
   status: (imageRef) => Promise.resolve({ image: imageRef }),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createHealthProbe } from '../../../src/agent/agent-health.js';
 import { createAgentMetrics, TIME_TO_AVAILABLE_BUCKETS } from '../../../src/agent/agent-metrics.js';
-import type { AgentHealth, AgentService } from '../../../src/agent/agent-service.js';
+import type { HostHealth, HostService } from '../../../src/host/host-service.js';
 import { FERRY_VERSION } from '../../../src/metrics/ferry-version.js';
 import { fakeClock } from '../../helpers/fake-clock.js';
 
@@ -60,9 +60,9 @@ describe('agent metrics: names and types', () => {
 });
 
 describe('agent health probe and the healthy gauge', () => {
-  const good: AgentHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } };
-  const bad: AgentHealth = { ...good, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'refused' } };
-  function serviceAnswering(answers: (AgentHealth | Error)[]): AgentService & { calls: number } {
+  const good: HostHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } };
+  const bad: HostHealth = { ...good, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'refused' } };
+  function serviceAnswering(answers: (HostHealth | Error)[]): HostService & { calls: number } {
     const service = {
       calls: 0,
       defaultStore: () => 'site-b',
@@ -71,7 +71,7 @@ describe('agent health probe and the healthy gauge', () => {
       health: () => {
         const answer = answers[Math.min(service.calls, answers.length - 1)];
         service.calls += 1;
-        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer as AgentHealth);
+        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer as HostHealth);
       },
     };
     return service;
@@ -90,8 +90,8 @@ describe('agent health probe and the healthy gauge', () => {
 
   it('health probe: a nova patch that no longer applies fails /healthz and shows in ferry_agent_nova_integration', async () => {
     const metrics = createAgentMetrics({ processMetrics: false });
-    const lost: AgentHealth = { ...good, nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION', message: 'no longer applies' } };
-    const applied: AgentHealth = { ...good, nova_integration: { ok: true, state: 'applied' } };
+    const lost: HostHealth = { ...good, nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION', message: 'no longer applies' } };
+    const applied: HostHealth = { ...good, nova_integration: { ok: true, state: 'applied' } };
     const probe = createHealthProbe({ service: serviceAnswering([lost, applied, good]), metrics, timeoutMs: 1000, clock: fakeClock() });
     const series = async (): Promise<string> => (await metrics.registry.getSingleMetricAsString('ferry_agent_nova_integration'))
       .split('\n').filter((line) => !line.startsWith('#')).join(' ');
@@ -109,7 +109,7 @@ describe('agent health probe and the healthy gauge', () => {
 
   it('health probe: a failed nova patch is its own metric, not ferry_agent_healthy: one nova upgrade must not read as "agent down"', async () => {
     const metrics = createAgentMetrics({ processMetrics: false });
-    const lost: AgentHealth = { ...good, nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION', message: 'no longer applies' } };
+    const lost: HostHealth = { ...good, nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION', message: 'no longer applies' } };
     const probe = createHealthProbe({ service: serviceAnswering([lost, { ...lost, glance: bad.glance }]), metrics, timeoutMs: 1000, clock: fakeClock() });
     // /healthz still names it (the socket's report and the TCP verdict) ...
     expect(await probe.check()).toMatchObject({ ok: false, failing: ['nova_integration'] });
@@ -159,9 +159,9 @@ describe('agent health probe and the healthy gauge', () => {
 
   it('health probe: nova-compute running the code from before the patch shows in ferry_agent_nova_integration_stale, 1 then 0', async () => {
     const metrics = createAgentMetrics({ processMetrics: false });
-    const stale: AgentHealth = { ...good, nova_integration: { ok: false, state: 'applied', code: 'FERRY_NOVA_INTEGRATION', message: 'restart',
+    const stale: HostHealth = { ...good, nova_integration: { ok: false, state: 'applied', code: 'FERRY_NOVA_INTEGRATION', message: 'restart',
       nova_compute: { stale: true, pid: 10 } } };
-    const restarted: AgentHealth = { ...good, nova_integration: { ok: true, state: 'applied', nova_compute: { stale: false, pid: 11 } } };
+    const restarted: HostHealth = { ...good, nova_integration: { ok: true, state: 'applied', nova_compute: { stale: false, pid: 11 } } };
     const probe = createHealthProbe({ service: serviceAnswering([stale, restarted, good]), metrics, timeoutMs: 1000, clock: fakeClock() });
     expect(await probe.check()).toMatchObject({ ok: false, failing: ['nova_integration'] });
     expect(await seriesOf(metrics, 'ferry_agent_nova_integration_stale')).toEqual(['ferry_agent_nova_integration_stale 1']);
@@ -197,7 +197,7 @@ describe('agent health probe and the healthy gauge', () => {
   });
 
   it('health probe: recent() is the verdict only — ok and the names of failing checks, never a message, fsid or path', async () => {
-    const withDetails: AgentHealth = { token: { ok: true }, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'cannot connect to Glance at http://10.0.0.5:9292' },
+    const withDetails: HostHealth = { token: { ok: true }, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'cannot connect to Glance at http://10.0.0.5:9292' },
       fsid: { ok: true, fsid: '9a9d4c2e-0f4c-4a43-a8a8-2c2f5a3f4b11', source: 'ceph-conf', warnings: ['from /etc/ceph/ceph.conf as client.nova'] },
       transfer: { ok: true } };
     const probe = createHealthProbe({ service: serviceAnswering([withDetails]), metrics: createAgentMetrics({ processMetrics: false }),

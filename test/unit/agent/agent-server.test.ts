@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createAgentMetrics } from '../../../src/agent/agent-metrics.js';
 import { resolveAgentOptions } from '../../../src/agent/agent-options.js';
 import { createAgentServer, type AgentServer } from '../../../src/agent/agent-server.js';
-import type { AgentEnsureCall, AgentHealth, AgentService } from '../../../src/agent/agent-service.js';
+import type { HostEnsureCall, HostHealth, HostService } from '../../../src/host/host-service.js';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { connectionFate, rawConnection } from '../../helpers/raw-connection.js';
@@ -24,9 +24,9 @@ function gate(): Gate {
 }
 
 /** A service whose ensure() answers DOC, or waits on `hold` first; it records every call. */
-function fakeService(overrides: Partial<AgentService> & { hold?: Gate } = {}): AgentService & { calls: AgentEnsureCall[] } {
-  const calls: AgentEnsureCall[] = [];
-  const healthy: AgentHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } };
+function fakeService(overrides: Partial<HostService> & { hold?: Gate } = {}): HostService & { calls: HostEnsureCall[] } {
+  const calls: HostEnsureCall[] = [];
+  const healthy: HostHealth = { token: { ok: true }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } };
   return {
     calls,
     defaultStore: () => 'site-b',
@@ -49,7 +49,7 @@ function fakeService(overrides: Partial<AgentService> & { hold?: Gate } = {}): A
 let socketDir: ReturnType<typeof tempSocketDir>;
 let running: AgentServer | undefined;
 
-async function start(service: AgentService, options: Parameters<typeof resolveAgentOptions>[0] = {}) {
+async function start(service: HostService, options: Parameters<typeof resolveAgentOptions>[0] = {}) {
   const metrics = createAgentMetrics({ processMetrics: false });
   const server = createAgentServer({ service, metrics, logger: silentLogger,
     options: resolveAgentOptions({ socketPath: socketDir.socket, ...options }) });
@@ -263,7 +263,7 @@ describe('agent server', () => {
   });
 
   it('agent: /healthz is 200 when every check passes, 503 naming the failing ones', async () => {
-    const health: AgentHealth = { token: { ok: true }, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'connection refused' },
+    const health: HostHealth = { token: { ok: true }, glance: { ok: false, code: 'FERRY_UNREACHABLE', message: 'connection refused' },
       fsid: { ok: true, fsid: 'f' }, transfer: { ok: true } };
     await start(fakeService({ health: () => Promise.resolve(health) }));
     const answer = await send(socketDir.socket, 'GET', '/healthz');
@@ -323,7 +323,7 @@ describe('agent server', () => {
   });
 
   it('agent: /healthz on the socket sets the healthy gauge', async () => {
-    const health: AgentHealth = { token: { ok: false, code: 'FERRY_AUTH_FAILED', message: 'no' }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' },
+    const health: HostHealth = { token: { ok: false, code: 'FERRY_AUTH_FAILED', message: 'no' }, glance: { ok: true }, fsid: { ok: true, fsid: 'f' },
       transfer: { ok: true } };
     const { metrics } = await start(fakeService({ health: () => Promise.resolve(health) }));
     expect((await send(socketDir.socket, 'GET', '/healthz')).status).toBe(503);

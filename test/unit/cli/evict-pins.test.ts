@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evictJsonSchema } from '../../../src/cli/reports/evict-json.js';
-import { usageJsonSchema } from '../../../src/cli/reports/usage-json.js';
+import { evictJsonSchema } from '../../../src/contract/evict-document.js';
+import { usageJsonSchema } from '../../../src/contract/usage-document.js';
 import { runWith, SCRIPTED_PROJECT } from '../prewarm/cli-harness.js';
 import { createWorld } from '../evict/evict-world.js';
 import { usePoolListingStandIn } from '../evict/pool-listing-stand-in.js';

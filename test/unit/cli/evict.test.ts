@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeMetricsFile } from '../../../src/cli/output/write-metrics-file.js';
-import { evictJsonSchema } from '../../../src/cli/reports/evict-json.js';
+import { evictJsonSchema } from '../../../src/contract/evict-document.js';
 import { runWith } from '../prewarm/cli-harness.js';
 import { createWorld } from '../evict/evict-world.js';
 import { usePoolListingStandIn } from '../evict/pool-listing-stand-in.js';

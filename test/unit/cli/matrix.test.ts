@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { matrixJsonSchema } from '../../../src/cli/render/matrix.js';
 import { statusJsonSchema } from '../../../src/contract/status-document.js';
 import { buildStoreMatrix } from '../../../src/prewarm/store-matrix.js';
-import type { StoreFacts } from '../../../src/prewarm/store-catalogue.js';
+import type { StoreFacts } from '../../../src/fleet/store-catalogue.js';
 import { runWith } from '../prewarm/cli-harness.js';
 import { imageId, imageOf, scriptedImages } from '../prewarm/scripted-images.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prewarmJsonSchema } from '../../../src/cli/render/prewarm-json.js';
+import { prewarmJsonSchema } from '../../../src/contract/prewarm-document.js';
 import { createPrewarmProgress } from '../../../src/cli/render/prewarm-progress.js';
 import { planPrewarm } from '../../../src/prewarm/plan-prewarm.js';
 import { runWith } from '../prewarm/cli-harness.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usageJsonSchema } from '../../../src/cli/reports/usage-json.js';
+import { usageJsonSchema } from '../../../src/contract/usage-document.js';
 import { runWith } from '../prewarm/cli-harness.js';
 import { createWorld } from '../evict/evict-world.js';
 import { usePoolListingStandIn } from '../evict/pool-listing-stand-in.js';

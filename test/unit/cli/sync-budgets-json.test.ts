@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { textStyle } from '../../../src/cli/output/text-style.js';
-import { budgetToJson, renderSync } from '../../../src/cli/render/sync.js';
+import { budgetToJson } from '../../../src/contract/sync-document.js';
+import { renderSync } from '../../../src/cli/render/sync.js';
 import { evictStore } from '../../../src/evict/evict-store.js';
 import type { EvictOptions } from '../../../src/evict/evict-options.js';
 import { prewarm } from '../../../src/prewarm/prewarm.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { syncJsonSchema } from '../../../src/cli/render/sync.js';
+import { syncJsonSchema } from '../../../src/contract/sync-document.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 import { runWith } from '../prewarm/cli-harness.js';
 import { imageId, scriptedImages } from '../prewarm/scripted-images.js';

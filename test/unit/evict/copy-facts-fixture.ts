@@ -1,4 +1,4 @@
-import type { CopyFacts } from '../../../src/evict/copy-facts.js';
+import type { CopyFacts } from '../../../src/fleet/copy-facts.js';
 
 /** Now, for every eviction table: 2026-11-27 12:00 UTC. */
 export const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { FENCE_KEY } from '../../../src/evict/evict-fence.js';
+import { FENCE_KEY } from '../../../src/fleet/copy-fence.js';
 import { evictStore } from '../../../src/evict/evict-store.js';
 import type { EvictOptions } from '../../../src/evict/evict-options.js';
 import { textStyle } from '../../../src/cli/output/text-style.js';
 import { renderEvict } from '../../../src/cli/render/evict.js';
-import { evictToJson } from '../../../src/cli/reports/evict-json.js';
+import { evictToJson } from '../../../src/contract/evict-document.js';
 import { createWorld, fenceLeftOn, fiveCopyWorld, SCRIPTED_PROJECT, type World } from './evict-world.js';
 import { DAY, MIB, NOW } from './copy-facts-fixture.js';
 

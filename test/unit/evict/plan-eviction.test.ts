@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FENCE_HOLD_MS, FOREIGN_FENCE } from '../../../src/evict/evict-fence.js';
+import { FENCE_HOLD_MS, FOREIGN_FENCE } from '../../../src/fleet/copy-fence.js';
 import { formatAge, keepReason, planEviction, type EvictionInput } from '../../../src/evict/plan-eviction.js';
 import { DAY, facts, HOUR, MIB, NOW, OPS } from './copy-facts-fixture.js';
 

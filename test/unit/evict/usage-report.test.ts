@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBudget } from '../../../src/evict/evict-budget.js';
-import type { StoreUsage } from '../../../src/evict/store-usage.js';
+import { parseBudget } from '../../../src/fleet/store-budget.js';
+import type { StoreUsage } from '../../../src/fleet/store-usage.js';
 import { summarizeStoreUsage } from '../../../src/evict/usage-report.js';
 import { DAY, facts, HOUR, MIB, NOW } from './copy-facts-fixture.js';
 

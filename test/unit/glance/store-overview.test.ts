@@ -2,7 +2,7 @@ import nock from 'nock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGlanceClient, glanceEndpointRoot } from '../../../src/glance/glance-client.js';
 import { readStoreOverview } from '../../../src/glance/store-overview.js';
-import { readStoreCatalogue, STORE_DETAIL_TIMEOUT_MS } from '../../../src/prewarm/store-catalogue.js';
+import { readStoreCatalogue, STORE_DETAIL_TIMEOUT_MS } from '../../../src/fleet/store-catalogue.js';
 import { createHttpTransport } from '../../../src/openstack/http-transport.js';
 import { createSession } from '../../../src/openstack/keystone-session.js';
 import { createServiceClient } from '../../../src/openstack/service-client.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EnsureOutcome } from '../../../src/copy/ensure-result.js';
-import { fenceValue } from '../../../src/evict/evict-fence.js';
+import { fenceValue } from '../../../src/fleet/copy-fence.js';
 import { ensureToHandOut, HAND_OUT_DEFAULTS } from '../../../src/host/hand-out-copy.js';
 import type { CopyLook } from '../../../src/rbd/copy-look.js';
 import { fakeClock } from '../../helpers/fake-clock.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyPlacement } from '../../../src/prewarm/classify-placement.js';
 import { planPrewarm } from '../../../src/prewarm/plan-prewarm.js';
-import type { StoreCatalogue, StoreFacts } from '../../../src/prewarm/store-catalogue.js';
+import type { StoreCatalogue, StoreFacts } from '../../../src/fleet/store-catalogue.js';
 import { parseImage } from '../../../src/glance/image.js';
 import { imageBody } from '../../helpers/image-body.js';
 import { imageId, imageOf } from './scripted-images.js';

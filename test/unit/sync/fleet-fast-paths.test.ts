@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rbdImageNameOf } from '../../../src/evict/copy-facts.js';
+import { rbdImageNameOf } from '../../../src/fleet/copy-facts.js';
 import { fitImageWire } from '../../../src/glance/fit-image-wire.js';
 import { parseImage } from '../../../src/glance/image.js';
 import { imageWire } from '../../../src/glance/image-schema.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseImage, type GlanceImage } from '../../../src/glance/image.js';
-import type { StoreCatalogue } from '../../../src/prewarm/store-catalogue.js';
+import type { StoreCatalogue } from '../../../src/fleet/store-catalogue.js';
 import type { PoolImage, PoolListing } from '../../../src/rbd/store-copy-listing.js';
-import { parseSyncPolicy } from '../../../src/sync/parse-sync-policy.js';
+import { parseSyncPolicy } from '../../../src/fleet/parse-sync-policy.js';
 import { planFleet } from '../../../src/sync/plan-fleet.js';
-import { usageRuleWants } from '../../../src/sync/usage-rule-wants.js';
+import { usageRuleWants } from '../../../src/fleet/usage-rule-wants.js';
 import { FSID_A, FSID_B, imageBody } from '../../helpers/image-body.js';
 import { DAY, facts, MIB, NOW, OPS } from '../evict/copy-facts-fixture.js';
 

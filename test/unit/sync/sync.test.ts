@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { nextPassDelay } from '../../../src/sync/next-pass-delay.js';
 import { parseDuration } from '../../../src/clock/parse-duration.js';
-import { parseSyncPolicy } from '../../../src/sync/parse-sync-policy.js';
+import { parseSyncPolicy } from '../../../src/fleet/parse-sync-policy.js';
 import { syncOnce } from '../../../src/sync/sync-once.js';
 import { watchSync, type WatchPass } from '../../../src/sync/watch-sync.js';
 import { copyContext } from '../../helpers/scripted-glance.js';

@@ -1,6 +1,6 @@
-import type { Budget } from '../evict/evict-budget.js';
-import type { StoreCluster } from '../evict/evict-options.js';
-import type { PrewarmSelection } from '../prewarm/prewarm-selection.js';
+import type { Budget } from './store-budget.js';
+import type { StoreCluster } from './store-cluster.js';
+import type { PrewarmSelection } from './prewarm-selection.js';
 
 /** Where something was written in the policy file (1-based), for errors that come up later (an unknown store). */
 export interface PolicyPosition {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { assertSelection, describeSelection, parsePropertyFilters } from '../../../src/prewarm/prewarm-selection.js';
-import { selectImages } from '../../../src/prewarm/select-images.js';
-import { readStoreCatalogue, requireStores } from '../../../src/prewarm/store-catalogue.js';
-import { imageId, scriptedImages, type ImageScript } from './scripted-images.js';
+import { assertSelection, describeSelection, parsePropertyFilters } from '../../../src/fleet/prewarm-selection.js';
+import { selectImages } from '../../../src/fleet/select-images.js';
+import { readStoreCatalogue, requireStores } from '../../../src/fleet/store-catalogue.js';
+import { imageId, scriptedImages, type ImageScript } from '../prewarm/scripted-images.js';
 
 const scripts: Record<string, ImageScript> = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [imageId(i + 1), {
   name: `img-${i + 1}`, reads: [{ stores: ['central'] }], tags: i % 2 === 0 ? ['golden'] : [], properties: { os_distro: i < 3 ? 'ubuntu' : 'debian' },

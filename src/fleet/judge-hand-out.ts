@@ -1,5 +1,5 @@
 import type { CopyLook } from '../rbd/copy-look.js';
-import { fenceOf, judgeFencedCopy } from './evict-fence.js';
+import { fenceOf, judgeFencedCopy } from './copy-fence.js';
 
 export type HandOutVerdict = { readonly kind: 'hand-out' } | { readonly kind: 'wait'; readonly why: string };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSyncPolicy } from '../../../src/sync/parse-sync-policy.js';
+import { parseSyncPolicy } from '../../../src/fleet/parse-sync-policy.js';
 
 const valid = `# edge images
 version: 1

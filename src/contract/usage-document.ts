@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { lastUseWhat, KEEP_REASONS } from '../../evict/plan-eviction.js';
-import { isStoreUsageError, type UsageReport } from '../../evict/read-usage.js';
-import { ERROR_TABLE, type FerryErrorCode } from '../../errors/error-table.js';
-import type { RowColumn, RowList } from '../output/row-list.js';
+import { lastUseWhat, KEEP_REASONS } from '../evict/plan-eviction.js';
+import { isStoreUsageError, type UsageReport } from '../evict/read-usage.js';
+import { ERROR_TABLE, type FerryErrorCode } from '../errors/error-table.js';
 
 // `ferry status --usage --json`: each store against its budget, and every copy in those stores. docs/cli.md
 // ("ferry status --usage") documents it; a contract test parses its example with this schema.
@@ -63,18 +62,4 @@ export function usageToJson(report: UsageReport): UsageJson {
     pin_ignored: entry.ignoredPins.get(copy.imageId) ?? null, owner: copy.owner, not_owned: entry.notOwned.get(copy.imageId) ?? null,
   }))));
   return { read_at: new Date(report.readAtMs).toISOString(), stores, copies };
-}
-
-/** `ferry status --usage -f value|csv|table`: one row per copy (image × store). */
-export const USAGE_COLUMNS: readonly RowColumn[] = [
-  { key: 'image', header: 'Image' }, { key: 'name', header: 'Name' }, { key: 'store', header: 'Store' }, { key: 'bytes', header: 'Bytes' },
-  { key: 'clones', header: 'Clones' }, { key: 'last_used', header: 'Last Used' }, { key: 'last_use', header: 'Last Use' },
-  { key: 'locations', header: 'Locations' }, { key: 'pinned', header: 'Pinned' }, { key: 'pin_ignored', header: 'Pin Ignored' },
-  { key: 'owner', header: 'Owner' }, { key: 'not_owned', header: 'Not Owned' },
-];
-
-export function usageToRows(report: UsageReport): RowList {
-  return { columns: USAGE_COLUMNS, rows: usageToJson(report).copies.map((copy) => ({ image: copy.image, name: copy.name, store: copy.store,
-    bytes: copy.bytes, clones: copy.clones, last_used: copy.last_used, last_use: copy.last_use, locations: copy.locations, pinned: copy.pinned,
-    pin_ignored: copy.pin_ignored, owner: copy.owner, not_owned: copy.not_owned })) };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { selectImages } from '../../../src/prewarm/select-images.js';
-import { parseSyncPolicy } from '../../../src/sync/parse-sync-policy.js';
-import { policyWants, selectFromListing, unresolvedPolicyRefs } from '../../../src/sync/policy-wants.js';
+import { selectImages } from '../../../src/fleet/select-images.js';
+import { parseSyncPolicy } from '../../../src/fleet/parse-sync-policy.js';
+import { policyWants, selectFromListing, unresolvedPolicyRefs } from '../../../src/fleet/policy-wants.js';
 import { glanceSeenBy, listingSeenBy, type VisibleImage } from '../../helpers/glance-visibility.js';
 
 // Sync with budgets resolves a policy's named images on one listing of every image; sync without them asks Glance per

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fenceValue } from '../../../src/evict/evict-fence.js';
-import { judgeHandOut } from '../../../src/evict/judge-hand-out.js';
+import { fenceValue } from '../../../src/fleet/copy-fence.js';
+import { judgeHandOut } from '../../../src/fleet/judge-hand-out.js';
 import type { CopyLook } from '../../../src/rbd/copy-look.js';
 
 // Whether the agent hands a copy to nova now, or waits (docs/evict.md, "Boot safety"). Pure.

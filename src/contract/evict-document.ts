@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { EVICT_OUTCOMES, type EvictReport } from '../../evict/evict-report.js';
-import { KEEP_REASONS } from '../../evict/plan-eviction.js';
-import type { RowColumn, RowList } from '../output/row-list.js';
+import { EVICT_OUTCOMES, type EvictReport } from '../evict/evict-report.js';
+import { KEEP_REASONS } from '../evict/plan-eviction.js';
 
 // `ferry evict --json`: the plan and what became of it, documented in docs/cli.md ("ferry evict") and docs/evict.md.
 
@@ -55,17 +54,4 @@ export function evictToJson(report: EvictReport): EvictJson {
     other_bytes: report.otherBytes, trash_bytes: report.trashBytes,
     fences_left: report.fencesLeft.map((left) => ({ image: left.imageId, rbd_image: left.rbdImage, detail: left.detail })),
   };
-}
-
-/** `ferry evict -f value|csv|table`: one row per copy. */
-export const EVICT_COLUMNS: readonly RowColumn[] = [
-  { key: 'image', header: 'Image' }, { key: 'name', header: 'Name' }, { key: 'store', header: 'Store' }, { key: 'bytes', header: 'Bytes' },
-  { key: 'last_used', header: 'Last Used' }, { key: 'clones', header: 'Clones' }, { key: 'action', header: 'Action' },
-  { key: 'reason', header: 'Reason' }, { key: 'outcome', header: 'Outcome' }, { key: 'detail', header: 'Detail' },
-];
-
-export function evictToRows(report: EvictReport): RowList {
-  return { columns: EVICT_COLUMNS, rows: evictToJson(report).copies.map((copy) => ({ image: copy.image, name: copy.name, store: copy.store,
-    bytes: copy.bytes, last_used: copy.last_used, clones: copy.clones, action: copy.action, reason: copy.outcome_reason ?? copy.reason,
-    outcome: copy.outcome, detail: copy.outcome_detail ?? copy.detail })) };
 }

@@ -3,9 +3,9 @@ import type { GlanceClient } from '../glance/glance-client.js';
 import type { GlanceImage } from '../glance/image.js';
 import { parseRbdLocation } from '../rbd/parse-rbd-location.js';
 import { COPY_SNAPSHOT, readStoreCopies, type StoreCopiesOptions } from '../rbd/store-copies.js';
-import { selectImages, SELECT_DEFAULTS } from '../prewarm/select-images.js';
+import { selectImages, SELECT_DEFAULTS } from './select-images.js';
 import { NO_PINS, type PinSet } from './copy-pins.js';
-import type { StoreCluster } from './evict-options.js';
+import type { StoreCluster } from './store-cluster.js';
 import { storeUsageOf, type StoreUsage } from './store-usage.js';
 
 // The reads behind a store's usage, O(pages) in Glance and one process in Ceph per store, never one per image:

@@ -2,7 +2,7 @@ import type { GlanceImage } from '../glance/image.js';
 import type { PoolEntry, PoolListing } from '../rbd/store-copy-listing.js';
 import { copyFactsOf, rbdImageOf, type CopyFacts } from './copy-facts.js';
 import { NO_PINS, pinOf, type PinSet } from './copy-pins.js';
-import type { CapacityFacts } from './evict-budget.js';
+import type { CapacityFacts } from './store-budget.js';
 
 /** One store as eviction and `status --usage` see it: its copies' facts, and what its pool holds besides. */
 export interface StoreUsage {

@@ -1,10 +1,11 @@
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { STORE_NAME_RULE, storeNameSchema } from '../config/copy-policy.js';
+import { STORE_NAME_RULE, storeNameSchema } from '../config/store-name.js';
 import { FerryError } from '../errors/ferry-error.js';
-import { VISIBILITIES, type PrewarmSelection } from '../prewarm/prewarm-selection.js';
+import { VISIBILITIES, type PrewarmSelection } from './prewarm-selection.js';
 import { parseDuration } from '../clock/parse-duration.js';
-import { parseBudget } from '../evict/evict-budget.js';
+import { parseBudget } from './store-budget.js';
+import { buildStoreCluster } from './store-cluster.js';
 import { USAGE_DEFAULT_DAYS, USAGE_MEASURES, type PolicyPosition, type StorePolicy, type SyncPlacement, type SyncPolicy, type UsageRule } from './sync-policy.js';
 
 // The YAML is read with the failsafe schema: every scalar stays the string written. Glance properties are strings,
@@ -151,7 +152,7 @@ function storePolicyOf(settings: z.infer<typeof storeSettingsSchema>, store: str
     ...(settings.budget === undefined ? {} : { budget: parseBudget(settings.budget, budgetOf) }),
     ...(settings.idle === undefined ? {} : { idleMs: parseDuration(settings.idle, '--idle') }),
     ...(settings.grace === undefined ? {} : { graceMs: parseDuration(settings.grace, '--grace') }),
-    ...(settings.ceph_conf === undefined ? {} : { cluster: Object.freeze({ confFile: settings.ceph_conf, user: settings.rbd_user, pool: settings.pool }) }),
+    ...(settings.ceph_conf === undefined ? {} : { cluster: buildStoreCluster(undefined, { confFile: settings.ceph_conf, user: settings.rbd_user, pool: settings.pool }) }),
   });
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseStoresInfo } from '../../../src/glance/image-store-info.js';
-import { planStoreProbes } from '../../../src/stores/plan-store-probes.js';
-import { createClusterProbes, probeStores } from '../../../src/stores/probe-stores.js';
+import { planStoreProbes } from '../../../src/fleet/plan-store-probes.js';
+import { createClusterProbes, probeStores } from '../../../src/fleet/probe-stores.js';
 import { storeOverview } from '../../../src/glance/store-overview.js';
 import type { CommandOptions, CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
 import { loadExchange } from '../../helpers/fixtures.js';

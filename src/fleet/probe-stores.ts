@@ -1,7 +1,8 @@
+import type { CephCluster } from '../rbd/ceph-cluster.js';
 import type { CommandRunner } from '../rbd/command-runner.js';
 import { probeCephMons, type MonProbe } from '../rbd/probe-ceph-mons.js';
 import { probeRbdPool, type PoolProbe } from '../rbd/probe-rbd-pool.js';
-import type { CephAccess, StoreProbePlan } from './plan-store-probes.js';
+import type { StoreProbePlan } from './plan-store-probes.js';
 
 /** Whether one store answers: `null` when ferry could not check, `why` says how it was checked or why not. */
 export interface StoreAnswer extends PoolProbe {
@@ -20,12 +21,12 @@ export interface ProbeStoresOptions {
  * is asked, so a caller can start it before it knows the stores (while Glance answers) and the store probes reuse it.
  */
 export interface ClusterProbes {
-  mons(access: CephAccess): Promise<MonProbe>;
-  pool(access: CephAccess, pool: string): Promise<PoolProbe>;
+  mons(access: CephCluster): Promise<MonProbe>;
+  pool(access: CephCluster, pool: string): Promise<PoolProbe>;
 }
 
 export function createClusterProbes(options: ProbeStoresOptions = {}): ClusterProbes {
-  const cliOf = (access: CephAccess) => ({
+  const cliOf = (access: CephCluster) => ({
     confFile: access.confFile,
     ...(access.user === undefined ? {} : { user: access.user }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),

@@ -1,7 +1,7 @@
 import type { GlanceImage } from '../glance/image.js';
 import { parseRbdLocation } from '../rbd/parse-rbd-location.js';
 import type { PoolEntry } from '../rbd/store-copy-listing.js';
-import { fenceOf, type EvictFence } from './evict-fence.js';
+import { fenceOf, type EvictFence } from './copy-fence.js';
 
 /**
  * What ferry knows of one image's copy in one store: Glance's side (status, how many stores hold it, an import) and

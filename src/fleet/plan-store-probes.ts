@@ -1,18 +1,13 @@
 import { FerryError } from '../errors/ferry-error.js';
 import type { StoreOverview, StoreOverviewEntry } from '../glance/store-overview.js';
+import type { CephCluster } from '../rbd/ceph-cluster.js';
 
-/** A Ceph cluster this host can reach itself: its ceph.conf (mon_host, keyring) and the cephx user. */
-export interface CephAccess {
-  readonly confFile: string;
-  /** cephx id without `client.`; undefined = the CLI's own default (`admin`). */
-  readonly user?: string;
-}
 
 export interface StoreProbeSources {
   /** The local cluster (--ceph-conf / nova.conf images_rbd_ceph_conf, --rbd-user / rbd_user): probes the local store. */
-  readonly local?: CephAccess;
+  readonly local?: CephCluster;
   /** `--probe-ceph-conf STORE=FILE`: other stores' clusters, reached with the same user. */
-  readonly byStore?: ReadonlyMap<string, CephAccess>;
+  readonly byStore?: ReadonlyMap<string, CephCluster>;
 }
 
 /**
@@ -20,10 +15,10 @@ export interface StoreProbeSources {
  * pool (`unchecked` says what that leaves open); or not at all (and why not).
  */
 export type StoreProbePlan =
-  | { readonly store: string; readonly probe: 'rbd'; readonly access: CephAccess; readonly pool: string;
+  | { readonly store: string; readonly probe: 'rbd'; readonly access: CephCluster; readonly pool: string;
       /** The store's cluster as Glance (≥ 30) reports it: the probed cluster must be that one. */
       readonly fsid?: string }
-  | { readonly store: string; readonly probe: 'mons'; readonly access: CephAccess; readonly unchecked: string }
+  | { readonly store: string; readonly probe: 'mons'; readonly access: CephCluster; readonly unchecked: string }
   | { readonly store: string; readonly probe: 'none'; readonly why: string };
 
 /**

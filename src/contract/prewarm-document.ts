@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { NotCopyableReason, PlanState } from '../../prewarm/classify-placement.js';
-import { REQUEST_MODES } from '../../prewarm/prewarm-options.js';
-import { FAILURE_KINDS, ITEM_OUTCOMES, type PrewarmReport } from '../../prewarm/prewarm-report.js';
-import type { RowColumn, RowList } from '../output/row-list.js';
+import type { NotCopyableReason, PlanState } from '../prewarm/classify-placement.js';
+import { REQUEST_MODES } from '../prewarm/prewarm-options.js';
+import { FAILURE_KINDS, ITEM_OUTCOMES, type PrewarmReport } from '../prewarm/prewarm-report.js';
 
 const PLAN_STATES = ['present', 'copying', 'failed-earlier', 'missing', 'not-copyable'] as const satisfies readonly PlanState[];
 const SKIP_REASONS = ['unresolved', 'unknown-store', 'read-only-store', 'not-active', 'formats-unset', 'stores-hidden', 'not-raw'] as const satisfies readonly NotCopyableReason[];
@@ -97,18 +96,4 @@ export function prewarmToJson(report: PrewarmReport): PrewarmJson {
     requests: { image_reads: report.requests.imageReads, import_requests: report.requests.importRequests,
       task_reads: report.requests.taskReads },
   };
-}
-
-/** `ferry prewarm` (and `ferry sync`) as rows: one per (image, store), the fields of `--json`'s `items`. */
-export const PREWARM_COLUMNS: readonly RowColumn[] = [
-  { key: 'image', header: 'Image' }, { key: 'name', header: 'Name' }, { key: 'store', header: 'Store' },
-  { key: 'planned', header: 'Planned' }, { key: 'action', header: 'Action' }, { key: 'outcome', header: 'Outcome' },
-  { key: 'failure', header: 'Failure' }, { key: 'skip_reason', header: 'Skip Reason' }, { key: 'code', header: 'Code' },
-  { key: 'reason', header: 'Reason' }, { key: 'seconds', header: 'Seconds' }, { key: 'task', header: 'Task' },
-  { key: 'running_in_glance', header: 'Running In Glance' },
-];
-
-export function prewarmToRows(report: PrewarmReport | undefined): RowList {
-  // `transfer` stays in --json: a 14th column would not fit a row table into 80 cells.
-  return { columns: PREWARM_COLUMNS, rows: report === undefined ? [] : prewarmToJson(report).items.map(({ transfer: _transfer, ...row }) => row) };
 }

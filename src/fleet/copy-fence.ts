@@ -14,6 +14,8 @@ export const FENCE_KEY = 'ferry.evicting';
  * for the run to end: a killed run's fence holds such boots this long.
  */
 export const FENCE_HOLD_MS = 120_000;
+/** Whoever hands copies out (the agent) hands out a fenced copy only while its last look is at least this far ahead. */
+export const FENCE_ANSWER_MARGIN_MS = 10_000;
 /** Clocks of the evicting host and the compute hosts may differ this much (NTP keeps them within milliseconds). */
 export const FENCE_SKEW_MS = 30_000;
 /**

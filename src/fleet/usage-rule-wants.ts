@@ -1,5 +1,5 @@
-import type { CopyFacts } from '../evict/copy-facts.js';
-import { ownedBy } from '../evict/project-owners.js';
+import type { CopyFacts } from './copy-facts.js';
+import { ownedBy } from './project-owners.js';
 import type { UsageRule } from './sync-policy.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { GlanceImage } from '../glance/image.js';
-import type { PrewarmSelection } from '../prewarm/prewarm-selection.js';
-import { indexListing, inDefaultListing, resolveListedRefs, type ListingIndex } from '../prewarm/resolve-listed-refs.js';
-import type { SelectedImages, UnresolvedImage } from '../prewarm/select-images.js';
+import type { PrewarmSelection } from './prewarm-selection.js';
+import { indexListing, inDefaultListing, resolveListedRefs, type ListingIndex } from './resolve-listed-refs.js';
+import type { SelectedImages, UnresolvedImage } from './select-images.js';
 import type { SyncPolicy } from './sync-policy.js';
 
 /** Store → image ID → the placements that want the image there. */
