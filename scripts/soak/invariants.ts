@@ -33,6 +33,8 @@ export type BootVerdict =
   | { readonly ok: true; readonly route: BootRoute; readonly why: string }
   | { readonly ok: false; readonly why: string };
 
+/** The patch's documented re-asks (docs/nova-patch.md): a clone source gone or not clonable yet, asked again. */
+const ASKED_AGAIN = /the ferry agent handed out cannot be cloned; asking the ferry agent again|went away before Nova cloned it/;
 const FALLBACK = /Nova copies it itself: (FERRY_[A-Z_]+|the ferry_agent module cannot be imported|the ferry agent answered for image)/;
 
 /**
@@ -70,8 +72,9 @@ export function judgeBoot(boot: BootOutcome, context: BootContext, ownCopy: Read
   }
   const fallback = boot.warnings.map((w) => FALLBACK.exec(w)?.[1]).find((code) => code !== undefined);
   if (fallback === undefined) {
-    const other = boot.warnings[0];
-    return other === undefined ? { ok: true, route: 'agent-clone', why: 'cloned from the copy the agent made or found' }
+    const other = boot.warnings.find((w) => !ASKED_AGAIN.test(w));
+    const again = boot.warnings.length > 0 ? ' (asked the agent again after a clone source that could not be cloned)' : '';
+    return other === undefined ? { ok: true, route: 'agent-clone', why: `cloned from the copy the agent made or found${again}` }
       : { ok: false, why: `cloned, but nova's image backend warned: ${other}` };
   }
   return ownCopy.has(fallback) ? { ok: true, route: 'nova-own-copy', why: `nova's own copy after ${fallback}` }
@@ -113,10 +116,21 @@ export function fencesLeft(fenced: readonly { image: string; store: string; fenc
   return fenced.map((row) => `${row.store} copy of ${row.image} still fenced: ${row.fence}`);
 }
 
-/** Budgets met at the end: each store's final eviction run says `met` (or has no budget to meet). */
-export function budgetsUnmet(verdicts: readonly { store: string; verdict: string | undefined }[]): string[] {
-  return verdicts.filter((row) => row.verdict !== undefined && row.verdict !== 'met' && row.verdict !== 'none')
-    .map((row) => `${row.store}: budget ${row.verdict}`);
+/** What may keep a store over its budget once nothing boots and nothing else evicts: copies ferry may not remove. */
+export const NOT_FERRYS_TO_REMOVE: readonly string[] = ['not-owned', 'last-copy', 'pinned'];
+
+/**
+ * Budgets met at the end: each store's final eviction run (nothing booting, no other run) is `met`, `under` or has no
+ * budget (`none`); or `unmet` only by copies that are not ferry's to remove (its report's `budget.kept`: another
+ * project's, an image's last copy, pinned), as docs/evict.md says an over-budget store ends.
+ */
+export function budgetsUnmet(verdicts: readonly { store: string; verdict: string | undefined; kept?: readonly string[] }[]): string[] {
+  return verdicts.flatMap((row) => {
+    if (row.verdict === undefined) return [`${row.store}: no final eviction report`];
+    if (['met', 'under', 'none'].includes(row.verdict)) return [];
+    const blocking = (row.kept ?? []).filter((reason) => !NOT_FERRYS_TO_REMOVE.includes(reason));
+    return row.verdict === 'unmet' && blocking.length === 0 ? [] : [`${row.store}: budget ${row.verdict}${blocking.length > 0 ? `, kept by ${blocking.join(', ')}` : ''}`];
+  });
 }
 
 /** Memory flat: each agent's RSS at the end within `tolerance` (0.2: 20 %) of its value after warm-up. */

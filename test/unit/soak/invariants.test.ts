@@ -26,6 +26,9 @@ describe('judgeBoot(): 0 failed boots that stock nova would not also fail', () =
     ['nova\'s own copy after the agent was away (the table says so)', boot({ warnings: [warning('FERRY_AGENT_UNAVAILABLE: the ferry agent at /x does not answer')] }), QUIET,
       { ok: true, route: 'nova-own-copy' }],
     ['nova\'s own copy after a verdict code (the table says verdict)', boot({ warnings: [warning('FERRY_COPY_FAILED: …')] }), QUIET, { ok: false }],
+    ['a clone after the patch asked again (a clone source not clonable: an OSD down)', boot({ warnings: [
+      `The clone source {'url': 'rbd://f/images/${ID}/snap', 'metadata': {}} the ferry agent handed out cannot be cloned; asking the ferry agent again`] }), QUIET,
+    { ok: true, route: 'agent-clone' }],
     ['a clone with another warning of the image backend', boot({ warnings: ['something else went wrong'] }), QUIET, { ok: false }],
     ['cloned from the other site\'s copy or none (a flat download)', boot({ parent: undefined }), QUIET, { ok: false }],
     ['cloned from another image', boot({ parent: 'images/other@snap' }), QUIET, { ok: false }],
@@ -60,8 +63,10 @@ describe('the other invariants', () => {
       { image: 'b', store: 'site-b', expected: 'ab'.repeat(10), actual: 'cd'.repeat(10) },
       { image: 'c', store: 'site-b', expected: 'ab'.repeat(10), actual: undefined }])).toHaveLength(2);
     expect(fencesLeft([{ image: 'a', store: 'site-b', fence: '{"run":1}' }])).toEqual(['site-b copy of a still fenced: {"run":1}']);
-    expect(budgetsUnmet([{ store: 'site-a', verdict: 'met' }, { store: 'site-b', verdict: 'unmet' }, { store: 'site-c', verdict: undefined }]))
-      .toEqual(['site-b: budget unmet']);
+    expect(budgetsUnmet([{ store: 'site-a', verdict: 'met' }, { store: 'site-a', verdict: 'under' }, { store: 'site-a', verdict: 'none' },
+      { store: 'site-b', verdict: 'unmet', kept: ['not-owned', 'last-copy'] }, { store: 'site-b', verdict: 'unmet', kept: ['not-owned', 'in-use'] },
+      { store: 'site-c', verdict: undefined }]))
+      .toEqual(['site-b: budget unmet, kept by in-use', 'site-c: no final eviction report']);
     expect(leaks({ processes: ['agent 12'], sockets: [], rbdImages: ['site-b vms/x'], staging: ['os_glance_staging/y'] })).toHaveLength(3);
   });
 
