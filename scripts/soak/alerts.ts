@@ -115,3 +115,21 @@ export function judgeAlerts(fired: readonly { minute: number; alertname: string;
   const stillFiring = [...new Set(fired.filter((f) => f.minute === lastMinute).map(key))];
   return { perOutage, falseAlarms, stillFiring };
 }
+
+/** The alerts of a rules file and their severities (the `- alert:` lines and the `severity:` label after each). */
+export function alertSeverities(rulesYaml: string): Map<string, string> {
+  const severities = new Map<string, string>();
+  let current: string | undefined;
+  for (const line of rulesYaml.split('\n')) {
+    const alert = /^\s*- alert:\s*(\S+)/.exec(line)?.[1];
+    if (alert) {
+      current = alert;
+      severities.set(alert, '');
+    } else if (/^\s*- record:/.test(line)) {
+      current = undefined;
+    }
+    const severity = /^\s*severity:\s*(\S+)/.exec(line)?.[1];
+    if (current && severity) severities.set(current, severity);
+  }
+  return severities;
+}

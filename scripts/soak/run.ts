@@ -2,7 +2,7 @@
 // real `ferry agent`s, while the seeded schedule kills and restarts the cloud's services and ferry's jobs run, every
 // invariant checked as it goes. The I/O edge: the schedule (schedule.ts) and the checks (invariants.ts) are pure.
 // The cloud's helpers are the integration tests' own (test/helpers, test/integration/agent): nothing written again.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +15,7 @@ import { instanceSnapshot, removeSnapshotDisk, shareImage } from '../../test/hel
 import { startAgent, type AgentProcess } from '../../test/integration/agent/agent-process.js';
 import { novaConf, patchedNova } from '../../test/integration/agent/nova-tree.js';
 import { sha512OfSnapshot } from '../../test/integration/copy/rbd-transfer-helpers.js';
+import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, promtoolTest, type Scrape } from './alerts.js';
 import { failureText, History } from './history.js';
 import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, ownCopyCodes, rssGrown,
   type BootContext, type LocationsSeen } from './invariants.js';
@@ -83,7 +84,8 @@ const BUDGET = '40M';
 /** After an outage ends, this long still counts as it (the service answers, its clients reconnect). */
 const RECOVERY_S = 20;
 const INVARIANTS = ['boots (0 failed that stock nova would not fail too)', 'no last location removed', 'no copy with clones removed',
-  'no bytes differing from Glance\'s hash', 'no fence left after its run', 'budgets met at the end', 'no leaks', 'agent RSS flat (≤ 20 %)'] as const;
+  'no bytes differing from Glance\'s hash', 'no fence left after its run', 'budgets met at the end', 'no leaks', 'agent RSS flat (≤ 20 %)',
+  'alerts: fire in outages, clear after, none falsely'] as const;
 type InvariantName = typeof INVARIANTS[number];
 
 /** Set-up's bound: uploads, four agents, four nova imports (64 s each at load 30 on 2 cores). */
@@ -97,6 +99,49 @@ const FINAL_S = 2 * EVICT_LIMIT_S + 300;
 /** How long a soak of `minutes` may take in all (the smoke's time limit, and every child's). */
 export function soakLimitSeconds(minutes: number): number {
   return SETUP_S + Math.round(minutes * 60) + DRAIN_S + FINAL_S;
+}
+
+const RULES = 'packaging/monitoring/ferry-alerts.yml';
+/** The scrape interval (the scraper's pause; promtool's input interval). */
+const SCRAPE_S = 15;
+
+/**
+ * promtool on the scraped metrics: which alerts fired when (minutes from the first scrape), each outage's alerts and
+ * pages, false alarms, alerts still firing at the end. `outages` in seconds of the history's clock.
+ */
+function evaluateAlerts(scrapeFile: string, out: string, outages: readonly { kind: string; from: number; to: number }[], startedAt: number)
+  : { rows: SoakReport['alerts'][number][]; problems: string[] } {
+  const scrapes = readFileSync(scrapeFile, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Scrape);
+  if (scrapes.length === 0) return { rows: [], problems: ['no scrape'] };
+  const promtool = spawnSync('bash', [join(process.cwd(), 'scripts/monitoring/ensure-promtool')], { encoding: 'utf8', timeout: 900_000 });
+  const path = promtool.stdout.trim().split('\n').at(-1);
+  if (promtool.status !== 0 || !path) return { rows: [], problems: [`promtool unavailable: ${promtool.stderr.trim().slice(-300)}`] };
+  const first = Math.min(...scrapes.map((scrape) => scrape.t));
+  const minutes = Math.ceil((Math.max(...scrapes.map((scrape) => scrape.t)) - first) / 60_000);
+  const severities = alertSeverities(readFileSync(RULES, 'utf8'));
+  const testFile = join(resolve(out), 'alerts.test.yml');
+  writeFileSync(testFile, promtoolTest(resolve(RULES), inputSeries(scrapes, SCRAPE_S), SCRAPE_S, [...severities.keys()], minutes));
+  const run = spawnSync(path, ['test', 'rules', testFile], { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+  writeFileSync(join(resolve(out), 'promtool.out'), `${run.stdout}${run.stderr}`);
+  const fired = firedFromPromtool(`${run.stdout}${run.stderr}`);
+  const toMinute = (second: number): number => (startedAt + second * 1000 - first) / 60_000;
+  const windows = outages.filter((o) => o.kind === 'glance-outage' || o.kind === 'osd-stop')
+    .map((o) => ({ kind: o.kind, from: toMinute(o.from), to: toMinute(o.to) }));
+  const critical = new Set([...severities.entries()].filter(([, severity]) => severity === 'critical').map(([name]) => name));
+  const judged = judgeAlerts(fired, windows, minutes, critical);
+  const rows = [
+    ...judged.perOutage.map(({ outage, alerts, pages }) => ({ alert: alerts.join(', ') || 'none',
+      fired: `${outage.kind} min ${outage.from.toFixed(1)}-${outage.to.toFixed(1)}`, cleared: alerts.some((a) => judged.stillFiring.includes(a)) ? 'no' : 'yes',
+      expected: outage.to - outage.from > 5 + SCRAPE_S / 60 ? `fires (${pages} page${pages === 1 ? '' : 's'})` : 'none (shorter than the rules\' 5 min)' })),
+    ...judged.falseAlarms.map((alert) => ({ alert, fired: 'outside any outage', cleared: judged.stillFiring.includes(alert) ? 'no' : 'yes', expected: 'none' })),
+  ];
+  const problems = [
+    ...judged.falseAlarms.map((alert) => `fired outside any outage: ${alert}`),
+    ...judged.stillFiring.map((alert) => `still firing at the end: ${alert}`),
+    ...judged.perOutage.filter(({ outage, alerts }) => outage.to - outage.from > 5 + SCRAPE_S / 60 && alerts.length === 0)
+      .map(({ outage }) => `${outage.kind} of ${(outage.to - outage.from).toFixed(1)} min fired no alert`),
+  ];
+  return { rows, problems };
 }
 
 /** scripts/devcloud/up (restarts what a fault stopped) without blocking the soak's clock, as faults.up() would. */
@@ -210,7 +255,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         writeFileSync(scrapeFile, `${JSON.stringify({ t, job: target.job, instance: target.instance, site: target.site, up: text !== undefined, text: text ?? '' })}\n`, { flag: 'a' });
       }
       loads.push(loadavg()[0] ?? 0);
-      await sleep(15_000);
+      await sleep(SCRAPE_S * 1000);
     }
   })();
 
@@ -384,13 +429,26 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const owned = images.filter((image) => image.owner === 'tenant-a' && image.kind !== 'snapshot' && image.deletedAt === undefined);
         const image = owned.find((i) => booting.has(i.id)) ?? owned.at(-1);
         if (image === undefined) return;
-        image.deletedAt = at();
+        const asked = at();
         await deleteImage(image.id, 'tenant-a');
+        image.deletedAt = asked;
         history.add('fault', { kind: event.kind, image: image.id, booting: booting.has(image.id) });
-        await upload(image.kind, 'tenant-a', 'private', 'tenant-a');
+        // Its kind bootable again (tried again on its own: the delete is done).
+        await whenGlanceAnswers(() => upload(image.kind, 'tenant-a', 'private', 'tenant-a'));
         return;
       }
       case 'evict': return evict(event.site, 'scheduled');
+    }
+  };
+  /** A job that needs Glance (an upload, a tenant's delete, a look) waits out an outage as its user would: tried again. */
+  const whenGlanceAnswers = async <T>(job: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await job();
+      } catch (error) {
+        if (attempt >= 24 || !String(error).includes('fetch failed')) throw error;
+        await sleep(5000);
+      }
     }
   };
   const pendingEvents: Promise<void>[] = [];
@@ -399,7 +457,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await sleepUntil(event.at);
       if (stopping) break;
       (FAULT_KINDS.includes(event.kind) ? injected : jobs).push(event);
-      pendingEvents.push(runEvent(event).catch((error: unknown) => {
+      pendingEvents.push(whenGlanceAnswers(() => runEvent(event)).catch((error: unknown) => {
         history.add('event-error', { kind: event.kind, error: String(error).slice(0, 500) });
         log(`[${now()} s] ${event.kind} failed: ${String(error)}`);
       }));
@@ -503,9 +561,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   }
   await proxy.close();
   nova.cleanup();
+  // ---- clean up the cloud (the soak's images, planted copies Glance never took, the snapshot's disk), then look for
+  // what is left: Glance keeps a failed copy's staged data until the image is deleted (shared/reference), so staging
+  // is judged after the deletes ----
+  for (const leftover of planted) {
+    if (!storesOf(await readImage(leftover.image)).includes(leftover.site)) ceph(leftover.site, 'rbd', ['rm', '--no-progress', `images/${leftover.image}`], 'admin');
+  }
+  for (const image of images.filter((i) => i.deletedAt === undefined)) {
+    await waitUnlocked(image.id, 30_000);
+    await deleteImage(image.id, image.owner);
+  }
+  if (snapshot.disk) removeSnapshotDisk(snapshot.disk);
+  await sleep(5000);
   const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true; } catch { return false; } };
   const ours = (site: Site, pool: string): string[] => ceph(site, 'rbd', ['ls', pool], 'admin').stdout.split('\n')
-    .filter((name) => name.startsWith(prefix) || images.some((image) => name.startsWith(image.id) && name !== image.id));
+    .filter((name) => name.startsWith(prefix) || images.some((image) => name.includes(image.id)));
   const staging = join(facts.dir, 'glance', 'staging');
   const left = {
     processes: pids.filter(alive).map((pid) => `pid ${pid}`),
@@ -514,18 +584,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     staging: existsSync(staging) ? readdirSync(staging).filter((name) => images.some((image) => name.includes(image.id))) : [],
   };
   check('no leaks', leaks(left), pids.length + 4);
-
-  // ---- clean up the cloud: the soak's images, planted leftovers, the snapshot's disk ----
-  for (const leftover of planted) {
-    const stores = storesOf(await readImage(leftover.image));
-    if (!stores.includes(leftover.site)) ceph(leftover.site, 'rbd', ['rm', '--no-progress', `images/${leftover.image}`], 'admin');
-  }
-  for (const image of images.filter((i) => i.deletedAt === undefined)) {
-    await waitUnlocked(image.id, 30_000);
-    await deleteImage(image.id, image.owner);
-  }
-  if (snapshot.disk) removeSnapshotDisk(snapshot.disk);
   history.add('end', { violations: violations.length });
+
+  // ---- the alerts: the shipped rules on the scraped metrics (promtool), judged against the outages ----
+  const alerts = evaluateAlerts(scrapeFile, options.out, windows.map((w) => ({ kind: w.kind, from: w.from + tOffset, to: (w.to ?? at()) + tOffset })),
+    startedAt);
+  history.add('alerts', { ...alerts });
+  check('alerts: fire in outages, clear after, none falsely', alerts.problems, Math.max(1, alerts.rows.length));
 
   const boots = bootRecords;
   const report: SoakReport = {
@@ -533,7 +598,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     nodes: `${nodes.length} compute nodes (${perSite} per site, two sites), each a real \`ferry agent\` (plain processes, ferry's least-privilege identity) and nova 26's patched Rbd.clone()`,
     boots, faults: countByKind(injected), jobs: countByKind(jobs),
     invariants: INVARIANTS.map((name) => ({ name, checks: checks.get(name) ?? 0, violations: violations.filter((v) => v.invariant === name).length })),
-    alerts: [],
+    alerts: alerts.rows,
     load: { min: Math.min(...loads, Number.POSITIVE_INFINITY), mean: loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length), max: Math.max(...loads, 0) },
     notes: [`history: ${history.file} (${history.entries.length} events); set-up took ${tOffset.toFixed(0)} s (nova imported once per node)`],
   };

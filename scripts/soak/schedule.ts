@@ -1,5 +1,6 @@
 // The soak's schedule: a seed and a length → every timed event of the run, and each node's boots. Pure: the same seed
 // gives the same schedule, so a failing run is replayed by its seed (`npm run soak -- --minutes N --seed S`).
+import { seededRandom } from '../../bench/lib/simulate-ensure-wait.js';
 
 /** A fault or a day-two job, at a second of the run. */
 export type SoakEvent =
@@ -64,18 +65,6 @@ export interface ScheduleOptions {
   readonly outageSeconds?: number;
 }
 
-/** mulberry32: a small, seedable PRNG (uniform in [0, 1)). */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pick = <T>(rng: () => number, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
 const between = (rng: () => number, low: number, high: number): number => Math.round(low + rng() * (high - low));
 
@@ -98,7 +87,7 @@ function shuffled<T>(rng: () => number, items: readonly T[]): T[] {
 export function soakSchedule(options: ScheduleOptions): Schedule {
   if (!Number.isInteger(options.seed) || options.seed < 0) throw new Error(`seed must be a whole number ≥ 0, got ${options.seed}`);
   if (!(options.minutes > 0)) throw new Error(`minutes must be more than 0, got ${options.minutes}`);
-  const rng = random(options.seed);
+  const rng = seededRandom(options.seed);
   const seconds = Math.round(options.minutes * 60);
   const warmUpSeconds = Math.min(120, Math.round(seconds / 5));
   const coolDownAt = seconds - Math.min(480, Math.round(seconds / 5));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firedFromPromtool, inputSeries, judgeAlerts, parseSamples, promtoolTest } from '../../../scripts/soak/alerts.js';
+import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, parseSamples, promtoolTest } from '../../../scripts/soak/alerts.js';
 
 const scrape = (t: number, instance: string, text: string, up = true) => ({ t, job: 'ferry-agent', instance, site: 'site-a', up, text });
 
@@ -57,5 +57,15 @@ describe('what fired, judged against the outages', () => {
     expect(judged.perOutage[0]).toMatchObject({ pages: 1, alerts: ['FerryFleetCheckFailing{check="glance", job="ferry-agent", severity="critical", site="site-a"}'] });
     expect(judged.falseAlarms).toEqual(['FerryCopiesFailing{instance="a:1", severity="warning"}']);
     expect(judged.stillFiring).toEqual(judged.falseAlarms);
+  });
+});
+
+describe('alertSeverities', () => {
+  it('reads every alert of the shipped rules with its severity', async () => {
+    const { readFileSync } = await import('node:fs');
+    const severities = alertSeverities(readFileSync('packaging/monitoring/ferry-alerts.yml', 'utf8'));
+    expect(severities.get('FerryFleetCheckFailing')).toBe('critical');
+    expect(severities.get('FerryCopiesFailing')).toBe('warning');
+    expect([...severities.values()].every((s) => ['critical', 'warning', 'ticket'].includes(s))).toBe(true);
   });
 });

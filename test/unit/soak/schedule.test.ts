@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countByKind, FAULT_KINDS, OUTAGES, random, soakSchedule, type SoakEvent } from '../../../scripts/soak/schedule.js';
+import { countByKind, FAULT_KINDS, OUTAGES, soakSchedule, type SoakEvent } from '../../../scripts/soak/schedule.js';
 
 const faults = (events: readonly SoakEvent[]) => events.filter((e) => FAULT_KINDS.includes(e.kind));
 const lasting = (e: SoakEvent): number => ('seconds' in e ? e.seconds : 0);
@@ -66,14 +66,5 @@ describe('the soak schedule', () => {
     [{ seed: 1, minutes: 0 }, 'minutes must be more than 0, got 0'],
   ])('refuses %j: %s', (options, message) => {
     expect(() => soakSchedule({ ...options, nodes: 4 })).toThrow(message);
-  });
-
-  it('random(): the same seed, the same stream in [0, 1)', () => {
-    const a = random(9);
-    const b = random(9);
-    const values = Array.from({ length: 1000 }, () => a());
-    expect(values).toEqual(Array.from({ length: 1000 }, () => b()));
-    expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
-    expect(Math.max(...values)).toBeLessThan(1);
   });
 });
