@@ -25,6 +25,8 @@ export interface BootContext {
   readonly glanceDown: boolean;
   /** The node's own Ceph cluster lost its OSD or monitor during the boot: nova's clone itself fails. */
   readonly cephDown: boolean;
+  /** A neighbour planted an RBD image under the image's name in the site's pool: Glance's copy there fails, nova's too. */
+  readonly planted?: boolean;
 }
 
 export type BootRoute = 'agent-clone' | 'nova-own-copy' | 'stock-nova-fails-too';
@@ -62,8 +64,11 @@ export function ownCopyCodes(novaPatchMd: string): ReadonlySet<string> {
  */
 export function judgeBoot(boot: BootOutcome, context: BootContext, ownCopy: ReadonlySet<string>): BootVerdict {
   if (!boot.ok) {
-    const reasons = [context.imageDeleted && 'the image was deleted', context.tokenExpired && 'the token expired',
-      context.glanceDown && 'Glance was down', context.cephDown && `${boot.site}'s Ceph was down`].filter((r): r is string => r !== false);
+    // The patch fell back to nova's own copy (a cause the table sends there): what failed is stock nova's own path.
+    const fellBack = boot.warnings.map((w) => FALLBACK.exec(w)?.[1]).find((code) => code !== undefined && ownCopy.has(code));
+    const reasons = [fellBack !== undefined && `nova's own copy (after ${fellBack}) failed as stock nova's does`,context.imageDeleted && 'the image was deleted', context.tokenExpired && 'the token expired',
+      context.glanceDown && 'Glance was down', context.cephDown && `${boot.site}'s Ceph was down`,
+      context.planted === true && `an RBD image was planted under its name in ${boot.site}'s pool`].filter((r): r is string => r !== false);
     if (reasons.length > 0) return { ok: true, route: 'stock-nova-fails-too', why: `${boot.error ?? 'failed'}: ${reasons.join(', ')}` };
     return { ok: false, why: `failed with nothing that fails stock nova: ${boot.error}: ${boot.message ?? ''}` };
   }

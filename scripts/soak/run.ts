@@ -276,8 +276,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       imageDeleted: image.deletedAt !== undefined && image.deletedAt <= to,
       tokenExpired: (revoked.get(token) ?? Number.POSITIVE_INFINITY) <= to,
       glanceDown: windows.some((w) => w.kind === 'glance-outage' && overlaps(w)),
-      cephDown: windows.some((w) => (w.kind === 'osd-stop' || w.kind === 'mon-restart') && w.site === site && overlaps(w))
-        || planted.some((p) => p.image === image.id && p.site === site && p.at <= to),
+      cephDown: windows.some((w) => (w.kind === 'osd-stop' || w.kind === 'mon-restart') && w.site === site && overlaps(w)),
+      planted: planted.some((p) => p.image === image.id && p.site === site && p.at <= to),
     };
   };
   const pickImage = (kind: ImageKind, n: number): SoakImage | undefined => {
@@ -301,7 +301,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const answer = await node.nova.boot(name, image.id, token);
       inFlight.delete(name);
       const to = at();
-      const info = answer.ok ? ceph(node.site, 'rbd', ['info', `vms/${name}`]) : undefined;
+      // The clone's parent, read from its cluster; during a monitor or OSD outage that read waits (12 × 5 s at most).
+      let info = answer.ok ? ceph(node.site, 'rbd', ['info', `vms/${name}`]) : undefined;
+      for (let attempt = 0; info !== undefined && info.code !== 0 && attempt < 12 && !/No such file/.test(info.stderr); attempt += 1) {
+        await sleep(5000);
+        info = ceph(node.site, 'rbd', ['info', `vms/${name}`]);
+      }
       const parent = /parent: (\S+)/.exec(info?.stdout ?? '')?.[1];
       const verdict = judgeBoot({ name, image: image.id, site: node.site, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}),
         ...(answer.message ? { message: answer.message } : {}), warnings: answer.warnings, ...(parent ? { parent } : {}) },

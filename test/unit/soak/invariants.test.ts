@@ -32,11 +32,18 @@ describe('judgeBoot(): 0 failed boots that stock nova would not also fail', () =
     ['a clone with another warning of the image backend', boot({ warnings: ['something else went wrong'] }), QUIET, { ok: false }],
     ['cloned from the other site\'s copy or none (a flat download)', boot({ parent: undefined }), QUIET, { ok: false }],
     ['cloned from another image', boot({ parent: 'images/other@snap' }), QUIET, { ok: false }],
+    ['failed in nova\'s own copy after a fallback the table makes (a tenant may not copy-image: stock nova fails the same)',
+      boot({ ok: false, error: 'ImageNotAuthorized', warnings: [warning('FERRY_UNREACHABLE: cannot reach 127.0.0.1:1 (GET …): other side closed')] }), QUIET,
+      { ok: true, route: 'stock-nova-fails-too' }],
+    ['failed in nova\'s own copy after a verdict code (no fallback the table makes)',
+      boot({ ok: false, error: 'ImageNotAuthorized', warnings: [warning('FERRY_COPY_FAILED: …')] }), QUIET, { ok: false }],
     ['failed, nothing else happening', boot({ ok: false, error: 'ImageUnacceptable', parent: undefined }), QUIET, { ok: false }],
     ['failed, the image deleted by its tenant meanwhile', boot({ ok: false, error: 'ImageNotFound' }), { ...QUIET, imageDeleted: true },
       { ok: true, route: 'stock-nova-fails-too' }],
     ['failed, the token expired', boot({ ok: false, error: 'ImageNotFound' }), { ...QUIET, tokenExpired: true }, { ok: true, route: 'stock-nova-fails-too' }],
     ['failed during a Glance outage', boot({ ok: false, error: 'ImageUnacceptable' }), { ...QUIET, glanceDown: true }, { ok: true, route: 'stock-nova-fails-too' }],
+    ['failed: a copy planted under its name in its pool (FERRY_COPY_TARGET_EXISTS)', boot({ ok: false, error: 'ImageUnacceptable' }), { ...QUIET, planted: true },
+      { ok: true, route: 'stock-nova-fails-too' }],
     ['failed while its Ceph was down', boot({ ok: false, error: 'TimeoutError' }), { ...QUIET, cephDown: true }, { ok: true, route: 'stock-nova-fails-too' }],
   ] as const)('%s', (_what, outcome, context, verdict) => {
     expect(judgeBoot(outcome, context, codes)).toMatchObject(verdict);
