@@ -92,9 +92,10 @@ type InvariantName = typeof INVARIANTS[number];
 const SETUP_S = 600;
 /** The end's wait for a boot in flight: the agents' --timeout (5 min), nova's 30 s over it, and its retries. */
 const DRAIN_S = 420;
-/** The end's checks: two final evictions (each killed after EVICT_LIMIT_S), hashes, fences, clean-up. */
+/** One eviction run's bound. */
 const EVICT_LIMIT_S = 300;
-const FINAL_S = 2 * EVICT_LIMIT_S + 300;
+/** The end: instances still to delete (300 s), two final evictions (each killed after EVICT_LIMIT_S), hashes, fences, clean-up. */
+const FINAL_S = 2 * EVICT_LIMIT_S + 600;
 
 /** How long a soak of `minutes` may take in all (the smoke's time limit, and every child's). */
 export function soakLimitSeconds(minutes: number): number {
@@ -318,12 +319,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       bootRecords.push({ name, kind: image.kind, route: verdict.ok ? verdict.route : 'violation', seconds: answer.seconds, ok: answer.ok });
       if (answer.ok) {
         live.set(name, { image: image.id, site: node.site, name, since: to });
-        setTimeout(() => {
-          void node.nova.delete(name).then((deleted) => {
-            live.delete(name);
-            history.add('deleted', { node: node.index, name, ok: deleted.ok, error: deleted.error });
-          });
-        }, step.lifeSeconds * 1000);
+        // The instance deleted after its life; a delete that fails (its Ceph down) is tried again, as nova's is.
+        const remove = async (): Promise<void> => {
+          for (let attempt = 1; ; attempt += 1) {
+            const deleted = await node.nova.delete(name);
+            history.add('deleted', { node: node.index, name, ok: deleted.ok, error: deleted.error, attempt });
+            if (deleted.ok || attempt >= 30) break;
+            await sleep(10_000);
+          }
+          live.delete(name);
+        };
+        setTimeout(() => { void remove(); }, step.lifeSeconds * 1000);
       }
     }
   };
@@ -516,7 +522,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   await watcher;
   await scraper;
   // Every instance deleted (as nova would), then no eviction runs: the final look.
-  for (let i = 0; i < 60 && live.size > 0; i += 1) await sleep(1000);
+  for (let i = 0; i < 300 && live.size > 0; i += 1) await sleep(1000);
   syncChild?.kill('SIGINT');
   const syncRun = await sync;
   history.add('sync-ended', { code: syncRun.code, signal: syncRun.signal, passes: (syncRun.json.watch as { passes?: number } | undefined)?.passes });
