@@ -72,14 +72,17 @@ export interface FerryOptions {
 
 let confCount = 0;
 
-/** A nova.conf for nova's own config parsing: rbd images in site-b's vms pool, Glance of the dev cloud, the ferry options. */
-export function novaConf(dir: string, store: string, ferry?: FerryOptions): string {
+/**
+ * A nova.conf for nova's own config parsing: rbd images in the vms pool of `cluster` (site-b's unless a compute node of
+ * site-a), Glance of the dev cloud, the ferry options.
+ */
+export function novaConf(dir: string, store: string, ferry?: FerryOptions, cluster: 'site-a' | 'site-b' = 'site-b'): string {
   const facts = devcloud();
   confCount += 1;
   const path = join(dir, `nova-${store}-${confCount}.conf`);
   writeFileSync(path, [
     '[DEFAULT]', `state_path = ${dir}/state`, '',
-    '[libvirt]', 'images_type = rbd', 'images_rbd_pool = vms', `images_rbd_ceph_conf = ${facts.ceph['site-b'].conf}`, 'rbd_user = nova',
+    '[libvirt]', 'images_type = rbd', 'images_rbd_pool = vms', `images_rbd_ceph_conf = ${facts.ceph[cluster].conf}`, 'rbd_user = nova',
     `images_rbd_glance_store_name = ${store}`,
     ...(ferry ? [`images_rbd_ferry_agent_socket = ${ferry.socket}`] : []),
     ...(ferry?.fallback === undefined ? [] : [`images_rbd_ferry_agent_fallback = ${ferry.fallback}`]),

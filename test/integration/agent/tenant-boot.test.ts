@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent, type AgentAnswer } from '../../../src/agent/agent-client.js';
 import { ceph, devcloud } from '../../helpers/devcloud.js';
-import { deleteImage, glanceRequest, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { deleteImage, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { instanceSnapshot as snapshotImage, removeSnapshotDisk, shareImage } from '../../helpers/tenant-images.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { novaClone, novaConf, patchedNova } from './nova-tree.js';
 
@@ -55,45 +56,15 @@ async function tenantAProject(): Promise<string> {
 async function sharedImage(name: string, status: 'accepted' | 'pending'): Promise<string> {
   const id = await uploadImage({ name: `it-tenant-${name}`, store: 'site-a', sizeBytes: 8 * 1024 * 1024, as: 'tenant-b', visibility: 'shared' });
   created.push({ id, as: 'tenant-b' });
-  const member = await tenantAProject();
-  const added = await glanceRequest(tokens['tenant-b'], 'POST', `/v2/images/${id}/members`, { member });
-  expect(added.status, JSON.stringify(added.body)).toBe(200);
-  if (status === 'accepted') {
-    const accepted = await glanceRequest(tokens['tenant-a'], 'PUT', `/v2/images/${id}/members/${member}`, { status: 'accepted' });
-    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-  }
+  await shareImage(id, await tenantAProject(), { owner: tokens['tenant-b'], member: tokens['tenant-a'] }, status);
   return id;
 }
 
-/**
- * An instance snapshot as nova's RBD driver makes one (direct_snapshot): the instance's disk in vms is snapshotted,
- * cloned into the images pool under the new image's id, flattened, given its protected `snap`, and registered by the
- * tenant's own token as the location of a private image it created.
- */
+/** An instance snapshot of tenant-a (test/helpers/tenant-images.ts), its disk in site-a's vms pool. */
 async function instanceSnapshot(name: string): Promise<string> {
-  const disk = `it-tenant-disk-${randomBytes(4).toString('hex')}`;
-  const run = (args: readonly string[]): void => {
-    const result = ceph('site-a', 'rbd', args);
-    expect(result.code, result.stderr).toBe(0);
-  };
-  run(['create', '--size', '8M', `vms/${disk}`]);
-  disks.push(disk);
-  run(['snap', 'create', `vms/${disk}@nova-snapshot`]);
-  run(['snap', 'protect', `vms/${disk}@nova-snapshot`]);
-  const token = tokens['tenant-a'];
-  const made = await glanceRequest(token, 'POST', '/v2/images', { name: `it-tenant-${name}`, disk_format: 'raw', container_format: 'bare', visibility: 'private' });
-  expect(made.status).toBe(201);
-  const { id } = made.body as { id: string };
+  const { id, disk } = await snapshotImage(`it-tenant-${name}`, tokens['tenant-a']);
   created.push({ id, as: 'tenant-a' });
-  run(['clone', `vms/${disk}@nova-snapshot`, `images/${id}`]);
-  run(['flatten', '--no-progress', `images/${id}`]);
-  run(['snap', 'create', `images/${id}@snap`]);
-  run(['snap', 'protect', `images/${id}@snap`]);
-  const fsid = devcloud().ceph['site-a'].fsid;
-  const located = await glanceRequest(token, 'PATCH', `/v2/images/${id}`,
-    [{ op: 'add', path: '/locations/-', value: { url: `rbd://${fsid}/images/${id}/snap`, metadata: { store: 'site-a' } } }]);
-  expect(located.status, JSON.stringify(located.body)).toBe(200);
-  expect(located.body).toMatchObject({ status: 'active', stores: 'site-a' });
+  disks.push(disk);
   return id;
 }
 
@@ -128,11 +99,7 @@ afterAll(async () => {
     await waitUnlocked(id, 30_000);
     await deleteImage(id, as);
   }
-  for (const disk of disks) {
-    ceph('site-a', 'rbd', ['snap', 'unprotect', `vms/${disk}@nova-snapshot`]);
-    ceph('site-a', 'rbd', ['snap', 'purge', `vms/${disk}`]);
-    ceph('site-a', 'rbd', ['rm', '--no-progress', `vms/${disk}`]);
-  }
+  for (const disk of disks) removeSnapshotDisk(disk);
 }, 120_000);
 
 describe('the agent acting for the booting user', () => {

@@ -1,0 +1,135 @@
+// The operator's view during the soak: the shipped alert rules (packaging/monitoring/ferry-alerts.yml) evaluated by
+// promtool on the metrics scraped during the run. The scrapes become promtool's input series (pure); promtool says
+// which alerts fire at each minute (its test's "got"); the outages of the history say which should (pure).
+
+/** One scrape of one target: when, the target's labels, whether it answered, the exposition text. */
+export interface Scrape {
+  readonly t: number;
+  readonly job: string;
+  readonly instance: string;
+  readonly site?: string;
+  readonly up: boolean;
+  readonly text: string;
+}
+
+/** Parse the Prometheus text format's samples (comments skipped; the optional timestamp ignored). */
+export function parseSamples(text: string): { series: string; value: string }[] {
+  const samples: { series: string; value: string }[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+(\S+)/.exec(line);
+    if (match) samples.push({ series: `${match[1]}${match[2] ?? ''}`, value: match[3]! });
+  }
+  return samples;
+}
+
+/** A series with the target's labels added (job, instance, site), as Prometheus' scrape adds them. */
+function withTargetLabels(series: string, scrape: Scrape): string {
+  const labels = [`job="${scrape.job}"`, `instance="${scrape.instance}"`, ...(scrape.site ? [`site="${scrape.site}"`] : [])];
+  const open = series.indexOf('{');
+  if (open < 0) return `${series}{${labels.join(',')}}`;
+  const inner = series.slice(open + 1, -1);
+  return `${series.slice(0, open)}{${[inner, ...labels].filter((part) => part !== '').join(',')}}`;
+}
+
+/**
+ * promtool's input series: one column per scrape round (`intervalSeconds` apart, from the first scrape), `_` where a
+ * series had no sample (a target down, a series not yet born), and `up` for every target.
+ */
+export function inputSeries(scrapes: readonly Scrape[], intervalSeconds: number): { series: string; values: string }[] {
+  if (scrapes.length === 0) return [];
+  const first = Math.min(...scrapes.map((s) => s.t));
+  const rounds = Math.max(...scrapes.map((s) => Math.round((s.t - first) / 1000 / intervalSeconds))) + 1;
+  const table = new Map<string, string[]>();
+  const put = (series: string, round: number, value: string): void => {
+    const row = table.get(series) ?? Array.from({ length: rounds }, () => '_');
+    row[round] = value === 'NaN' ? '_' : value === '+Inf' ? 'Inf' : value;
+    table.set(series, row);
+  };
+  for (const scrape of scrapes) {
+    const round = Math.round((scrape.t - first) / 1000 / intervalSeconds);
+    put(withTargetLabels('up', scrape), round, scrape.up ? '1' : '0');
+    for (const sample of parseSamples(scrape.text)) put(withTargetLabels(sample.series, scrape), round, sample.value);
+  }
+  return [...table.entries()].map(([series, values]) => ({ series, values: values.join(' ') }));
+}
+
+/** A promtool test file (YAML is a superset of JSON): the series, and one empty expectation per alert and minute. */
+export function promtoolTest(rulesFile: string, series: readonly { series: string; values: string }[], intervalSeconds: number,
+  alertNames: readonly string[], minutes: number): string {
+  const tests = [{
+    interval: `${intervalSeconds}s`,
+    input_series: series,
+    alert_rule_test: Array.from({ length: minutes + 1 }, (_, m) => alertNames.map((alertname) => ({ eval_time: `${m}m`, alertname, exp_alerts: [] }))).flat(),
+  }];
+  return JSON.stringify({ rule_files: [rulesFile], evaluation_interval: '1m', tests }, null, 1);
+}
+
+/** From promtool's failures against empty expectations: which alerts (with labels) fired at which minute. */
+export function firedFromPromtool(output: string): { minute: number; alertname: string; labels: string }[] {
+  const fired: { minute: number; alertname: string; labels: string }[] = [];
+  const blocks = output.split(/alertname: /).slice(1);
+  for (const block of blocks) {
+    const head = /^(\S+), time: (\S+),/.exec(block);
+    if (!head) continue;
+    const got = block.slice(block.indexOf('got:'));
+    for (const match of got.matchAll(/Labels:\{([^}]*)\}/g)) {
+      fired.push({ minute: minutesOf(head[2]!), alertname: head[1]!, labels: match[1]! });
+    }
+  }
+  return fired;
+}
+
+function minutesOf(duration: string): number {
+  const h = /(\d+)h/.exec(duration)?.[1];
+  const m = /(\d+)m/.exec(duration)?.[1];
+  return Number(h ?? 0) * 60 + Number(m ?? 0);
+}
+
+/** An outage of the run, in minutes from the first scrape. */
+export interface OutageWindow { readonly kind: string; readonly from: number; readonly to: number }
+
+export interface AlertJudgement {
+  /** Per outage: the alerts that fired during it (or within `afterMinutes` of its end). */
+  readonly perOutage: { outage: OutageWindow; alerts: string[]; pages: number }[];
+  /** Alerts that fired outside every outage (and its tail): false alarms. */
+  readonly falseAlarms: string[];
+  /** Alerts still firing at the last minute. */
+  readonly stillFiring: string[];
+}
+
+/**
+ * Judge what fired against the outages: every firing belongs to an outage (from its start to `afterMinutes` after its
+ * end) or is false; a page is a critical alert (the rule's severity), counted once per alert and label set.
+ */
+export function judgeAlerts(fired: readonly { minute: number; alertname: string; labels: string }[], outages: readonly OutageWindow[],
+  lastMinute: number, critical: ReadonlySet<string>, afterMinutes = 6): AlertJudgement {
+  const key = (f: { alertname: string; labels: string }): string => `${f.alertname}{${f.labels.replace(/alertname="[^"]*",?\s*/, '')}}`;
+  const within = (f: { minute: number }, o: OutageWindow): boolean => f.minute >= o.from && f.minute <= o.to + afterMinutes;
+  const perOutage = outages.map((outage) => {
+    const alerts = [...new Set(fired.filter((f) => within(f, outage)).map(key))];
+    const pages = alerts.filter((alert) => critical.has(alert.slice(0, alert.indexOf('{')))).length;
+    return { outage, alerts, pages };
+  });
+  const falseAlarms = [...new Set(fired.filter((f) => !outages.some((o) => within(f, o))).map(key))];
+  const stillFiring = [...new Set(fired.filter((f) => f.minute === lastMinute).map(key))];
+  return { perOutage, falseAlarms, stillFiring };
+}
+
+/** The alerts of a rules file and their severities (the `- alert:` lines and the `severity:` label after each). */
+export function alertSeverities(rulesYaml: string): Map<string, string> {
+  const severities = new Map<string, string>();
+  let current: string | undefined;
+  for (const line of rulesYaml.split('\n')) {
+    const alert = /^\s*- alert:\s*(\S+)/.exec(line)?.[1];
+    if (alert) {
+      current = alert;
+      severities.set(alert, '');
+    } else if (/^\s*- record:/.test(line)) {
+      current = undefined;
+    }
+    const severity = /^\s*severity:\s*(\S+)/.exec(line)?.[1];
+    if (current && severity) severities.set(current, severity);
+  }
+  return severities;
+}

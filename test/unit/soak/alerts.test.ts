@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, parseSamples, promtoolTest } from '../../../scripts/soak/alerts.js';
+
+const scrape = (t: number, instance: string, text: string, up = true) => ({ t, job: 'ferry-agent', instance, site: 'site-a', up, text });
+
+describe('the scraped metrics as promtool\'s input series', () => {
+  it('parseSamples: samples with and without labels, comments skipped', () => {
+    expect(parseSamples('# HELP x y\n# TYPE x gauge\nx 1\ny{check="glance"} 0 1700000000\n')).toEqual([
+      { series: 'x', value: '1' }, { series: 'y{check="glance"}', value: '0' }]);
+  });
+
+  it('one column per scrape round, the target\'s labels added, `_` where a target had no sample, up 0 when it did not answer', () => {
+    const series = inputSeries([
+      scrape(0, 'a:1', 'ferry_agent_health_check{check="glance"} 1\n'),
+      scrape(15_000, 'a:1', '', false),
+      scrape(30_000, 'a:1', 'ferry_agent_health_check{check="glance"} 0\n'),
+    ], 15);
+    expect(series).toEqual([
+      { series: 'up{job="ferry-agent",instance="a:1",site="site-a"}', values: '1 0 1' },
+      { series: 'ferry_agent_health_check{check="glance",job="ferry-agent",instance="a:1",site="site-a"}', values: '1 _ 0' },
+    ]);
+  });
+
+  it('promtoolTest: the rules file, the series, an empty expectation per alert and minute', () => {
+    const test = JSON.parse(promtoolTest('/r.yml', [{ series: 'up', values: '1' }], 15, ['A', 'B'], 2)) as { rule_files: string[]; tests: { alert_rule_test: unknown[] }[] };
+    expect(test.rule_files).toEqual(['/r.yml']);
+    expect(test.tests[0]!.alert_rule_test).toHaveLength(6);
+  });
+});
+
+describe('what fired, judged against the outages', () => {
+  const output = `  FAILED:
+    alertname: FerryFleetCheckFailing, time: 12m,
+        exp:[],
+        got:[
+            0:
+              Labels:{alertname="FerryFleetCheckFailing", check="glance", job="ferry-agent", severity="critical", site="site-a"}
+              Annotations:{summary="x"}
+            ]
+    alertname: FerryCopiesFailing, time: 1h2m,
+        exp:[],
+        got:[
+            0:
+              Labels:{alertname="FerryCopiesFailing", instance="a:1", severity="warning"}
+              Annotations:{}
+            ]
+`;
+  it('firedFromPromtool reads the alert, its minute and its labels', () => {
+    expect(firedFromPromtool(output)).toEqual([
+      { minute: 12, alertname: 'FerryFleetCheckFailing', labels: 'alertname="FerryFleetCheckFailing", check="glance", job="ferry-agent", severity="critical", site="site-a"' },
+      { minute: 62, alertname: 'FerryCopiesFailing', labels: 'alertname="FerryCopiesFailing", instance="a:1", severity="warning"' },
+    ]);
+  });
+
+  it('judgeAlerts: a firing within an outage (or 6 min after) is its, the rest false; pages are critical alerts once each', () => {
+    const judged = judgeAlerts(firedFromPromtool(output), [{ kind: 'glance-outage', from: 6, to: 13 }], 62, new Set(['FerryFleetCheckFailing']));
+    expect(judged.perOutage[0]).toMatchObject({ pages: 1, alerts: ['FerryFleetCheckFailing{check="glance", job="ferry-agent", severity="critical", site="site-a"}'] });
+    expect(judged.falseAlarms).toEqual(['FerryCopiesFailing{instance="a:1", severity="warning"}']);
+    expect(judged.stillFiring).toEqual(judged.falseAlarms);
+  });
+});
+
+describe('alertSeverities', () => {
+  it('reads every alert of the shipped rules with its severity', async () => {
+    const { readFileSync } = await import('node:fs');
+    const severities = alertSeverities(readFileSync('packaging/monitoring/ferry-alerts.yml', 'utf8'));
+    expect(severities.get('FerryFleetCheckFailing')).toBe('critical');
+    expect(severities.get('FerryCopiesFailing')).toBe('warning');
+    expect([...severities.values()].every((s) => ['critical', 'warning', 'ticket'].includes(s))).toBe(true);
+  });
+});
