@@ -25,6 +25,8 @@ export const ALONE = [
   // Places an image in store site-c (the site-c lane's evict and usage read the whole store) and boots the clean system
   // of scripts/systemd/up-clean (the deb lane's): after both lanes, with the .debs the deb lane built.
   'test/integration/ansible/ansible-rollout.test.ts',
+  // Kills glance-api, stops an OSD, restarts a monitor on its schedule (opt-in: FERRY_TEST_SOAK=1).
+  'test/integration/soak/soak-smoke.test.ts',
 ];
 
 /** Lanes of their own: files that share something among themselves (prefixes of the files' paths). */
