@@ -1,6 +1,7 @@
-// scripts/fresh-root/ (a fresh Debian 12 root for one command, docs/testing.md#a-fresh-machine): the proxy's rule —
-// the root reaches Debian's archive and the npm registry and nothing else —, the proxy refusing on its Unix socket as
-// the root meets it, and run's argument checks (its dry part: making a root takes minutes and is run by hand).
+// scripts/fresh-root/ (a fresh Debian 12 root for one command; docs/devcloud.md#a-fresh-machine-scriptsfresh-root):
+// the proxy's rule — the root reaches Debian's archive and the npm registry and nothing else —, the proxy refusing on
+// its Unix socket as the root meets it, and run's argument checks (its dry part: making a root takes minutes and is
+// run by hand).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
