@@ -64,7 +64,10 @@ TENANT_PASSWORD=${FERRY_DEVCLOUD_TENANT_PASSWORD:-ferry-tenant-pass}
 POSTGRES_PASSWORD=${FERRY_DEVCLOUD_POSTGRES_PASSWORD:-ferry-postgres-pass}
 GLANCE_DB_PASSWORD=${FERRY_DEVCLOUD_GLANCE_DB_PASSWORD:-ferry-glance-db-pass}
 # Glance's PostgreSQL cluster lives outside the state dir (postgres.sh says why); its name follows the state dir.
-PG_BIN=$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)
+# The newest PostgreSQL's bin/, or nothing: on a fresh machine /usr/lib/postgresql appears only once ensure_packages
+# has installed postgresql (find fails on it before, which under up's pipefail ended up at this line, silently).
+find_pg_bin() { { find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null || true; } | sort -V | tail -n 1; }
+PG_BIN=$(find_pg_bin)
 PG_DIR=/var/tmp/ferry-devcloud-pg.$(printf '%s' "$DEVCLOUD_DIR" | cksum | cut -d' ' -f1)
 # Serialises up runs on one state dir (outside it: a first start deletes the state dir).
 UP_LOCK=/var/tmp/ferry-devcloud-up.$(printf '%s' "$DEVCLOUD_DIR" | cksum | cut -d' ' -f1).lock
@@ -462,6 +465,7 @@ installing them needs root or passwordless sudo; run as root:
     die "apt-get update failed"
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q install -y \
     --no-install-recommends "${missing[@]}" || die "apt-get install failed for: ${missing[*]}"
+  PG_BIN=$(find_pg_bin)
 }
 
 # The comment block at the top of a script is its help text.

@@ -7,8 +7,10 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ferryNovaPatch, FERRY_NOVA_PATCH_MS as RUN_MS, novaSite } from '../../helpers/nova-site.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ENSURE_PATCH_MS, ensurePatchProgram, ferryNovaPatch, FERRY_NOVA_PATCH_MS as RUN_MS, novaSite } from '../../helpers/nova-site.js';
+
+beforeAll(ensurePatchProgram, ENSURE_PATCH_MS);
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const COMMAND = join(ROOT, 'integrations', 'nova', 'ferry-nova-patch');

@@ -9,7 +9,10 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ENSURE_PATCH_MS, ensurePatchProgram } from '../../helpers/nova-site.js';
+
+beforeAll(ensurePatchProgram, ENSURE_PATCH_MS);
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const PATCHES = join(ROOT, 'integrations', 'nova');

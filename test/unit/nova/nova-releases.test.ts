@@ -6,8 +6,10 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ferryNovaPatch, FERRY_NOVA_PATCH_MS, NOVA_FIXTURES as FIXTURES, novaSite } from '../../helpers/nova-site.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ENSURE_PATCH_MS, ensurePatchProgram, ferryNovaPatch, FERRY_NOVA_PATCH_MS, NOVA_FIXTURES as FIXTURES, novaSite } from '../../helpers/nova-site.js';
+
+beforeAll(ensurePatchProgram, ENSURE_PATCH_MS);
 
 const CONF = 'nova/conf/libvirt.py';
 const BACKEND = 'nova/virt/libvirt/imagebackend.py';

@@ -6,7 +6,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ENSURE_PATCH_MS, ensurePatchProgram } from '../../helpers/nova-site.js';
+
+// It patches with patch(1), which a fresh Debian 12 lacks (test/helpers/nova-site.ts).
+beforeAll(ensurePatchProgram, ENSURE_PATCH_MS);
 
 const root = process.cwd();
 const script = join(root, 'debian/ferry-nova-integration');
