@@ -15,7 +15,7 @@
 //   (test/helpers/spawn-limit-runner.ts), except in the files of test/helpers/spawn-limit-debt.ts: there it is listed at
 //   the end, naming the test ($FERRY_DEVCLOUD_DIR/spawn-limits.txt).
 // - A full run (no file named) runs the files in lanes (scripts/integration-lanes.mjs): files that share nothing run at
-//   the same time, FERRY_INTEGRATION_LANES (default 2) shared lanes beside the lanes of their own (the .deb, store
+//   the same time, FERRY_INTEGRATION_LANES (default 2; 0 runs every file one after another) shared lanes beside the lanes of their own (the .deb, store
 //   site-c and the private systemd); then the files that disrupt shared services, one at a time. A failure in any lane
 //   fails the run; every lane's reach markers count. Each lane's lines are prefixed with its name, and a table of every
 //   file's time, lane and verdict ends the run (from vitest's JSON report, $FERRY_DEVCLOUD_DIR/lanes/).
@@ -95,7 +95,10 @@ if (systemdSelected) {
 const vitest = join(root, 'node_modules/.bin/vitest');
 let code;
 const started = Date.now();
-if (fullRun) {
+if (fullRun && process.env.FERRY_INTEGRATION_LANES === '0') {
+  // Lanes off: every file one after another, as before the lanes.
+  code = run(vitest, ['run', '--project', 'integration']).status ?? 1;
+} else if (fullRun) {
   code = await runInLanes();
 } else {
   code = run(vitest, ['run', '--project', 'integration', ...process.argv.slice(2)]).status ?? 1;
