@@ -145,10 +145,24 @@ export async function imageTasks(id: string): Promise<{ id: string; status: stri
 }
 
 /** Delete an image (best effort: tests clean up after themselves). */
+/**
+ * DELETE the image, and make sure it is gone: Glance 25 answered a DELETE racing a copy's revert with 500 ("Can't operate
+ * on closed transaction", its DB session) after it had removed the data but not the record — the image stayed, active,
+ * and a test of "the image deleted mid-copy" judged a delete that never happened (seen in a lane run). A 5xx is tried
+ * again (at most DELETE_ATTEMPTS, a second apart) and fails the test when it persists; a 4xx is returned as before
+ * (404: gone; the clean-ups delete what may be gone or not theirs).
+ */
+const DELETE_ATTEMPTS = 5;
 export async function deleteImage(id: string, as: NonNullable<UploadOptions['as']> = 'admin'): Promise<void> {
   const facts = devcloud();
   const token = await tokenFor(as);
-  await fetch(`${facts.glance.url}/v2/images/${id}`, { method: 'DELETE', headers: { 'x-auth-token': token } });
+  for (let attempt = 1; ; attempt += 1) {
+    const answer = await fetch(`${facts.glance.url}/v2/images/${id}`, { method: 'DELETE', headers: { 'x-auth-token': token } });
+    await answer.arrayBuffer();
+    if (answer.status < 500) return;
+    if (attempt >= DELETE_ATTEMPTS) throw new Error(`DELETE /v2/images/${id} as ${as}: ${answer.status} ${DELETE_ATTEMPTS} times`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 }
 
 /** Wait (bounded) until no import holds the image's lock: tests must not leave imports running behind them. */
