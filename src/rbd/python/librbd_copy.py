@@ -94,6 +94,12 @@ ZERO_BLOCK = bytes(BLOCK)
 # 4 MiB, and per target 4 writes of at most 4 MiB (a block run shared by every target is one buffer); librados holds
 # a second copy of each. Peak RSS measured for 1 GiB: 112–129 MiB into one or two targets, 2.68–2.92 s into one;
 # with 8 and 8: 186–198 MiB, 2.61–2.64 s.
+def pace_pause(due, now):
+    """How long a paced read waits before it looks again: at most 0.2 s, never below 0 (the clock moves on between
+    the loop's look and this one, and time.sleep raises ValueError on a negative time)."""
+    return max(0.0, min(0.2, due - now))
+
+
 def chunk_size(object_size):
     """The largest read: an object, at most 4 MiB."""
     return min(object_size, 4 << 20)
@@ -194,7 +200,7 @@ def copy(job):
         if bytes_per_second > 0:
             due = paced["start"] + paced["issued"] / bytes_per_second
             while time.monotonic() < due and not stop.is_set():
-                time.sleep(min(0.2, due - time.monotonic()))
+                time.sleep(pace_pause(due, time.monotonic()))
             paced["issued"] += length
         done, box = threading.Event(), {}
         def complete(completion, data):

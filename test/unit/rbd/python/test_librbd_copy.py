@@ -183,6 +183,9 @@ class LibrbdCopyFunctions(unittest.TestCase):
     def setUp(self):
         self.program = load("librbd_copy")
 
+    def test_pace_pause_is_at_most_a_fifth_of_a_second_and_never_negative(self):
+        self.assertEqual([self.program.pace_pause(10.0, now) for now in (9.0, 9.95, 10.0, 10.0001)], [0.2, 10.0 - 9.95, 0.0, 0.0])
+
     def test_chunk_size_is_an_object_at_most_4_mib(self):
         self.assertEqual([self.program.chunk_size(size) for size in (OBJECT, 4 << 20, 8 << 20)], [OBJECT, 4 << 20, 4 << 20])
 
