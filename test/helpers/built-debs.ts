@@ -12,7 +12,9 @@ import { join } from 'node:path';
 /** Where the .debs of commit `head` are built, under the dev cloud's state directory `dir`. */
 export const builtDebsDir = (dir: string, head: string): string => join(dir, 'debs', head);
 /** This checkout's HEAD. */
-export const headCommit = (): string => spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', timeout: 10_000 }).stdout.trim();
+/** `git rev-parse HEAD`: seconds at most. */
+export const HEAD_MS = 10_000;
+export const headCommit = (): string => spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', timeout: HEAD_MS }).stdout.trim();
 /** The version suffix of the upgrade's rebuild. */
 export const NEWER_SUFFIX = '+rebuild2';
 

@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { kollaDebs } from '../../helpers/built-debs.js';
+import { CLONE_MS, HEAD_MS, kollaDebs } from '../../helpers/built-debs.js';
 import { ceph, devcloud, FERRY, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { cleanDown, cleanUp, inside } from '../deb/clean-system.js';
@@ -209,7 +209,7 @@ describe.skipIf(reason !== '')('the ansible role ferry_agent, run for real on a 
     markReached('systemd');
     configureNovaNode();
     vars = writeVars();
-  }, 2 * 600_000 + BUILD_MS + 180_000 + 120_000 + 60_000);
+  }, 2 * 600_000 + HEAD_MS + CLONE_MS + BUILD_MS + 180_000 + 120_000 + 60_000);
 
   afterAll(async () => {
     const down = cleanDown();

@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtDebsDir, headCommit, NEWER_SUFFIX } from '../../helpers/built-debs.js';
+import { builtDebsDir, HEAD_MS, headCommit, NEWER_SUFFIX } from '../../helpers/built-debs.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { cannotRunSystemd } from '../systemd/private-systemd.js';
@@ -49,7 +49,7 @@ const CLONE_MS = 120_000;
 /** One scripts/build-deb.sh: the build dependencies' install when missing, npm ci and the build, lintian. */
 const BUILD_MS = 1_800_000;
 /** beforeAll: the clone, both builds, the clean system's boot (clean-system.ts cleanUp). */
-const SETUP_MS = CLONE_MS + 2 * BUILD_MS + 180_000;
+const SETUP_MS = HEAD_MS + CLONE_MS + 2 * BUILD_MS + 180_000;
 
 /**
  * scripts/build-deb.sh ARGS: what it built (ferry's .deb first). It installs what the build needs when missing

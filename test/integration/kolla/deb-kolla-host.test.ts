@@ -13,7 +13,7 @@ import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, uploadImage } from '../../helpers/glance-admin.js';
 import { cannotRunSystemd } from '../systemd/private-systemd.js';
 import { cleanDown, cleanUp, inside } from '../deb/clean-system.js';
-import { BUILD_MS, CLONE_MS, clientOf, kollaDebs } from '../../helpers/built-debs.js';
+import { BUILD_MS, CLONE_MS, clientOf, HEAD_MS, kollaDebs } from '../../helpers/built-debs.js';
 
 const reason = cannotRunSystemd();
 if (reason !== '') console.warn(`\n${'!'.repeat(78)}\nKOLLA DEB TEST SKIPPED: cannot run systemd here: ${reason}\n${'!'.repeat(78)}\n`);
@@ -47,7 +47,7 @@ describe.skipIf(reason !== '')('the .deb on a kolla host: no nova group (scripts
     markReached('systemd');
     // A kolla compute node: kolla-ansible's /etc/kolla, no group nova (up-clean makes one for Debian's nova-common).
     ok('groupdel nova && mkdir -p /etc/kolla/nova-compute');
-  }, CLONE_MS + BUILD_MS + 180_000 + QUICK_MS);
+  }, HEAD_MS + CLONE_MS + BUILD_MS + 180_000 + QUICK_MS);
 
   afterAll(() => {
     const down = cleanDown();

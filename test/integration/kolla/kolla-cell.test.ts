@@ -6,13 +6,13 @@
 // wants every step to pass.
 // podman comes from Debian (installed here when missing); skipped, loudly, when podman cannot run a container here
 // (not root, no podman after the install, or `podman info` failing). The .debs: FERRY_KOLLA_DEB and
-// FERRY_KOLLA_DEB_NEWER, or built here (test/integration/kolla/kolla-debs.ts).
+// FERRY_KOLLA_DEB_NEWER, or built here (test/helpers/built-debs.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markReached } from '../../helpers/devcloud.js';
-import { BUILD_MS, CLONE_MS, kollaDebs } from '../../helpers/built-debs.js';
+import { BUILD_MS, CLONE_MS, HEAD_MS, kollaDebs } from '../../helpers/built-debs.js';
 
 const root = process.cwd();
 /** apt-get install podman runc mmdebstrap, behind the machine's apt lock (others may hold it for minutes). */
@@ -62,5 +62,5 @@ describe.skipIf(reason !== '')('the kolla cell with podman (scripts/containers/k
     }
     expect(passed).toMatch(/reconfigure while 3 clones ran .*: 0 failed boots/);
     expect(passed).toMatch(/upgrade while 3 clones ran .*: 0 failed boots/);
-  }, CLONE_MS + 2 * BUILD_MS + ROOTS_MS + CELL_MS);
+  }, HEAD_MS + CLONE_MS + 2 * BUILD_MS + ROOTS_MS + CELL_MS);
 });
