@@ -51,6 +51,12 @@ export function createActingTokens(): ActingTokens {
     tokenFor(key) {
       const wait = waits.get(key);
       const chosen = wait === undefined ? undefined : chooseActingWaiter(wait.current, wait.waiters, wait.refused);
+      if (wait !== undefined && chosen === undefined && wait.waiters.length > 0) {
+        // Callers still wait, but Glance refused every one's token: that refusal is their answer, not an abort.
+        throw new FerryError('FERRY_AUTH_FAILED', 'Glance refused the token of every user still waiting on this copy (ferry\'s own token is accepted)',
+          'The booting requests\' tokens are invalid or revoked: the users must authenticate again. Nothing is wrong with ferry\'s own credential.',
+          { refused: 'user' });
+      }
       if (wait === undefined || chosen === undefined) {
         throw new FerryError('FERRY_ABORTED', 'every caller of this copy has gone: no user token is left to act with',
           'Nothing to do: the copy Glance already runs goes on; the next request picks it up.');

@@ -61,6 +61,20 @@ describe('createActingTokens', () => {
     expect(tokens.refuse(key)).toBe(false);
   });
 
+  it('createActingTokens: callers still waiting whose tokens were all refused → FERRY_AUTH_FAILED refused user, not "every caller has gone"', () => {
+    const tokens = createActingTokens();
+    const key = 'image\u0000site-b';
+    const first = tokens.enter(key, 'token-a');
+    const second = tokens.enter(key, 'token-b');
+    expect(tokens.tokenFor(key)).toBe('token-a');
+    expect(tokens.refuse(key)).toBe(true);
+    expect(tokens.tokenFor(key)).toBe('token-b');
+    second.leave();
+    expect(() => tokens.tokenFor(key)).toThrow(expect.objectContaining({ code: 'FERRY_AUTH_FAILED', details: { refused: 'user' } }) as Error);
+    first.leave();
+    expect(() => tokens.tokenFor(key)).toThrow(expect.objectContaining({ code: 'FERRY_ABORTED' }) as Error);
+  });
+
   it('createActingTokens: waits are apart (another image, another store)', () => {
     const tokens = createActingTokens();
     const one = tokens.enter('image-1\u0000site-b', 'token-a');
