@@ -3,7 +3,8 @@ import { judgeNode, type NodeFacts, type NodeVerdict } from '../host/judge-node.
 import { FERRY_VERSION } from '../metrics/ferry-version.js';
 import type { CommandContext, CommandSpec } from './command-spec.js';
 import { NODE_OPTIONS, readAgentFacts, readSocketFacts, socketGroupOf, socketPathOf } from './inputs/node-facts.js';
-import { nodeChecksJsonSchema, nodeChecksToJson, renderNodeChecks } from './render/node-checks.js';
+import { nodeChecksDocument, nodeChecksJsonSchema } from '../contract/node-checks-document.js';
+import { renderNodeChecks } from './render/node-checks.js';
 
 /** `ferry doctor` and `ferry agent status`: gather facts about this node, judge them (host/judge-node.ts), print the checks. */
 export function nodeCheckCommand(input: { readonly name: string; readonly description: string; readonly examples: readonly string[];
@@ -23,7 +24,7 @@ export function nodeCheckCommand(input: { readonly name: string; readonly descri
       const [agent, more] = await Promise.all([readAgentFacts(path, ctx.signal), input.more(ctx)]);
       return judgeNode({ socket: readSocketFacts(path), socketGroup: socketGroupOf(ctx), agent, version: FERRY_VERSION, ...more });
     },
-    toJson: nodeChecksToJson,
+    toJson: nodeChecksDocument,
     render: (verdict, style) => renderNodeChecks(verdict, style, `ferry ${input.name}`),
     // The first failing check's code (docs/cli.md); warnings alone exit 0.
     exitCode: (verdict) => (verdict.code === null ? 0 : ERROR_TABLE[verdict.code].exit),

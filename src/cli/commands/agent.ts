@@ -1,22 +1,12 @@
-import { z } from 'zod';
 import { AGENT_DEFAULTS, AGENT_METRICS_LISTEN_ENV, AGENT_SOCKET_ENV, resolveAgentOptions, type AgentOptions } from '../../agent/agent-options.js';
 import { runAgent } from '../../agent/run-agent.js';
+import { agentDocument, agentJsonSchema, type AgentRunReport } from '../../contract/agent-document.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { parseListenAddress } from '../../metrics/listen-address.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { configFlag, HOST_STORAGE_FLAGS, TRANSFER_FLAGS } from '../global-options.js';
 
-export const agentJsonSchema = z.object({
-  socket: z.string(),
-  requests: z.number().int(),
-  reloads: z.number().int(),
-  /** HOST:PORT of the metrics listener; absent without --metrics-listen. */
-  metrics_listen: z.string().optional(),
-});
-
-export type AgentReport = z.infer<typeof agentJsonSchema>;
-
-export const agentCommand: CommandSpec<AgentReport> = {
+export const agentCommand: CommandSpec<AgentRunReport> = {
   name: 'agent',
   description: 'Runs until SIGTERM (or Ctrl-C): then it stops accepting, lets in-flight requests end within --shutdown-grace, '
     + 'answers the rest FERRY_AGENT_SHUTTING_DOWN and removes the socket. SIGHUP re-reads the configuration (clouds.yaml, '
@@ -49,12 +39,12 @@ export const agentCommand: CommandSpec<AgentReport> = {
       shutdownGraceMs: '--shutdown-grace', maxWaits: '--max-waits', socketGroup: '--socket-group', allowStores: '--allow-store' });
     const { requests, reloads, metricsListen } = await runAgent({ config: ctx.config, reloadConfig: ctx.reloadConfig, options,
       logger: ctx.logger, signal: ctx.signal });
-    return { socket: options.socketPath, requests, reloads, ...(metricsListen === undefined ? {} : { metrics_listen: metricsListen }) };
+    return { socketPath: options.socketPath, requests, reloads, metricsListen };
   },
   // Stopped by a signal on purpose: not an interruption.
-  toJson: (report) => report,
-  render: (report) => `ferry agent on ${report.socket} stopped after ${report.requests} requests (${report.reloads} reloads)`
-    + (report.metrics_listen === undefined ? '' : `; metrics were on ${report.metrics_listen}`),
+  toJson: agentDocument,
+  render: (report) => `ferry agent on ${report.socketPath} stopped after ${report.requests} requests (${report.reloads} reloads)`
+    + (report.metricsListen === undefined ? '' : `; metrics were on ${report.metricsListen}`),
 };
 
 function agentOptionsFrom(ctx: CommandContext): AgentOptions {

@@ -1,26 +1,10 @@
-import { z } from 'zod';
-import type { BackendChoice } from '../../backend/backend-choice.js';
 import { resolveBackendConfig } from '../../backend/resolve-backend-config.js';
 import { selectBackend } from '../../backend/select-backend.js';
+import { backendDocument, backendJsonSchema, type BackendReport } from '../../contract/backend-document.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { CommandSpec } from '../command-spec.js';
 import { configFlag, HOST_STORAGE_FLAGS } from '../global-options.js';
 import { readImageArgument } from '../image-argument.js';
-
-export interface BackendReport {
-  readonly imageId: string;
-  readonly choice: BackendChoice;
-}
-
-export const backendJsonSchema = z.object({
-  image: z.string(),
-  backend: z.string(),
-  converted: z.boolean(),
-  reason: z.string(),
-  decided_by: z.enum(['images_type_mapping', 'images_type']),
-  disk_format: z.string(),
-  stored_format: z.string(),
-});
 
 export const backendCommand: CommandSpec<BackendReport> = {
   name: 'backend',
@@ -49,15 +33,7 @@ export const backendCommand: CommandSpec<BackendReport> = {
     });
     return { imageId: image.id, choice: selectBackend(image.diskFormat, config) };
   },
-  toJson: ({ imageId, choice }) => ({
-    image: imageId,
-    backend: choice.backend,
-    converted: choice.converted,
-    reason: choice.reason,
-    decided_by: choice.decidedBy,
-    disk_format: choice.diskFormat,
-    stored_format: choice.storedFormat,
-  }),
+  toJson: backendDocument,
   render: ({ imageId, choice }, style) => [
     `${style.bold(choice.backend)}${choice.converted ? style.warn(` (converted from ${choice.diskFormat} to ${choice.storedFormat})`) : ` (${choice.diskFormat}, not converted)`}  image ${imageId}`,
     `  ${style.dim(choice.reason)}`,

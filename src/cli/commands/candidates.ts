@@ -1,9 +1,9 @@
 import { findCandidates } from '../../prefilter/find-candidates.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderCandidates } from '../render/candidates.js';
-import { traitRequestJson } from '../reports/prefilter-report.js';
 import { limitFlag, microversionFlag, placementTraitRequest, PREFILTER_INPUT_OPTIONS, readPrefilterInput, requiredResourcesFlag } from '../inputs/prefilter-input.js';
-import { candidatesJsonSchema, type CandidatesJson, type CandidatesReport } from '../reports/candidates-report.js';
+import { candidatesDocument, candidatesJsonSchema } from '../../contract/candidates-document.js';
+import type { CandidatesReport } from '../../prefilter/trait-request-report.js';
 
 export const candidatesCommand: CommandSpec<CandidatesReport> = {
   name: 'candidates',
@@ -35,19 +35,6 @@ export const candidatesCommand: CommandSpec<CandidatesReport> = {
     });
     return { image: { id: input.image.id, name: input.image.name }, result, list, catalogueVersion: catalogue.version, switches: input.switches };
   },
-  toJson: (report): CandidatesJson => {
-    const { list } = report;
-    return {
-      ...traitRequestJson(report, report.list.query, report.list.microversion),
-      resources: list.resources,
-      limit: list.limit ?? null,
-      candidates: list.candidates.map((c) => ({
-        uuid: c.uuid, name: c.name ?? null, traits: [...c.traits],
-        resources: Object.fromEntries(Object.entries(c.resources).map(([cls, r]) => [cls, { capacity: r.capacity, used: r.used }])),
-        providers: [...c.providers], allocation_requests: c.allocationRequests,
-      })),
-      allocation_requests: list.allocationRequests,
-    };
-  },
+  toJson: candidatesDocument,
   render: renderCandidates,
 };

@@ -1,14 +1,8 @@
-import { z } from 'zod';
+import { COMPLETION_SHELLS, completionDocument, completionJsonSchema, type CompletionReport } from '../../contract/completion-document.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { CommandCatalog, CommandSpec, OptionSpec } from '../command-spec.js';
 import { commandOptions } from '../global-options.js';
 
-export interface CompletionReport {
-  readonly shell: 'bash' | 'zsh';
-  readonly script: string;
-}
-
-const SHELLS = ['bash', 'zsh'] as const;
 const OUTPUT_FLAGS = ['-f', '-c', '--help'];
 
 /** Every command with its flags, from the same specs the parser uses (so completion never offers a flag that is not there). */
@@ -67,15 +61,15 @@ export function createCompletionCommand(commands: CommandCatalog): CommandSpec<C
     arguments: [{ name: 'SHELL', description: 'bash or zsh', required: true }],
     options: [],
     offline: true,
-    jsonSchema: z.object({ shell: z.enum(SHELLS), script: z.string() }).strict(),
+    jsonSchema: completionJsonSchema,
     async run(ctx) {
       const shell = ctx.args[0] ?? '';
-      if (!(SHELLS as readonly string[]).includes(shell)) {
+      if (!(COMPLETION_SHELLS as readonly string[]).includes(shell)) {
         throw new FerryError('FERRY_INVALID_OPTION', `no completion for shell '${shell}'`, 'Pass bash or zsh: ferry completion bash.', { shell });
       }
       return { shell: shell as CompletionReport['shell'], script: completionScript(shell as CompletionReport['shell'], await commandFlags(commands)) };
     },
-    toJson: (report) => ({ shell: report.shell, script: report.script }),
+    toJson: completionDocument,
     render: (report) => report.script,
     verbatimText: true,
   };

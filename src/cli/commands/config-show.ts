@@ -1,17 +1,8 @@
-import { z } from 'zod';
+import { configShowReport, type ConfigShowReport } from '../../config/config-show-report.js';
+import { configShowDocument, configShowJsonSchema } from '../../contract/config-show-document.js';
 import type { CommandSpec } from '../command-spec.js';
 import { HOST_STORAGE_FLAGS, configFlag } from '../global-options.js';
 import { renderConfigShow } from '../render/config-show.js';
-import { configShowReport, type ConfigShowReport } from '../reports/config-show-report.js';
-
-export const configShowJsonSchema = z.object({
-  values: z.array(z.object({ key: z.string(), value: z.unknown(), source: z.string().nullable() }).strict()),
-  origin: z.object({ cloud: z.string().nullable(), clouds_file: z.string().nullable(), secure_file: z.string().nullable(),
-    nova_conf_files: z.array(z.string()) }).strict(),
-  missing_auth: z.array(z.string()),
-}).strict();
-
-export type ConfigShowJson = z.infer<typeof configShowJsonSchema>;
 
 export const configShowCommand: CommandSpec<ConfigShowReport> = {
   name: 'config show',
@@ -24,11 +15,6 @@ export const configShowCommand: CommandSpec<ConfigShowReport> = {
     'rbd-quiet-time', ...HOST_STORAGE_FLAGS].map(configFlag),
   jsonSchema: configShowJsonSchema,
   run: (ctx) => Promise.resolve(configShowReport(ctx.config)),
-  toJson: (report): ConfigShowJson => ({
-    values: report.entries.map((e) => ({ key: e.key, value: e.value, source: e.source ?? null })),
-    origin: { cloud: report.origin.cloud ?? null, clouds_file: report.origin.cloudsFile ?? null, secure_file: report.origin.secureFile ?? null,
-      nova_conf_files: [...(report.origin.novaConfFiles ?? [])] },
-    missing_auth: [...report.missingAuth],
-  }),
+  toJson: configShowDocument,
   render: renderConfigShow,
 };

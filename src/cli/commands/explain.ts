@@ -1,9 +1,9 @@
 import { explainHosts } from '../../prefilter/explain-hosts.js';
 import type { CommandSpec, FlagValue } from '../command-spec.js';
 import { renderExplain } from '../render/explain.js';
-import { traitRequestJson } from '../reports/prefilter-report.js';
 import { microversionFlag, placementTraitRequest, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag } from '../inputs/prefilter-input.js';
-import { explainJsonSchema, type ExplainJson, type ExplainReport } from '../reports/explain-report.js';
+import { explainDocument, explainJsonSchema } from '../../contract/explain-document.js';
+import type { ExplainReport } from '../../prefilter/trait-request-report.js';
 
 export const explainCommand: CommandSpec<ExplainReport> = {
   name: 'explain',
@@ -35,24 +35,7 @@ export const explainCommand: CommandSpec<ExplainReport> = {
     });
     return { image: { id: input.image.id, name: input.image.name }, result, explained, catalogueVersion: catalogue.version, switches: input.switches };
   },
-  toJson: (report): ExplainJson => {
-    const { explained } = report;
-    return {
-      ...traitRequestJson(report, report.explained.query, report.explained.microversion),
-      resources: explained.resources ?? null,
-      candidates: explained.hosts.filter((h) => h.candidate).length,
-      hosts: explained.hosts.map((h) => ({
-        uuid: h.uuid, name: h.name, parent: h.parent ?? null, candidate: h.candidate, verdict: h.verdict,
-        lacks: h.lacks.map((g) => g.trait), has_forbidden: h.hasForbidden.map((g) => g.trait), reason: h.reason,
-        fit: h.fit === undefined ? null : h.fit.map((f) => ({
-          resource_class: f.resourceClass, requested: f.requested, capacity: f.capacity, used: f.used, free: f.free, fits: f.fits,
-          ...(f.why === undefined ? {} : { why: f.why }),
-        })),
-      })),
-      trait_lookup: explained.traitLookup,
-      capacity_not_read: explained.capacityNotRead,
-    };
-  },
+  toJson: explainDocument,
   render: renderExplain,
 };
 

@@ -5,7 +5,8 @@ import { standardTraitCatalogue, type TraitCatalogue } from '../../traits/trait-
 import type { CommandSpec } from '../command-spec.js';
 import { renderPrefilter } from '../render/prefilter.js';
 import { bestEffortCatalogue, limitFlag, microversionFlag, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag } from '../inputs/prefilter-input.js';
-import { prefilterJsonSchema, traitRequestJson, type PrefilterJson, type PrefilterReport } from '../reports/prefilter-report.js';
+import { prefilterDocument, prefilterJsonSchema } from '../../contract/prefilter-document.js';
+import type { PrefilterReport } from '../../prefilter/trait-request-report.js';
 
 export const prefilterCommand: CommandSpec<PrefilterReport> = {
   name: 'prefilter',
@@ -54,6 +55,6 @@ export const prefilterCommand: CommandSpec<PrefilterReport> = {
       switches: input.switches, notes: [...result.notes, ...notes],
     };
   },
-  toJson: (report): PrefilterJson => traitRequestJson(report, report.result.query, report.result.microversion, report.notes),
+  toJson: prefilterDocument,
   render: renderPrefilter,
 };

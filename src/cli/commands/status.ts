@@ -5,7 +5,8 @@ import { FerryError } from '../../errors/ferry-error.js';
 import { assertSelection } from '../../fleet/prewarm-selection.js';
 import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { CommandSpec } from '../command-spec.js';
-import { matrixJsonSchema, matrixToJson, matrixToRows, renderMatrix } from '../render/matrix.js';
+import { matrixDocument, matrixJsonSchema } from '../../contract/matrix-document.js';
+import { matrixToRows, renderMatrix } from '../render/matrix.js';
 import { renderStatus } from '../render/status.js';
 import { renderUsage } from '../render/usage.js';
 import { usageJsonSchema, usageToJson } from '../../contract/usage-document.js';
@@ -91,7 +92,7 @@ export const statusCommand: CommandSpec<StatusReport> = {
     const cloud = await ctx.connect();
     return { kind: 'image', status: await copyStatus(cloud, ctx.args[0] ?? '', { signal: ctx.signal }) };
   },
-  toJson: (report) => (report.kind === 'image' ? statusDocument(report.status) : report.kind === 'usage' ? usageToJson(report.usage) : matrixToJson(report.matrix)),
+  toJson: (report) => (report.kind === 'image' ? statusDocument(report.status) : report.kind === 'usage' ? usageToJson(report.usage) : matrixDocument(report.matrix)),
   rows: (report) => (report.kind === 'matrix' ? matrixToRows(report.matrix) : report.kind === 'usage' ? usageToRows(report.usage) : undefined),
   render: (report, style) => (report.kind === 'image' ? renderStatus(report.status, style)
     : report.kind === 'usage' ? renderUsage(report.usage, style) : renderMatrix(report.matrix, style)),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { storesDocument, storesJsonSchema, type StoresReport } from '../../contract/stores-document.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { planStoreProbes } from '../../fleet/plan-store-probes.js';
 import { createClusterProbes, probeStores } from '../../fleet/probe-stores.js';
@@ -9,44 +9,7 @@ import { parseDuration } from '../../clock/parse-duration.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
 import type { RowColumn, RowList } from '../output/row-list.js';
-import { renderStores, type StoresReport } from '../render/stores.js';
-
-export const storesJsonSchema = z.object({
-  stores: z.array(z.object({
-    id: z.string(),
-    description: z.string().nullable(),
-    default: z.boolean(),
-    read_only: z.boolean(),
-    copy_target: z.boolean(),
-    type: z.string().nullable(),
-    pool: z.string().nullable(),
-    fsid: z.string().nullable(),
-    local: z.boolean(),
-    answers: z.boolean().nullable(),
-    answers_why: z.string(),
-  }).strict()),
-  local: z.string().nullable(),
-  local_why: z.string().nullable(),
-  source: z.enum(['GET /v2/info/stores/detail', 'GET /v2/info/stores']),
-  source_why: z.string().nullable(),
-}).strict();
-
-export type StoresJson = z.infer<typeof storesJsonSchema>;
-
-export function storesToJson({ overview, answers }: StoresReport): StoresJson {
-  return {
-    stores: overview.stores.map((s) => {
-      const answer = answers.find((a) => a.store === s.id);
-      return { id: s.id, description: s.description ?? null, default: s.isDefault, read_only: s.readOnly,
-        copy_target: !s.readOnly, type: s.type ?? null, pool: s.pool ?? null, fsid: s.fsid ?? null, local: s.local,
-        answers: answer?.answers ?? null, answers_why: answer?.why ?? 'not checked' };
-    }),
-    local: overview.local ?? null,
-    local_why: overview.stores.find((s) => s.local)?.localWhy ?? null,
-    source: overview.source,
-    source_why: overview.sourceWhy ?? null,
-  };
-}
+import { renderStores } from '../render/stores.js';
 
 /** `ferry stores` as rows: one per store, the fields of `--json`'s `stores` items. */
 export const STORE_COLUMNS: readonly RowColumn[] = [
@@ -57,7 +20,7 @@ export const STORE_COLUMNS: readonly RowColumn[] = [
 ];
 
 export function storesToRows(report: StoresReport): RowList {
-  return { columns: STORE_COLUMNS, rows: storesToJson(report).stores };
+  return { columns: STORE_COLUMNS, rows: storesDocument(report).stores };
 }
 
 const PROBE_TIMEOUT_RANGE_MS = { min: 2_000, max: 600_000 } as const;
@@ -134,7 +97,7 @@ export const storesCommand: CommandSpec<StoresReport> = {
       throw error;
     }
   },
-  toJson: storesToJson,
+  toJson: storesDocument,
   rows: storesToRows,
   rowColumns: STORE_COLUMNS,
   render: renderStores,

@@ -7,9 +7,9 @@ import { hostTraits } from '../../traits/host-traits.js';
 import { standardTraitCatalogue } from '../../traits/trait-catalogue.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderTraitsReport } from '../render/traits-report.js';
-import { TRAITS_INPUT_OPTIONS, traitsInput, type TraitsInputDeps } from '../inputs/traits-input.js';
-import { osTraitsVersion, storageJson } from '../reports/traits-command-report.js';
-import { traitsReportJsonSchema, type TraitsReportCommandReport, type TraitsReportJson } from '../reports/traits-report-report.js';
+import { traitsReportDocument, traitsReportJsonSchema } from '../../contract/traits-report-document.js';
+import type { TraitsReportCommandReport } from '../../placement/traits-report-command-report.js';
+import { osTraitsVersion, TRAITS_INPUT_OPTIONS, traitsInput, type TraitsInputDeps } from '../inputs/traits-input.js';
 
 export function createTraitsReportCommand(deps: TraitsInputDeps): CommandSpec<TraitsReportCommandReport> {
   return {
@@ -50,22 +50,7 @@ export function createTraitsReportCommand(deps: TraitsInputDeps): CommandSpec<Tr
       });
       return { result, report, storage: input.storage };
     },
-    toJson: ({ result, report, storage }): TraitsReportJson => ({
-      provider: { ...result.provider },
-      added: [...result.added],
-      removed: [...result.removed],
-      kept: [...result.kept],
-      unchanged: result.unchanged,
-      attempts: result.attempts,
-      dry_run: result.dryRun,
-      traits: [...result.traits],
-      generation: result.generation,
-      reasons: { ...report.reasons },
-      unmapped: report.unmapped.map((u) => ({ ...u })),
-      decided_families: [...report.decidedFamilies],
-      catalogue_version: report.catalogueVersion,
-      storage: storageJson(storage),
-    }),
+    toJson: traitsReportDocument,
     render: renderTraitsReport,
   };
 }

@@ -3,8 +3,10 @@ import { hostTraits } from '../../traits/host-traits.js';
 import { standardTraitCatalogue } from '../../traits/trait-catalogue.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderTraits } from '../render/traits.js';
-import { TRAITS_INPUT_OPTIONS, traitsInput, type TraitsInputDeps } from '../inputs/traits-input.js';
-import { osTraitsVersion, storageJson, TRAIT_COLUMNS, traitsJsonSchema, traitsToRows, type TraitsCommandReport, type TraitsJson } from '../reports/traits-command-report.js';
+import { traitsDocument, traitsJsonSchema } from '../../contract/traits-document.js';
+import type { TraitsCommandReport } from '../../traits/traits-command-report.js';
+import { osTraitsVersion, TRAITS_INPUT_OPTIONS, traitsInput, type TraitsInputDeps } from '../inputs/traits-input.js';
+import { TRAIT_COLUMNS, traitsToRows } from '../reports/traits-rows.js';
 
 export function createTraitsCommand(deps: TraitsInputDeps): CommandSpec<TraitsCommandReport> {
   return {
@@ -25,19 +27,7 @@ export function createTraitsCommand(deps: TraitsInputDeps): CommandSpec<TraitsCo
       const report = hostTraits(input.host, standardTraitCatalogue(osTraitsVersion(ctx.flags)));
       return { report, storage: input.storage, skipped: input.skipped };
     },
-    toJson: ({ report, storage, skipped }): TraitsJson => ({
-      traits: [...report.traits],
-      reasons: { ...report.reasons },
-      unmapped: report.unmapped.map((u) => ({ ...u })),
-      absent: { ...report.absent },
-      decided_families: [...report.decidedFamilies],
-      catalogue_version: report.catalogueVersion,
-      virt_type: report.virtType,
-      host_arch: report.hostArch ?? null,
-      domain_capabilities: [...report.domainCapabilities],
-      storage: storageJson(storage),
-      skipped_domcaps: skipped.map((s) => ({ ...s })),
-    }),
+    toJson: traitsDocument,
     rows: traitsToRows,
     rowColumns: TRAIT_COLUMNS,
     render: renderTraits,

@@ -7,6 +7,7 @@ import { readTraitCatalogue } from '../../placement/read-trait-catalogue.js';
 import { imageTraitRequest, PREFILTER_DEFAULTS, type ImageTraitOptions } from '../../prefilter/image-trait-request.js';
 import { parseResources } from '../../prefilter/parse-resources.js';
 import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
+import type { FilterSwitch, FilterSwitches } from '../../prefilter/trait-request-report.js';
 import { standardTraitCatalogue, type TraitCatalogue } from '../../traits/trait-catalogue.js';
 import type { CommandContext, FlagValue, OptionSpec } from '../command-spec.js';
 import { isImageFile, readImageArgument } from '../image-argument.js';
@@ -22,18 +23,11 @@ export const PREFILTER_INPUT_OPTIONS: readonly OptionSpec[] = [
   { name: 'os-traits-version', value: 'V', description: 'check names against this os-traits release instead of the target Placement\'s list' },
 ];
 
-/** Whether one image prefilter is on, and which setting decided. */
-export interface FilterSwitch {
-  readonly on: boolean;
-  /** `--image-type-filter`, `nova.conf (/etc/nova/nova.conf) [scheduler] …`, or `ferry default`. */
-  readonly source: string;
-}
-
 export interface PrefilterInput {
   readonly image: GlanceImage;
   /** imageTraitRequest's options from the flags and nova.conf (everything but catalogue, microversion, resources, limit). */
   readonly options: Pick<ImageTraitOptions, 'imageTypeFilter' | 'imageMetadataFilter' | 'bootFromVolume' | 'flavorExtraSpecs' | 'strict'>;
-  readonly switches: { readonly imageType: FilterSwitch; readonly imageMetadata: FilterSwitch };
+  readonly switches: FilterSwitches;
   /** From --os-traits-version; undefined: the caller picks (Placement's own list, or os-traits 2.9.0). */
   readonly fixedCatalogue: TraitCatalogue | undefined;
   /** --image named a file: no cloud was needed for it. */

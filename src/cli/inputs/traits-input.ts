@@ -1,7 +1,6 @@
 import { basename } from 'node:path';
 import { keptFormats } from '../../backend/kept-formats.js';
 import { resolveBackendConfig } from '../../backend/resolve-backend-config.js';
-import type { HostConfig } from '../../config/ferry-config.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import type { CommandRunner } from '../../rbd/command-runner.js';
 import type { HostCapabilitiesInput } from '../../traits/host-traits.js';
@@ -9,7 +8,8 @@ import { parseDomainCapabilities } from '../../traits/parse-domain-capabilities.
 import { parseHostCapabilities } from '../../traits/parse-host-capabilities.js';
 import type { CommandContext, FlagValue, OptionSpec } from '../command-spec.js';
 import { configFlag, HOST_STORAGE_FLAGS } from '../global-options.js';
-import { traitsVirshXml, type SkippedDomcaps } from './traits-virsh-xml.js';
+import type { SkippedDomcaps, TraitsStorage } from '../../traits/traits-command-report.js';
+import { traitsVirshXml } from './traits-virsh-xml.js';
 
 /** The inputs `ferry traits` and `ferry traits report` share: where the host's capabilities and storage come from. */
 export const TRAITS_INPUT_OPTIONS: readonly OptionSpec[] = [
@@ -25,18 +25,6 @@ export const TRAITS_INPUT_OPTIONS: readonly OptionSpec[] = [
   // Storage and virt type: config options (flags > FERRY_* variables > --nova-conf > nova's defaults).
   ...HOST_STORAGE_FLAGS.map(configFlag),
 ];
-
-/** The storage settings the image-type traits were computed from (`ctx.config.host`, resolved by the config module). */
-export interface TraitsStorage {
-  readonly imagesType: HostConfig['imagesType'];
-  readonly imagesTypeMapping: string | undefined;
-  readonly forceRawImages: boolean;
-  readonly useCowImages: boolean;
-  readonly imageTypeExcludeList: readonly string[];
-  readonly virtType: HostConfig['virtType'];
-  /** Format → backend for every format the host keeps as-is (from src/backend). */
-  readonly keptFormats: Readonly<Record<string, string>>;
-}
 
 export interface TraitsInput {
   readonly host: HostCapabilitiesInput;
@@ -149,4 +137,10 @@ function read(ctx: CommandContext, path: string, option: string): string {
     throw new FerryError('FERRY_INVALID_OPTION', `cannot read --${option} ${path}: ${(error as Error).message}`,
       'Check the path; collect the XML with virsh as docs/traits.md shows.', { option, path }, { cause: error });
   }
+}
+
+/** The catalogue names are checked against without a cloud: an os-traits release (default 2.9.0). */
+export function osTraitsVersion(flags: Readonly<Record<string, FlagValue>>): string | undefined {
+  const value = flags['os-traits-version'];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }

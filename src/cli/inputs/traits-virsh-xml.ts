@@ -5,6 +5,7 @@ import type { DomainCapabilities } from '../../traits/parse-domain-capabilities.
 import { parseHostCapabilities } from '../../traits/parse-host-capabilities.js';
 import type { HostCapabilities } from '../../traits/parse-host-capabilities.js';
 import { planDomcapsQueries } from '../../traits/plan-domcaps-queries.js';
+import type { SkippedDomcaps } from '../../traits/traits-command-report.js';
 import type { VirtType } from '../../traits/virt-type.js';
 
 // The I/O edge of `ferry traits --virsh`: ask the local libvirt what nova's driver would ask it
@@ -22,13 +23,6 @@ export interface VirshOptions {
   /** Also run `virsh version` (when the libvirt/QEMU versions were not given). */
   readonly readVersions: boolean;
   readonly signal?: AbortSignal;
-}
-
-/** A domain capabilities query virsh refused: nova drops the whole arch then, and so does ferry. */
-export interface SkippedDomcaps {
-  readonly arch: string;
-  readonly command: string;
-  readonly error: string;
 }
 
 export interface VirshHostXml {

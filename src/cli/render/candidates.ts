@@ -1,7 +1,7 @@
 import { formatAmount } from '../../prefilter/check-resource-fit.js';
 import type { Candidate } from '../../prefilter/find-candidates.js';
 import { parseResources } from '../../prefilter/parse-resources.js';
-import type { CandidatesReport } from '../reports/candidates-report.js';
+import type { CandidatesReport } from '../../prefilter/trait-request-report.js';
 import type { TextStyle } from '../output/text-style.js';
 import { imageLabel, renderNotes, renderTraitNeeds, renderUnmappedProperties } from './prefilter.js';
 

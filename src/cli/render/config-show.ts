@@ -1,4 +1,4 @@
-import type { ConfigShowReport } from '../reports/config-show-report.js';
+import type { ConfigShowReport } from '../../config/config-show-report.js';
 import type { TextStyle } from '../output/text-style.js';
 
 export function renderConfigShow(report: ConfigShowReport, style: TextStyle): string {

@@ -1,5 +1,5 @@
 import type { HostExplanation } from '../../prefilter/explain-hosts.js';
-import type { ExplainReport } from '../reports/explain-report.js';
+import type { ExplainReport } from '../../prefilter/trait-request-report.js';
 import type { TextStyle } from '../output/text-style.js';
 import { describeFilters, imageLabel, renderNotes, renderTraitNeeds, renderUnmappedProperties } from './prefilter.js';
 

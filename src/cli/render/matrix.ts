@@ -1,42 +1,13 @@
-import { z } from 'zod';
-import { MATRIX_CELLS, type MatrixCell, type StoreMatrix } from '../../prewarm/store-matrix.js';
+import type { MatrixCell, StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { RowColumn, RowList, RowValue } from '../output/row-list.js';
 import type { TextStyle } from '../output/text-style.js';
 import type { UnresolvedCode } from '../../fleet/select-images.js';
 import { table } from './prewarm.js';
 
-const count = z.number().int().min(0);
-
 /** The text's word for an unresolved name: a name two images carry is not "not found". */
 const UNRESOLVED_WORDS: Readonly<Record<UnresolvedCode, string>> = {
   FERRY_IMAGE_NOT_FOUND: 'not found', FERRY_IMAGE_AMBIGUOUS: 'ambiguous', FERRY_INVALID_IMAGE_REF: 'not an image reference',
 };
-
-/** `ferry status --matrix --json`; documented in docs/cli.md. */
-export const matrixJsonSchema = z.object({
-  stores: z.array(z.string()),
-  images: z.array(z.object({
-    image: z.string(),
-    name: z.string().nullable(),
-    status: z.string(),
-    disk_format: z.string().nullable(),
-    cells: z.record(z.string(), z.enum(MATRIX_CELLS)),
-  })),
-  unresolved: z.array(z.object({ ref: z.string(), code: z.string(), reason: z.string() })),
-  counts: z.object({ present: count, copying: count, failed: count, missing: count }),
-});
-
-export type MatrixJson = z.infer<typeof matrixJsonSchema>;
-
-export function matrixToJson(matrix: StoreMatrix): MatrixJson {
-  return {
-    stores: [...matrix.stores],
-    images: matrix.rows.map((row) => ({ image: row.imageId, name: row.imageName, status: row.status, disk_format: row.diskFormat,
-      cells: { ...row.cells } })),
-    unresolved: matrix.unresolved.map((u) => ({ ref: u.ref, code: u.code, reason: u.reason })),
-    counts: { ...matrix.counts },
-  };
-}
 
 const MATRIX_IMAGE_COLUMNS: readonly RowColumn[] = [
   { key: 'image', header: 'Image' }, { key: 'name', header: 'Name' }, { key: 'status', header: 'Status' },

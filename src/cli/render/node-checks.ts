@@ -1,19 +1,5 @@
-import { z } from 'zod';
 import type { NodeCheck, NodeVerdict } from '../../host/judge-node.js';
 import type { TextStyle } from '../output/text-style.js';
-
-/** The JSON of `ferry doctor --json` and `ferry agent status --json` (docs/cli.md). */
-export const nodeChecksJsonSchema = z.object({
-  ok: z.boolean(),
-  code: z.string().nullable(),
-  checks: z.array(z.object({ name: z.string(), status: z.enum(['ok', 'warn', 'fail']), message: z.string(),
-    code: z.string().nullable(), hint: z.string().nullable() }).strict()),
-}).strict();
-
-export function nodeChecksToJson(verdict: NodeVerdict): z.infer<typeof nodeChecksJsonSchema> {
-  return { ok: verdict.ok, code: verdict.code, checks: verdict.checks.map((check) => ({ name: check.name, status: check.status,
-    message: check.message, code: check.code ?? null, hint: check.hint ?? null })) };
-}
 
 const MARKS: Readonly<Record<NodeCheck['status'], string>> = { ok: 'ok', warn: 'warn', fail: 'FAIL' };
 

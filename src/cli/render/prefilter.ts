@@ -1,6 +1,5 @@
 import type { PrefilterResult, UnmappedProperty } from '../../prefilter/prefilter-result.js';
-import type { PrefilterReport } from '../reports/prefilter-report.js';
-import type { FilterSwitch, PrefilterInput } from '../inputs/prefilter-input.js';
+import type { FilterSwitch, FilterSwitches, PrefilterReport } from '../../prefilter/trait-request-report.js';
 import type { TextStyle } from '../output/text-style.js';
 import { catalogueName } from './traits.js';
 
@@ -56,7 +55,7 @@ export function renderUnmappedProperties(unmapped: readonly UnmappedProperty[], 
     ...unmapped.map((u, i) => `  ${(shown[i] ?? '').padEnd(width)}  ${u.reason}`)];
 }
 
-export function describeFilters(result: PrefilterResult, switches: PrefilterInput['switches']): string {
+export function describeFilters(result: PrefilterResult, switches: FilterSwitches): string {
   const state = (name: string, applied: PrefilterResult['filters']['image_type'], sw: FilterSwitch | undefined): string => {
     const from = sw === undefined ? '' : ` (${sw.on ? 'on' : 'off'}: ${sw.source})`;
     return `${name} ${applied === 'skipped' ? 'skipped (boot from volume)' : applied}${from}`;

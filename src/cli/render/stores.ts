@@ -1,12 +1,5 @@
-import type { StoreAnswer } from '../../fleet/probe-stores.js';
-import type { StoreOverview } from '../../glance/store-overview.js';
+import type { StoresReport } from '../../contract/stores-document.js';
 import type { TextStyle } from '../output/text-style.js';
-
-/** What `ferry stores` reports: Glance's list and, per store, whether it answers (probes ferry could make itself). */
-export interface StoresReport {
-  readonly overview: StoreOverview;
-  readonly answers: readonly StoreAnswer[];
-}
 
 export function renderStores({ overview, answers }: StoresReport, style: TextStyle): string {
   const width = Math.max(...overview.stores.map((s) => s.id.length), 5);

@@ -1,5 +1,5 @@
 import { inTraitFamilies } from '../../traits/trait-families.js';
-import type { TraitsReportCommandReport } from '../reports/traits-report-report.js';
+import type { TraitsReportCommandReport } from '../../placement/traits-report-command-report.js';
 import type { TextStyle } from '../output/text-style.js';
 import { catalogueName, describeStorage, renderUnmapped } from './traits.js';
 

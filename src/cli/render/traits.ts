@@ -1,7 +1,5 @@
 import type { UnmappedValue } from '../../traits/trait-findings.js';
-import type { TraitsCommandReport } from '../reports/traits-command-report.js';
-import type { TraitsStorage } from '../inputs/traits-input.js';
-import type { SkippedDomcaps } from '../inputs/traits-virsh-xml.js';
+import type { SkippedDomcaps, TraitsCommandReport, TraitsStorage } from '../../traits/traits-command-report.js';
 import type { TextStyle } from '../output/text-style.js';
 
 export function renderTraits({ report, storage, skipped }: TraitsCommandReport, style: TextStyle): string {

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendJsonSchema } from '../../../src/cli/commands/backend.js';
-import { prefilterJsonSchema } from '../../../src/cli/reports/prefilter-report.js';
+import { backendJsonSchema } from '../../../src/contract/backend-document.js';
+import { prefilterJsonSchema } from '../../../src/contract/prefilter-document.js';
 import { ADMIN_CLOUD, cloudEnv, devcloud, markReached } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 

@@ -3,7 +3,7 @@
 // OSD and, separately, its mon are killed (scripts/devcloud/fault, by recorded PID) and brought back with
 // scripts/devcloud/up (restarts only what is down): site-b must read `answers: false` within the probe's bound.
 import { afterAll, describe, expect, it } from 'vitest';
-import { storesJsonSchema, type StoresJson } from '../../../src/cli/commands/stores.js';
+import { storesJsonSchema, type StoresJson } from '../../../src/contract/stores-document.js';
 import { devcloudHealthy, faults } from '../../helpers/devcloud-faults.js';
 import { cloudEnv, devcloud, FERRY, markReached } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storesJsonSchema } from '../../../src/cli/commands/stores.js';
+import { storesJsonSchema } from '../../../src/contract/stores-document.js';
 import { cloudEnv, devcloud, markReached } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cloud } from '../../../src/cloud/cloud.js';
-import { traitsReportJsonSchema } from '../../../src/cli/reports/traits-report-report.js';
+import { traitsReportJsonSchema } from '../../../src/contract/traits-report-document.js';
 import { createPlacementClient, type PlacementClient } from '../../../src/placement/placement-client.js';
 import { readTraitCatalogue } from '../../../src/placement/read-trait-catalogue.js';
 import { reportTraits } from '../../../src/placement/report-traits.js';

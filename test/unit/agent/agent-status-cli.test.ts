@@ -2,7 +2,7 @@ import { chmodSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Cloud } from '../../../src/cloud/cloud.js';
 import { readSocketFacts } from '../../../src/cli/inputs/node-facts.js';
-import { nodeChecksJsonSchema } from '../../../src/cli/render/node-checks.js';
+import { nodeChecksJsonSchema } from '../../../src/contract/node-checks-document.js';
 import { ERROR_TABLE } from '../../../src/errors/error-table.js';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { FSID_B } from '../../helpers/image-body.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { backendJsonSchema } from '../../../src/cli/commands/backend.js';
+import { backendJsonSchema } from '../../../src/contract/backend-document.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 
 describe('ferry backend', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candidatesJsonSchema } from '../../../src/cli/reports/candidates-report.js';
+import { candidatesJsonSchema } from '../../../src/contract/candidates-document.js';
 import { loadExchange } from '../../helpers/fixtures.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 import { at, BASE, placementRoot } from '../placement/placement-nock.js';

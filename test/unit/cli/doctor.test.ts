@@ -6,7 +6,7 @@ import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../../../src/errors/error-table.js';
 import { FERRY_VERSION } from '../../../src/metrics/ferry-version.js';
-import { nodeChecksJsonSchema } from '../../../src/cli/render/node-checks.js';
+import { nodeChecksJsonSchema } from '../../../src/contract/node-checks-document.js';
 import { readSocketFacts } from '../../../src/cli/inputs/node-facts.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 

@@ -1,6 +1,6 @@
 import type nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import { explainJsonSchema } from '../../../src/cli/reports/explain-report.js';
+import { explainJsonSchema } from '../../../src/contract/explain-document.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 import { BASE, placementRoot } from '../placement/placement-nock.js';
 import { allTraits, HOSTS, imageFile, provider, SCOPE, SCOPE_SPEC, serve, x86Qcow2Image } from '../prefilter/prefilter-placement.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matrixJsonSchema } from '../../../src/cli/render/matrix.js';
+import { matrixJsonSchema } from '../../../src/contract/matrix-document.js';
 import { statusJsonSchema } from '../../../src/contract/status-document.js';
 import { buildStoreMatrix } from '../../../src/prewarm/store-matrix.js';
 import type { StoreFacts } from '../../../src/fleet/store-catalogue.js';

@@ -1,6 +1,6 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import { prefilterJsonSchema } from '../../../src/cli/reports/prefilter-report.js';
+import { prefilterJsonSchema } from '../../../src/contract/prefilter-document.js';
 import { GLANCE_ROOT, loadExchange, replay } from '../../helpers/fixtures.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 import { at, BASE, placementRoot } from '../placement/placement-nock.js';

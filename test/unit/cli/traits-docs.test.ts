@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { traitsJsonSchema } from '../../../src/cli/reports/traits-command-report.js';
-import { traitsReportJsonSchema } from '../../../src/cli/reports/traits-report-report.js';
+import { traitsJsonSchema } from '../../../src/contract/traits-document.js';
+import { traitsReportJsonSchema } from '../../../src/contract/traits-report-document.js';
 
 // Every JSON example docs/cli.md gives for the traits commands parses with the schema the tests hold stdout to.
 const doc = readFileSync('docs/cli.md', 'utf8');

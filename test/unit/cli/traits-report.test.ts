@@ -1,6 +1,6 @@
 import type nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import { traitsReportJsonSchema } from '../../../src/cli/reports/traits-report-report.js';
+import { traitsReportJsonSchema } from '../../../src/contract/traits-report-document.js';
 import { OS_TRAITS_BASE } from '../../../src/traits/os-traits-base.js';
 import { loadExchange } from '../../helpers/fixtures.js';
 import { answer, at, BASE, FIXTURE_PROVIDER, placementRoot, providerBody } from '../placement/placement-nock.js';

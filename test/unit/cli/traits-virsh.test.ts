@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandContext, FlagValue } from '../../../src/cli/command-spec.js';
 import { createTraitsCommand } from '../../../src/cli/commands/traits.js';
-import { traitsJsonSchema } from '../../../src/cli/reports/traits-command-report.js';
+import { traitsJsonSchema } from '../../../src/contract/traits-document.js';
 import { parseVirshVersion, traitsVirshXml } from '../../../src/cli/inputs/traits-virsh-xml.js';
 import { resolveConfig } from '../../../src/config/resolve-config.js';
 import { silentLogger } from '../../../src/logging/logger.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { traitsJsonSchema } from '../../../src/cli/reports/traits-command-report.js';
+import { traitsJsonSchema } from '../../../src/contract/traits-document.js';
 import { hostTraits } from '../../../src/traits/host-traits.js';
 import { parseDomainCapabilities } from '../../../src/traits/parse-domain-capabilities.js';
 import { parseHostCapabilities } from '../../../src/traits/parse-host-capabilities.js';

@@ -1,16 +1,7 @@
 import { z } from 'zod';
-import type { HostTraitReport } from '../../traits/host-traits.js';
-import type { FlagValue } from '../command-spec.js';
-import type { RowColumn, RowList } from '../output/row-list.js';
-import type { TraitsStorage } from '../inputs/traits-input.js';
-import type { SkippedDomcaps } from '../inputs/traits-virsh-xml.js';
+import type { TraitsCommandReport, TraitsStorage } from '../traits/traits-command-report.js';
 
-/** What `ferry traits` computed, and from what. */
-export interface TraitsCommandReport {
-  readonly report: HostTraitReport;
-  readonly storage: TraitsStorage;
-  readonly skipped: readonly SkippedDomcaps[];
-}
+// `ferry traits --json` (docs/cli.md), and the parts `ferry traits report --json` shares with it.
 
 export const unmappedJsonSchema = z.object({
   value: z.string(), source: z.string(), trait: z.string().optional(), why: z.string(),
@@ -42,12 +33,6 @@ export const traitsJsonSchema = z.object({
 
 export type TraitsJson = z.infer<typeof traitsJsonSchema>;
 
-/** The catalogue names are checked against without a cloud: an os-traits release (default 2.9.0). */
-export function osTraitsVersion(flags: Readonly<Record<string, FlagValue>>): string | undefined {
-  const value = flags['os-traits-version'];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
 export function storageJson(storage: TraitsStorage): TraitsJson['storage'] {
   return {
     images_type: storage.imagesType,
@@ -60,12 +45,18 @@ export function storageJson(storage: TraitsStorage): TraitsJson['storage'] {
   };
 }
 
-export const TRAIT_COLUMNS: readonly RowColumn[] = [{ key: 'trait', header: 'Trait' }, { key: 'reason', header: 'Reason' }];
-
-/** `ferry traits` as rows: one per trait the host has, with what produced it (unmapped values are only in `--json`). */
-export function traitsToRows({ report }: TraitsCommandReport): RowList {
+export function traitsDocument({ report, storage, skipped }: TraitsCommandReport): TraitsJson {
   return {
-    columns: TRAIT_COLUMNS,
-    rows: report.traits.map((trait) => ({ trait, reason: report.reasons[trait] ?? null })),
+    traits: [...report.traits],
+    reasons: { ...report.reasons },
+    unmapped: report.unmapped.map((u) => ({ ...u })),
+    absent: { ...report.absent },
+    decided_families: [...report.decidedFamilies],
+    catalogue_version: report.catalogueVersion,
+    virt_type: report.virtType,
+    host_arch: report.hostArch ?? null,
+    domain_capabilities: [...report.domainCapabilities],
+    storage: storageJson(storage),
+    skipped_domcaps: skipped.map((s) => ({ ...s })),
   };
 }

@@ -1,5 +1,5 @@
-import type { FerryConfig } from '../../config/ferry-config.js';
-import { redactConfig } from '../../config/redact-config.js';
+import type { FerryConfig } from './ferry-config.js';
+import { redactConfig } from './redact-config.js';
 
 /** One resolved setting: its path in FerryConfig, its value (secrets hidden) and where it came from. */
 export interface ConfigShowEntry {
