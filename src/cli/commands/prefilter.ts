@@ -1,10 +1,10 @@
 import { createPlacementClient } from '../../placement/placement-client.js';
 import { readTraitCatalogue } from '../../placement/read-trait-catalogue.js';
+import { resolveTraitCatalogue } from '../../placement/resolve-trait-catalogue.js';
 import { imageTraitRequest, PREFILTER_DEFAULTS } from '../../prefilter/image-trait-request.js';
-import { standardTraitCatalogue, type TraitCatalogue } from '../../traits/trait-catalogue.js';
 import type { CommandSpec } from '../command-spec.js';
 import { renderPrefilter } from '../render/prefilter.js';
-import { bestEffortCatalogue, limitFlag, microversionFlag, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag } from '../inputs/prefilter-input.js';
+import { limitFlag, microversionFlag, PREFILTER_INPUT_OPTIONS, readPrefilterInput, resourcesFlag } from '../inputs/prefilter-input.js';
 import { prefilterDocument, prefilterJsonSchema } from '../../contract/prefilter-document.js';
 import type { PrefilterReport } from '../../prefilter/trait-request-report.js';
 
@@ -32,19 +32,9 @@ export const prefilterCommand: CommandSpec<PrefilterReport> = {
     const limit = limitFlag(ctx.flags);
     const microversion = microversionFlag(ctx.flags) ?? PREFILTER_DEFAULTS.microversion;
     const input = await readPrefilterInput(ctx);
-    const notes: string[] = [];
-    let catalogue: TraitCatalogue;
-    if (input.fixedCatalogue !== undefined) {
-      catalogue = input.fixedCatalogue;
-    } else if (input.fromFile) {
-      catalogue = standardTraitCatalogue();
-    } else {
-      // The image came from Glance, so the cloud is connected anyway: check against what this Placement accepts.
-      const cloud = await ctx.connect();
-      const best = await bestEffortCatalogue(() => readTraitCatalogue(createPlacementClient(cloud.placementHttp), { signal: ctx.signal }));
-      catalogue = best.catalogue;
-      if (best.note !== undefined) notes.push(best.note);
-    }
+    // An image from Glance: the cloud is connected already (connect() hands back that session).
+    const { catalogue, note } = await resolveTraitCatalogue({ given: input.fixedCatalogue, cloud: !input.fromFile, sentToPlacement: false },
+      async () => readTraitCatalogue(createPlacementClient((await ctx.connect()).placementHttp), { signal: ctx.signal }));
     const result = imageTraitRequest(input.image.raw, {
       ...input.options, catalogue, microversion,
       ...(resources === undefined ? {} : { resources }),
@@ -52,7 +42,7 @@ export const prefilterCommand: CommandSpec<PrefilterReport> = {
     });
     return {
       image: { id: input.image.id, name: input.image.name }, result, catalogueVersion: catalogue.version,
-      switches: input.switches, notes: [...result.notes, ...notes],
+      switches: input.switches, notes: [...result.notes, ...(note === undefined ? [] : [note])],
     };
   },
   toJson: prefilterDocument,

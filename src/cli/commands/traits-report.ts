@@ -1,6 +1,7 @@
 import { FerryError } from '../../errors/ferry-error.js';
 import { createPlacementClient } from '../../placement/placement-client.js';
 import { readTraitCatalogue } from '../../placement/read-trait-catalogue.js';
+import { resolveTraitCatalogue } from '../../placement/resolve-trait-catalogue.js';
 import { reportTraits } from '../../placement/report-traits.js';
 import { execFileRunner } from '../../rbd/command-runner.js';
 import { hostTraits } from '../../traits/host-traits.js';
@@ -39,14 +40,15 @@ export function createTraitsReportCommand(deps: TraitsInputDeps): CommandSpec<Tr
       // Everything local is read and checked before the first request.
       const input = await traitsInput(ctx, deps);
       const version = osTraitsVersion(ctx.flags);
-      const fixed = version === undefined ? undefined : standardTraitCatalogue(version);
+      const given = version === undefined ? undefined : standardTraitCatalogue(version);
       const cloud = await ctx.connect();
       const placement = createPlacementClient(cloud.placementHttp);
-      // Without --os-traits-version the names come from the target Placement, so ferry emits exactly what it accepts.
-      const catalogue = fixed ?? await readTraitCatalogue(placement, { signal: ctx.signal });
+      const { catalogue, choice } = await resolveTraitCatalogue({ given, cloud: true, sentToPlacement: true },
+        () => readTraitCatalogue(placement, { signal: ctx.signal }));
       const report = hostTraits(input.host, catalogue);
+      // Names from another release are checked again against what this Placement knows before anything is written.
       const result = await reportTraits(placement, provider, report, {
-        ...(fixed === undefined ? { catalogue } : {}), dryRun: ctx.flags['dry-run'] === true, signal: ctx.signal,
+        ...(choice.from === 'placement' ? { catalogue } : {}), dryRun: ctx.flags['dry-run'] === true, signal: ctx.signal,
       });
       return { result, report, storage: input.storage };
     },

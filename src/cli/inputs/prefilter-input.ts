@@ -1,9 +1,10 @@
 import { optionTypes } from '../../config/option-types.js';
-import { FerryError, isFerryError } from '../../errors/ferry-error.js';
+import { FerryError } from '../../errors/ferry-error.js';
 import type { GlanceImage } from '../../glance/image.js';
 import { formatMicroversion } from '../../placement/negotiate-microversion.js';
 import { createPlacementClient, type PlacementClient } from '../../placement/placement-client.js';
 import { readTraitCatalogue } from '../../placement/read-trait-catalogue.js';
+import { resolveTraitCatalogue } from '../../placement/resolve-trait-catalogue.js';
 import { imageTraitRequest, PREFILTER_DEFAULTS, type ImageTraitOptions } from '../../prefilter/image-trait-request.js';
 import { parseResources } from '../../prefilter/parse-resources.js';
 import type { PrefilterResult } from '../../prefilter/prefilter-result.js';
@@ -28,7 +29,7 @@ export interface PrefilterInput {
   /** imageTraitRequest's options from the flags and nova.conf (everything but catalogue, microversion, resources, limit). */
   readonly options: Pick<ImageTraitOptions, 'imageTypeFilter' | 'imageMetadataFilter' | 'bootFromVolume' | 'flavorExtraSpecs' | 'strict'>;
   readonly switches: FilterSwitches;
-  /** From --os-traits-version; undefined: the caller picks (Placement's own list, or os-traits 2.9.0). */
+  /** From --os-traits-version; undefined: resolveTraitCatalogue picks (Placement's own list, or os-traits 2.9.0). */
   readonly fixedCatalogue: TraitCatalogue | undefined;
   /** --image named a file: no cloud was needed for it. */
   readonly fromFile: boolean;
@@ -150,23 +151,10 @@ export async function placementTraitRequest(ctx: CommandContext, input: Prefilte
   const cloud = await ctx.connect();
   const placement = createPlacementClient(cloud.placementHttp, wanted === undefined ? {} : { microversion: wanted });
   const microversion = formatMicroversion(await placement.microversion({ signal: ctx.signal }));
-  const catalogue = input.fixedCatalogue ?? await readTraitCatalogue(placement, { signal: ctx.signal });
+  const { catalogue } = await resolveTraitCatalogue({ given: input.fixedCatalogue, cloud: true, sentToPlacement: true },
+    () => readTraitCatalogue(placement, { signal: ctx.signal }));
   const result = imageTraitRequest(input.image.raw, { ...input.options, catalogue, microversion, ...request });
   return { placement, catalogue, result };
-}
-
-/**
- * For `ferry prefilter` with an image from Glance: Placement's own list when this account may read it, else the
- * os-traits 2.9.0 list, with a note saying why. A prefilter never fails because Placement could not be asked.
- */
-export async function bestEffortCatalogue(read: () => Promise<TraitCatalogue>): Promise<{ catalogue: TraitCatalogue; note?: string }> {
-  try {
-    return { catalogue: await read() };
-  } catch (error) {
-    if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;
-    const catalogue = standardTraitCatalogue();
-    return { catalogue, note: `names checked against os-traits ${catalogue.version}, not the target Placement's list: ${error.message}` };
-  }
 }
 
 function text(flags: Readonly<Record<string, FlagValue>>, name: string): string | undefined {
