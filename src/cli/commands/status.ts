@@ -1,15 +1,15 @@
-import { z } from 'zod';
-import { statusDocument, statusJsonSchema } from '../../contract/status-document.js';
+import { statusCommandJsonSchema } from '../../contract/status-command-document.js';
+import { statusDocument } from '../../contract/status-document.js';
 import { copyStatus, type CopyStatus } from '../../copy/copy-status.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { assertSelection } from '../../fleet/prewarm-selection.js';
 import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { CommandSpec } from '../command-spec.js';
-import { matrixDocument, matrixJsonSchema } from '../../contract/matrix-document.js';
+import { matrixDocument } from '../../contract/matrix-document.js';
 import { matrixToRows, renderMatrix } from '../render/matrix.js';
 import { renderStatus } from '../render/status.js';
 import { renderUsage } from '../render/usage.js';
-import { usageJsonSchema, usageToJson } from '../../contract/usage-document.js';
+import { usageToJson } from '../../contract/usage-document.js';
 import { usageToRows } from '../reports/usage-rows.js';
 import { BUDGET_FLAGS, flagText } from '../inputs/evict-flags.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
@@ -53,7 +53,7 @@ export const statusCommand: CommandSpec<StatusReport> = {
     { ...PIN_OWNER_FLAG, description: `with --usage: ${PIN_OWNER_FLAG.description}` },
     { ...REMOVE_OWNER_FLAG, description: `with --usage: ${REMOVE_OWNER_FLAG.description}` },
   ],
-  jsonSchema: z.union([statusJsonSchema, matrixJsonSchema, usageJsonSchema]),
+  jsonSchema: statusCommandJsonSchema,
   async run(ctx) {
     const usageOnly = USAGE_ONLY.filter((name) => ctx.flags[name] !== undefined);
     if (ctx.flags.usage === true) {
