@@ -17,6 +17,7 @@ import { COPY_SNAPSHOT, readStoreCopies } from '../../src/rbd/store-copies.js';
 import type { PoolListing } from '../../src/rbd/store-copy-listing.js';
 import { parseSyncPolicy } from '../../src/fleet/parse-sync-policy.js';
 import { planFleet } from '../../src/sync/plan-fleet.js';
+import { planPrewarm } from '../../src/prewarm/plan-prewarm.js';
 
 const [mode, dir, nowArg] = process.argv.slice(2);
 if ((mode !== 'sync' && mode !== 'evict') || dir === undefined || nowArg === undefined) throw new Error('usage: fleet-plan-worker sync|evict DIR NOW_MS');
@@ -75,7 +76,8 @@ let wanted = 0;
 if (policy !== undefined) {
   const catalogue: StoreCatalogue = { typesKnown: true, stores: [{ id: 'central', type: 'file', readOnly: false, isDefault: true },
     ...fleet.stores.map((id) => ({ id, type: 'rbd', readOnly: false, isDefault: false }))] };
-  const plan = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'bench', viewerProject: VIEWER });
+  const plan = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'bench', viewerProject: VIEWER },
+    { prewarm: { plan: planPrewarm }, evict: { plan: planEviction } });
   wanted = plan.copy.items.length;
   for (const store of plan.evictions) evictions += store.plan?.copies.filter((entry) => entry.action === 'evict').length ?? 0;
 } else {

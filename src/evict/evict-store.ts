@@ -4,7 +4,7 @@ import { buildEvictReport } from './build-evict-report.js';
 import { ignoredPins, NO_PINS } from '../fleet/copy-pins.js';
 import { budgetBytes } from '../fleet/store-budget.js';
 import { resolveEvictOptions, type EvictOptions } from './evict-options.js';
-import type { EvictReport } from './evict-report.js';
+import type { EvictReport } from '../fleet/evict-report.js';
 import { planEviction } from './plan-eviction.js';
 import { ownersOf } from '../fleet/project-owners.js';
 import { readImageListing, readStoreUsage } from '../fleet/read-store-usage.js';
