@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NO_PINS } from '../../src/fleet/copy-pins.js';
 import { planEviction } from '../../src/evict/plan-eviction.js';
-import { imageIdsOf, readImageListing } from '../../src/fleet/read-store-usage.js';
+import { imageIdsOf, readImageListing } from '../../src/fleet/read-fleet.js';
 import { storeUsageOf } from '../../src/fleet/store-usage.js';
 import type { GlanceClient } from '../../src/glance/glance-client.js';
 import type { GlanceImage } from '../../src/glance/image.js';

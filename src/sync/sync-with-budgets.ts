@@ -7,9 +7,8 @@ import { ignoredPins, NO_PINS } from '../fleet/copy-pins.js';
 import { ownersOf } from '../fleet/project-owners.js';
 import { EVICT_DEFAULTS } from '../fleet/evict-defaults.js';
 import type { FleetVerbs } from '../fleet/fleet-verb.js';
-import { imageIdsOf, readImageListing, resolveStorePool } from '../fleet/read-store-usage.js';
+import { everyPool, readFleet, type StoreToRead } from '../fleet/read-fleet.js';
 import type { StoreCatalogue } from '../fleet/store-catalogue.js';
-import { COPY_SNAPSHOT, readStoreCopies } from '../rbd/store-copies.js';
 import type { PoolListing } from '../rbd/store-copy-listing.js';
 import { buildSyncReport, type PlacementSelection } from './build-sync-report.js';
 import { planFleet, type FleetPlan } from './plan-fleet.js';
@@ -17,8 +16,8 @@ import { selectFromListing } from '../fleet/policy-wants.js';
 import type { SyncPolicy } from '../fleet/sync-policy.js';
 import type { StoreBudget, SyncOptions, SyncReport } from './sync-report.js';
 
-/** Pools read at once (one process each), and stores evicted at once. */
-export const FLEET_LIMITS = { poolReads: 8, storeEvictions: 8 } as const;
+/** Stores evicted at once (the pools are read FLEET_READS.poolsAtOnce at once). */
+export const FLEET_LIMITS = { storeEvictions: 8 } as const;
 
 interface FleetState {
   readonly images: readonly GlanceImage[];
@@ -38,14 +37,14 @@ export async function syncWithBudgets(ctx: CopyContext, verbs: FleetVerbs, polic
   const viewerProject = await ctx.projectId?.(options.signal);
   const plan = (state: FleetState): FleetPlan => planFleet({ policy, images: state.images, catalogue, pools: state.pools,
     wallNowMs: ctx.clock.wallNow(), run, anyFormat: options.anyFormat === true, viewerProject }, verbs);
-  let state = await readFleet(ctx, policy, options);
+  let state = await readPolicyFleet(ctx, policy, options);
   let fleet = plan(state);
   const stores = [...new Set([...fleet.wants.keys(), ...policy.placements.flatMap((placement) => placement.stores)])];
   const result = await verbs.prewarm.run(ctx, fleet.copy, catalogue, { ...options, stores: stores.length > 0 ? stores : [...policy.stores.keys()] });
   const wantedBy = placementSelections(policy, state.images, viewerProject);
   const copyPlan = fleet.copy;
   if (!result.dryRun && !result.aborted && result.counts.copied + result.counts.joined > 0) {
-    state = await readFleet(ctx, policy, options);
+    state = await readPolicyFleet(ctx, policy, options);
     fleet = plan(state);
   }
   const owners = ownersOf(policy.pinOwners, viewerProject);
@@ -54,19 +53,11 @@ export async function syncWithBudgets(ctx: CopyContext, verbs: FleetVerbs, polic
   return buildSyncReport(ctx, policy, wantedBy, copyPlan, result, budgets);
 }
 
-async function readFleet(ctx: CopyContext, policy: SyncPolicy, options: SyncOptions): Promise<FleetState> {
-  const images = await readImageListing(ctx.glance, options.signal);
-  const knownNames = imageIdsOf(images);
-  const limit = pLimit(FLEET_LIMITS.poolReads);
-  const read = await Promise.all([...policy.stores.values()].flatMap((settings) => (settings.cluster === undefined ? [] : [limit(async () => {
-    const cluster = settings.cluster;
-    if (cluster === undefined) throw new Error('unreachable: filtered above');
-    const pool = await resolveStorePool(ctx.glance, settings.store, images, cluster.pool, options.signal);
-    const listing = await readStoreCopies({ confFile: cluster.confFile, user: cluster.user, pool, snapshot: COPY_SNAPSHOT },
-      { ...options.evict?.ceph, ...(options.signal ? { signal: options.signal } : {}) }, knownNames);
-    return [settings.store, listing] as const;
-  })])));
-  return { images, pools: new Map(read) };
+/** The fleet as the pass plans it: every image, and the pool of each store of `stores:` that names its cluster. */
+async function readPolicyFleet(ctx: CopyContext, policy: SyncPolicy, options: SyncOptions): Promise<FleetState> {
+  const stores = [...policy.stores.values()].flatMap((settings): StoreToRead[] => (settings.cluster === undefined ? [] : [{ store: settings.store, cluster: settings.cluster }]));
+  const fleet = await readFleet(ctx.glance, stores, { signal: options.signal, ceph: options.evict?.ceph });
+  return { images: fleet.images, pools: everyPool(fleet) };
 }
 
 async function evictFleet(ctx: CopyContext, verbs: FleetVerbs, policy: SyncPolicy, fleet: FleetPlan, options: SyncOptions & { run: string; dryRun: boolean },
