@@ -7,9 +7,8 @@ import { ignoredPins, NO_PINS } from '../fleet/copy-pins.js';
 import { ownersOf } from '../fleet/project-owners.js';
 import { EVICT_DEFAULTS } from '../fleet/evict-defaults.js';
 import type { FleetVerbs } from '../fleet/fleet-verb.js';
-import { everyPool, readFleet, type StoreToRead } from '../fleet/read-fleet.js';
+import { everyPool, readFleet, type FleetSnapshot, type StoreToRead } from '../fleet/read-fleet.js';
 import type { StoreCatalogue } from '../fleet/store-catalogue.js';
-import type { PoolListing } from '../rbd/store-copy-listing.js';
 import { buildSyncReport, type PlacementSelection } from './build-sync-report.js';
 import { planFleet, type FleetPlan } from './plan-fleet.js';
 import { selectFromListing } from '../fleet/policy-wants.js';
@@ -19,10 +18,8 @@ import type { StoreBudget, SyncOptions, SyncReport } from './sync-report.js';
 /** Stores evicted at once (the pools are read FLEET_READS.poolsAtOnce at once). */
 export const FLEET_LIMITS = { storeEvictions: 8 } as const;
 
-interface FleetState {
-  readonly images: readonly GlanceImage[];
-  readonly pools: ReadonlyMap<string, PoolListing>;
-}
+/** The snapshot the pass plans from, every pool read. */
+type FleetState = Pick<FleetSnapshot, 'images' | 'pools'>;
 
 /**
  * A sync pass with budgets or usage rules: every image read once (O(pages)), every budgeted store's pool once (one
