@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { prewarm } from '../../../src/prewarm/prewarm.js';
-import type { PrewarmEvent } from '../../../src/prewarm/prewarm-events.js';
+import type { PrewarmEvent } from '../../../src/fleet/prewarm-events.js';
 import { copyContext } from '../../helpers/scripted-glance.js';
 import { imageId, scriptedImages, type ImageScript } from './scripted-images.js';
 
