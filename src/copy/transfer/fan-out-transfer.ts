@@ -1,5 +1,5 @@
 import type { GlanceImage } from '../../glance/image.js';
-import { type CopyTransfer, type TransferJob, type TransferKind, type TransferOutcome } from '../copy-job.js';
+import type { CopyTransfer, TransferEffects, TransferJob, TransferKind, TransferOutcome } from '../copy-job.js';
 import type { OwnImportVerdict } from '../judge-own-import.js';
 import { planFanOut, planFanOutWave, type FanOutLimits } from './plan-fan-out.js';
 import type { RbdDirectTransfer } from './rbd-direct.js';
@@ -112,8 +112,8 @@ export function mergeOutcomes(outcomes: readonly TransferOutcome[], elapsedMs: n
   if (stopped !== undefined) return stopped;
   const ended = outcomes.filter((outcome): outcome is Extract<TransferOutcome, { kind: 'ended' }> => outcome.kind === 'ended');
   const last = ended.at(-1);
-  const lastOutcome = outcomes.at(-1);
-  if (last === undefined || lastOutcome === undefined) {
+  if (last === undefined) {
+    const lastOutcome = outcomes.at(-1);
     if (lastOutcome === undefined) throw new Error('fan-out: mergeOutcomes of no hop');
     return lastOutcome;
   }
@@ -121,11 +121,27 @@ export function mergeOutcomes(outcomes: readonly TransferOutcome[], elapsedMs: n
   for (const outcome of ended) for (const [store, verdict] of outcome.verdicts) verdicts.set(store, verdict);
   const image = fresh ?? newestImage(outcomes) ?? last.snapshot.image;
   const transfer: TransferKind = ended.some((outcome) => outcome.transfer === 'rbd') ? 'rbd' : last.transfer;
-  const accepted = outcomes.find((outcome) => outcome.effects.accepted !== undefined)?.effects.accepted;
-  const unconfirmed = outcomes.findLast((outcome) => outcome.effects.unconfirmed !== undefined)?.effects.unconfirmed;
   return {
     ...last, verdicts, tasks: ended.flatMap((outcome) => outcome.tasks), elapsedMs, perStoreMs: elapsedMs / Math.max(1, verdicts.size), transfer,
-    snapshot: { ...last.snapshot, image },
-    effects: { ...(accepted ? { accepted } : {}), ...(unconfirmed ? { unconfirmed } : {}), pending: lastOutcome.effects.pending },
+    snapshot: { ...last.snapshot, image }, effects: mergeEffects(outcomes),
   };
+}
+
+/**
+ * The hops' effects as one, as the engine would have recorded them one after another (recordEffects: a lost answer,
+ * then an acceptance, which resolves it): a lost answer no later acceptance resolved stays, and then no acceptance is
+ * passed on (the engine would let it resolve the lost one); the first lock taken over otherwise; the last pending import.
+ */
+function mergeEffects(outcomes: readonly TransferOutcome[]): TransferEffects {
+  let unconfirmed: TransferEffects['unconfirmed'];
+  let accepted: TransferEffects['accepted'];
+  for (const { effects } of outcomes) {
+    if (effects.unconfirmed !== undefined) unconfirmed = effects.unconfirmed;
+    if (effects.accepted !== undefined) {
+      accepted ??= effects.accepted;
+      unconfirmed = undefined;
+    }
+  }
+  const pending = outcomes.at(-1)?.effects.pending;
+  return unconfirmed !== undefined ? { unconfirmed, pending } : { ...(accepted ? { accepted } : {}), pending };
 }
