@@ -4,7 +4,9 @@
 // lanes side by side, each lane one file after another. Some share more than the cloud:
 // - ALONE: a file that disrupts what every other file uses — kills or restarts a dev cloud service (glance-api, an
 //   OSD, a monitor: scripts/devcloud/fault kill, faults.kill, clearGlanceRules), changes Glance's policy for everyone
-//   (writeGlanceRules) or Keystone's catalog (an endpoint), or rebuilds this checkout's dist/ (build-artifact.sh). These run after the lanes, one at a time, with nothing else.
+//   (writeGlanceRules) or Keystone's catalog (an endpoint), or rebuilds this checkout's dist/ (build-artifact.sh).
+//   They run one at a time. With a second dev cloud (run-integration's default) those that disrupt only their cloud run
+//   on it, beside the lanes; the rest (FIRST_CLOUD) run after everything else, on the first cloud, with nothing beside.
 // - GROUPS: files that share one thing among themselves run in one lane of their own, one after another: store site-c
 //   (pool images-c, "which no other test fills": evict budgets and usage read the whole store) and the private systemd
 //   of scripts/systemd/up (one per state directory); the Debian package's clean system (its own systemd, builds).
@@ -27,6 +29,18 @@ export const ALONE = [
   'test/integration/ansible/ansible-rollout.test.ts',
   // Kills glance-api, stops an OSD, restarts a monitor on its schedule (opt-in: FERRY_TEST_SOAK=1).
   'test/integration/soak/soak-smoke.test.ts',
+];
+
+/**
+ * Alone files that cannot move to a second dev cloud: they disrupt more than their cloud, or need what the first
+ * cloud's lanes made. They run last, one at a time, with nothing else running.
+ */
+export const FIRST_CLOUD = [
+  // Rebuilds this checkout's dist/, which every lane on either cloud runs.
+  'test/integration/install/artifact.test.ts',
+  // Installs the .debs the deb lane built under the first cloud's directory (test/helpers/built-debs.ts), and places an
+  // image in its store site-c.
+  'test/integration/ansible/ansible-rollout.test.ts',
 ];
 
 /** Lanes of their own: files that share something among themselves (prefixes of the files' paths). */
@@ -68,15 +82,18 @@ export const DEFAULT_SECONDS = 5;
 const inGroup = (file, prefixes) => prefixes.some((prefix) => file === prefix || (prefix.endsWith('/') && file.startsWith(prefix)));
 
 /**
- * The plan for these files (paths relative to the repository): `lanes` run at the same time, each its files one after
- * another; `alone` runs after them, one file at a time. The files no group claims are spread over `shared` lanes,
- * longest first onto the lane with the least so far. Lanes keep the files' given order within a group.
+ * The plan for these files (paths relative to the repository): `lanes` run at the same time on the first dev cloud,
+ * each its files one after another; `second` runs one file at a time on a second dev cloud beside them (empty without
+ * `secondCloud`); `alone` runs after both, one file at a time. The files no group claims are spread over `shared`
+ * lanes, longest first onto the lane with the least so far. Lanes keep the files' given order within a group.
  */
-export function planLanes(files, shared) {
+export function planLanes(files, shared, { secondCloud = false } = {}) {
   if (!Number.isInteger(shared) || shared < 1) throw new Error(`planLanes: shared lanes must be a whole number ≥ 1 (got ${shared})`);
-  const alone = files.filter((file) => ALONE.includes(file));
+  const disrupting = files.filter((file) => ALONE.includes(file));
+  const second = secondCloud ? disrupting.filter((file) => !FIRST_CLOUD.includes(file)) : [];
+  const alone = disrupting.filter((file) => !second.includes(file));
   const lanes = [];
-  const claimed = new Set(alone);
+  const claimed = new Set(disrupting);
   for (const [name, prefixes] of Object.entries(GROUPS)) {
     const mine = files.filter((file) => !claimed.has(file) && inGroup(file, prefixes));
     for (const file of mine) claimed.add(file);
@@ -91,5 +108,33 @@ export function planLanes(files, shared) {
     lightest.seconds += seconds(file);
   }
   for (const lane of sharedLanes) if (lane.files.length > 0) lanes.push({ name: lane.name, files: lane.files });
-  return { lanes, alone };
+  return { lanes, second, alone };
+}
+
+/** The second dev cloud's ports (scripts/devcloud/lib/common.sh's names) from a base: clear of the first cloud's defaults. */
+export function secondCloudPorts(base) {
+  return {
+    FERRY_DEVCLOUD_KEYSTONE_PORT: String(base), FERRY_DEVCLOUD_GLANCE_PORT: String(base + 1),
+    FERRY_DEVCLOUD_PLACEMENT_PORT: String(base + 2), FERRY_DEVCLOUD_POSTGRES_PORT: String(base + 3),
+    FERRY_DEVCLOUD_CEPH_A_PORT: String(base + 100), FERRY_DEVCLOUD_CEPH_B_PORT: String(base + 200),
+  };
+}
+
+/**
+ * The lane settings from the environment, or the one problem with them: FERRY_INTEGRATION_LANES (shared lanes, 0 =
+ * every file one after another, default 2), FERRY_INTEGRATION_CLOUDS (1, or 2 = the disrupting files on a second dev
+ * cloud beside the lanes, default 2), FERRY_INTEGRATION_SECOND_CLOUD_PORT (its first port, default 17000; it uses
+ * that and the next 3, +100..+299 for its two Ceph clusters).
+ */
+export function readLaneSettings(env) {
+  const whole = (name, fallback, ok, what) => {
+    const text = env[name] ?? String(fallback);
+    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    return ok(value) ? { value } : { problem: `${name}=${JSON.stringify(text)} is not ${what}: unset it for the default ${fallback}` };
+  };
+  const lanes = whole('FERRY_INTEGRATION_LANES', 2, (n) => n >= 0 && n <= 16, 'a number of shared lanes from 0 (one file after another) to 16');
+  const clouds = whole('FERRY_INTEGRATION_CLOUDS', 2, (n) => n === 1 || n === 2, '1 or 2 dev clouds');
+  const port = whole('FERRY_INTEGRATION_SECOND_CLOUD_PORT', 17000, (n) => n >= 1024 && n + 299 < 32768, 'a port from 1024 to 32468 (it and up to +299 are used, below the ephemeral range)');
+  const problem = [lanes, clouds, port].find((setting) => setting.problem)?.problem;
+  return problem ? { problem } : { shared: lanes.value, clouds: clouds.value, secondPortBase: port.value };
 }

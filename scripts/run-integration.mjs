@@ -15,22 +15,30 @@
 //   (test/helpers/spawn-limit-runner.ts), except in the files of test/helpers/spawn-limit-debt.ts: there it is listed at
 //   the end, naming the test ($FERRY_DEVCLOUD_DIR/spawn-limits.txt).
 // - A full run (no file named) runs the files in lanes (scripts/integration-lanes.mjs): files that share nothing run at
-//   the same time, FERRY_INTEGRATION_LANES (default 2; 0 runs every file one after another) shared lanes beside the lanes of their own (the .deb, store
-//   site-c and the private systemd); then the files that disrupt shared services, one at a time. A failure in any lane
-//   fails the run; every lane's reach markers count. Each lane's lines are prefixed with its name, and a table of every
-//   file's time, lane and verdict ends the run (from vitest's JSON report, $FERRY_DEVCLOUD_DIR/lanes/).
+//   the same time, FERRY_INTEGRATION_LANES (default 2; 0 runs every file one after another) shared lanes beside the
+//   lanes of their own (the .deb, store site-c and the private systemd). The files that disrupt their dev cloud (kill a
+//   service, change Glance's policy) run one at a time on a second dev cloud beside them ($FERRY_DEVCLOUD_DIR/second-cloud,
+//   ports from FERRY_INTEGRATION_SECOND_CLOUD_PORT, default 17000; FERRY_INTEGRATION_CLOUDS=1 runs them after the lanes
+//   on the first cloud instead); the few that disrupt more than a cloud run last, alone. A failure in any lane fails the
+//   run; every lane's reach markers count, on either cloud. Each lane's lines are prefixed with its name, and a table of
+//   every file's time, lane and verdict ends the run (from vitest's JSON report, $FERRY_DEVCLOUD_DIR/lanes/). The second
+//   cloud is stopped at the end (its state kept for its logs, reused by the next run); a bad setting exits 2 before
+//   anything starts.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { planLanes } from './integration-lanes.mjs';
+import { planLanes, readLaneSettings, secondCloudPorts } from './integration-lanes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = process.env.FERRY_DEVCLOUD_DIR ?? join(root, '.devcloud');
 const required = process.env.FERRY_REQUIRE_INTEGRATION === '1';
 const REQUIRED_SERVICES = ['keystone', 'glance', 'placement', 'ceph-site-a', 'ceph-site-b'];
+// The second dev cloud of a full run (the files that disrupt their cloud run on it, beside the lanes), inside the first's
+// state directory: its own ports, databases, Ceph clusters and logs, kept after the run for inspection and reused by the next.
+const secondDir = join(dir, 'second-cloud');
 
 const run = (cmd, args, options = {}) => spawnSync(cmd, args, { stdio: 'inherit', cwd: root, env: { ...process.env, FERRY_DEVCLOUD_DIR: dir }, ...options });
 const banner = (text) => console.error(`\n${'!'.repeat(78)}\n${text}\n${'!'.repeat(78)}\n`);
@@ -45,11 +53,34 @@ function canStartCloud() {
   return sudo.status === 0 ? { ok: true } : { ok: false, why: 'not root and no passwordless sudo (the dev cloud installs Debian packages)' };
 }
 
-/** The lanes' vitest processes, stopped with this script (SIGINT, SIGTERM): no lane outlives the run. */
+const settings = readLaneSettings(process.env);
+if (settings.problem) {
+  console.error(`integration: ${settings.problem}`);
+  process.exit(2);
+}
+const secondEnv = { FERRY_DEVCLOUD_DIR: secondDir, ...secondCloudPorts(settings.secondPortBase) };
+
+/**
+ * The vitest runs, each in a process group of its own, stopped with this script (SIGINT, SIGTERM): the whole group, as
+ * vitest's workers and the programs their tests spawn outlive a vitest that was only signalled (seen: workers and a
+ * .deb build still running after a Ctrl-C). No lane outlives the run, nor a dev cloud this run started.
+ */
 const running = new Set();
+let secondStarted = false;
+const signalGroups = (signal) => {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // the group has ended already
+    }
+  }
+};
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
-    for (const child of running) child.kill(signal);
+    signalGroups(signal);
+    stopClouds();
+    signalGroups('SIGKILL');
     process.exit(1);
   });
 }
@@ -71,11 +102,11 @@ if (!healthy()) {
   startedHere = true;
 }
 
-const reached = join(dir, 'reached');
-const spawnLimits = join(dir, 'spawn-limits.txt');
-rmSync(reached, { recursive: true, force: true });
-rmSync(spawnLimits, { force: true });
-mkdirSync(reached, { recursive: true });
+// Reach markers and spawn-limit findings, one set per cloud's directory (test/helpers write them where the cloud is).
+const reachedDirs = [join(dir, 'reached'), join(secondDir, 'reached')];
+const spawnLimitFiles = [join(dir, 'spawn-limits.txt'), join(secondDir, 'spawn-limits.txt')];
+for (const path of [...reachedDirs, ...spawnLimitFiles]) rmSync(path, { recursive: true, force: true });
+mkdirSync(reachedDirs[0], { recursive: true });
 
 const fullRun = process.argv.length <= 2;
 const systemdSelected = fullRun || process.argv.slice(2).some((arg) => arg.includes('integration/systemd'));
@@ -95,17 +126,17 @@ if (systemdSelected) {
 const vitest = join(root, 'node_modules/.bin/vitest');
 let code;
 const started = Date.now();
-if (fullRun && process.env.FERRY_INTEGRATION_LANES === '0') {
+if (fullRun && settings.shared === 0) {
   // Lanes off: every file one after another, as before the lanes.
-  code = run(vitest, ['run', '--project', 'integration']).status ?? 1;
+  code = await inGroup(vitest, ['run', '--project', 'integration'], 'inherit');
 } else if (fullRun) {
   code = await runInLanes();
 } else {
-  code = run(vitest, ['run', '--project', 'integration', ...process.argv.slice(2)]).status ?? 1;
+  code = await inGroup(vitest, ['run', '--project', 'integration', ...process.argv.slice(2)], 'inherit');
 }
 if (systemdSelected && !systemdRequired && required) code = code || 1;
 
-const seen = existsSync(reached) ? readdirSync(reached) : [];
+const seen = [...new Set(reachedDirs.flatMap((path) => (existsSync(path) ? readdirSync(path) : [])))];
 const missing = REQUIRED_SERVICES.filter((service) => !seen.includes(service));
 if (fullRun && missing.length > 0) {
   banner(`INTEGRATION TESTS DID NOT REACH: ${missing.join(', ')} — the suite must talk to every real service.`);
@@ -119,17 +150,29 @@ if (systemdRequired && !seen.includes('systemd')) {
   code = code || 1;
 }
 
-if (existsSync(spawnLimits)) {
-  const findings = [...new Set(readFileSync(spawnLimits, 'utf8').trim().split('\n'))];
+const findings = [...new Set(spawnLimitFiles.filter((path) => existsSync(path)).flatMap((path) => readFileSync(path, 'utf8').trim().split('\n')))];
+if (findings.length > 0) {
   banner(`SPAWN LIMITS: ${findings.length} spawn(s) in the tests whose verdict may depend on the machine's speed `
     + `(test/helpers/spawn-limit-runner.ts; reported, not failed, in the files of test/helpers/spawn-limit-debt.ts):\n${findings.join('\n')}`);
 }
 
-if (startedHere && process.env.FERRY_KEEP_DEVCLOUD !== '1') {
-  console.error('integration: stopping the dev cloud this run started');
-  run('bash', [join(root, 'scripts/devcloud/down')]);
-}
+stopClouds();
 process.exit(code);
+
+/** Stop the dev clouds this run started (the second one always: it belongs to the run), unless FERRY_KEEP_DEVCLOUD=1. */
+function stopClouds() {
+  if (process.env.FERRY_KEEP_DEVCLOUD === '1') return;
+  if (secondStarted) {
+    console.error('integration: stopping the second dev cloud');
+    run('bash', [join(root, 'scripts/devcloud/down')], { env: { ...process.env, ...secondEnv } });
+    secondStarted = false;
+  }
+  if (startedHere) {
+    console.error('integration: stopping the dev cloud this run started');
+    run('bash', [join(root, 'scripts/devcloud/down')]);
+    startedHere = false;
+  }
+}
 
 /** Every integration test file, relative to the repository, sorted. */
 function integrationFiles() {
@@ -138,37 +181,72 @@ function integrationFiles() {
     .map((path) => relative(root, join(top, path))).sort();
 }
 
-/** One vitest run of these files, its lines prefixed with the lane's name; resolves to its exit code. */
-function lane(name, files, reportDir) {
-  return new Promise((resolve) => {
-    const child = spawn(vitest, ['run', '--project', 'integration', '--reporter=default', '--reporter=json',
-      `--outputFile.json=${join(reportDir, `${name}.json`)}`, ...files], {
-      cwd: root, env: { ...process.env, FERRY_DEVCLOUD_DIR: dir, FORCE_COLOR: process.env.FORCE_COLOR ?? '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+/** One vitest run of these files on a cloud (the first by default), its lines prefixed with the lane's name; resolves to its exit code. */
+function lane(name, files, reportDir, cloudEnv = { FERRY_DEVCLOUD_DIR: dir }) {
+  return prefixed(name, vitest, ['run', '--project', 'integration', '--reporter=default', '--reporter=json',
+    `--outputFile.json=${join(reportDir, `${name}.json`)}`, ...files], cloudEnv)
+    .then((status) => {
+      console.error(`integration: lane ${name} ended: exit ${status} (${files.length} file(s))`);
+      return status;
     });
+}
+
+/** A program run beside the others, its lines prefixed with `name`; resolves to its exit code (1 when a signal ended it). */
+function prefixed(name, cmd, args, env) {
+  return inGroup(cmd, args, ['ignore', 'pipe', 'pipe'], { ...env, FORCE_COLOR: process.env.FORCE_COLOR ?? '0' }, (child) => {
     for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
       createInterface({ input: stream }).on('line', (line) => out.write(`[${name}] ${line}\n`));
     }
+  });
+}
+
+/** A program in a process group of its own (stopped whole by this script's signal handler); resolves to its exit code. */
+function inGroup(cmd, args, stdio, env = { FERRY_DEVCLOUD_DIR: dir }, attach = () => {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio, detached: true });
+    attach(child);
     running.add(child);
-    child.on('close', (status, signal) => {
+    child.on('close', (status) => {
       running.delete(child);
-      console.error(`integration: lane ${name} ended: ${signal ?? `exit ${status}`} (${files.length} file(s))`);
       resolve(status ?? 1);
     });
   });
 }
 
+/**
+ * The second dev cloud brought up (after the first: one apt-get at a time), then its files one after another. A state
+ * directory an earlier run left that does not come up is purged and made again, once.
+ */
+async function secondCloudLane(files, reportDir) {
+  const up = join(root, 'scripts/devcloud/up');
+  secondStarted = true;
+  let status = await prefixed('second-cloud', 'bash', [up], secondEnv);
+  if (status !== 0 && existsSync(secondDir)) {
+    console.error('integration: the second dev cloud did not come up from its old state: purging it and starting it anew');
+    await prefixed('second-cloud', 'bash', [join(root, 'scripts/devcloud/down'), '--purge'], secondEnv);
+    status = await prefixed('second-cloud', 'bash', [up], secondEnv);
+  }
+  if (status !== 0) {
+    banner(`INTEGRATION TESTS FAILED TO START: the second dev cloud (${secondDir}) did not come up (see [second-cloud] above); `
+      + 'FERRY_INTEGRATION_CLOUDS=1 runs its files on the first cloud instead.');
+    return 1;
+  }
+  return lane('second', files, reportDir, secondEnv);
+}
+
 /** The lanes side by side, then the files that must run alone; a table of every file's time at the end. */
 async function runInLanes() {
-  const shared = Number(process.env.FERRY_INTEGRATION_LANES ?? '2');
-  const plan = planLanes(integrationFiles(), shared);
+  const plan = planLanes(integrationFiles(), settings.shared, { secondCloud: settings.clouds === 2 });
   const reportDir = join(dir, 'lanes');
   rmSync(reportDir, { recursive: true, force: true });
   mkdirSync(reportDir, { recursive: true });
   for (const { name, files } of plan.lanes) console.error(`integration: lane ${name}: ${files.join(' ')}`);
+  if (plan.second.length > 0) console.error(`integration: on a second dev cloud, beside them, one at a time: ${plan.second.join(' ')}`);
   console.error(`integration: then alone: ${plan.alone.join(' ')}`);
   const loads = [];
   const sampler = setInterval(() => loads.push(loadavg()[0]), 15_000);
-  const codes = await Promise.all(plan.lanes.map(({ name, files }) => lane(name, files, reportDir)));
+  const codes = await Promise.all([...plan.lanes.map(({ name, files }) => lane(name, files, reportDir)),
+    ...(plan.second.length > 0 ? [secondCloudLane(plan.second, reportDir)] : [])]);
   const lanesDone = Date.now();
   if (plan.alone.length > 0) codes.push(await lane('alone', plan.alone, reportDir));
   clearInterval(sampler);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NO_PINS } from '../../src/fleet/copy-pins.js';
 import { planEviction } from '../../src/evict/plan-eviction.js';
-import { imageIdsOf, readImageListing } from '../../src/fleet/read-store-usage.js';
+import { imageIdsOf, readImageListing } from '../../src/fleet/read-fleet.js';
 import { storeUsageOf } from '../../src/fleet/store-usage.js';
 import type { GlanceClient } from '../../src/glance/glance-client.js';
 import type { GlanceImage } from '../../src/glance/image.js';
@@ -17,6 +17,7 @@ import { COPY_SNAPSHOT, readStoreCopies } from '../../src/rbd/store-copies.js';
 import type { PoolListing } from '../../src/rbd/store-copy-listing.js';
 import { parseSyncPolicy } from '../../src/fleet/parse-sync-policy.js';
 import { planFleet } from '../../src/sync/plan-fleet.js';
+import { planPrewarm } from '../../src/prewarm/plan-prewarm.js';
 
 const [mode, dir, nowArg] = process.argv.slice(2);
 if ((mode !== 'sync' && mode !== 'evict') || dir === undefined || nowArg === undefined) throw new Error('usage: fleet-plan-worker sync|evict DIR NOW_MS');
@@ -75,7 +76,8 @@ let wanted = 0;
 if (policy !== undefined) {
   const catalogue: StoreCatalogue = { typesKnown: true, stores: [{ id: 'central', type: 'file', readOnly: false, isDefault: true },
     ...fleet.stores.map((id) => ({ id, type: 'rbd', readOnly: false, isDefault: false }))] };
-  const plan = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'bench', viewerProject: VIEWER });
+  const plan = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'bench', viewerProject: VIEWER },
+    { prewarm: { plan: planPrewarm }, evict: { plan: planEviction } });
   wanted = plan.copy.items.length;
   for (const store of plan.evictions) evictions += store.plan?.copies.filter((entry) => entry.action === 'evict').length ?? 0;
 } else {

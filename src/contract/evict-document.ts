@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVICT_OUTCOMES, type EvictReport } from '../evict/evict-report.js';
+import { EVICT_OUTCOMES, type EvictReport } from '../fleet/evict-report.js';
 import { KEEP_REASONS } from '../evict/plan-eviction.js';
 
 // `ferry evict --json`: the plan and what became of it, documented in docs/cli.md ("ferry evict") and docs/evict.md.

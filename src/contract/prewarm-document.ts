@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { NotCopyableReason, PlanState } from '../prewarm/classify-placement.js';
+import type { NotCopyableReason, PlanState } from '../fleet/classify-placement.js';
 import { REQUEST_MODES } from '../prewarm/prewarm-options.js';
-import { FAILURE_KINDS, ITEM_OUTCOMES, type PrewarmReport } from '../prewarm/prewarm-report.js';
+import { FAILURE_KINDS, ITEM_OUTCOMES, type PrewarmReport } from '../fleet/prewarm-report.js';
 
 const PLAN_STATES = ['present', 'copying', 'failed-earlier', 'missing', 'not-copyable'] as const satisfies readonly PlanState[];
 const SKIP_REASONS = ['unresolved', 'unknown-store', 'read-only-store', 'not-active', 'formats-unset', 'stores-hidden', 'not-raw'] as const satisfies readonly NotCopyableReason[];

@@ -11,6 +11,7 @@ import { batchingMode, decideRound, judgeWaitFailure, storesToName, type RoundAc
 import type { StaleRule } from './copy-state.js';
 import { COPY_ENGINE_LIMITS } from './ensure-options.js';
 import { followImport, type CopyCounters } from './follow-import.js';
+import { judgeStoreAtDeadline } from './judge-at-deadline.js';
 import { noOutage } from './glance-outage.js';
 import type { OwnImportVerdict } from './judge-own-import.js';
 import { errorResult, type StoreCopyResult } from './store-copy-result.js';
@@ -72,7 +73,7 @@ function startJob<Skip extends string>(ctx: CopyContext, first: GlanceImage, opt
   const state: JobState<Skip> = {
     image: first, remaining: [...options.stores], results: new Map(), joinedOther: false, touchedGlance: false, tookOver: undefined,
     pending: undefined, taskMessage: undefined, phase: 'checking', phaseStores: options.stores, expiredLock: undefined,
-    refusedTakeOvers: new Set(), unconfirmed: undefined, broughtBy: new Map(), lastWait: { elapsedMs: 0 },
+    refusedTakeOvers: new Set(), unconfirmed: undefined, broughtBy: new Map(), importingSeen: new Set(), lastWait: { elapsedMs: 0 },
   };
   const elapsed = (): number => clock.now() - started;
   const progress = (phase: CopyJobPhase, stores: readonly string[], note?: string): void => {
@@ -88,6 +89,7 @@ function startJob<Skip extends string>(ctx: CopyContext, first: GlanceImage, opt
       delay: { minDelayMs: policy.minPollDelayMs, maxDelayMs: policy.maxPollDelayMs },
       onPoll: (note) => progress(state.phase, state.phaseStores, note),
       onTaskMessage: (message) => { state.taskMessage = message; },
+      onImage: (image) => { for (const store of image.importingTo) state.importingSeen.add(store); },
       refusedTakeOvers: state.refusedTakeOvers,
     },
     read: async (mode = 'within-deadline') => {
@@ -217,10 +219,11 @@ function waitFailed<Skip extends string>(job: CopyJob<Skip>, outcome: FailedWait
     { deadlineExpired: job.deadline.expired(), takeOverExpired: job.options.policy.takeOverExpired, expiredLock: state.expiredLock,
       refusedTakeOvers: state.refusedTakeOvers });
   switch (verdict.kind) {
-    case 'timeout':
-      settleError(job, state.remaining, timeoutError(state.remaining, outcome.last?.image ?? state.image, job.deadline.timeoutMs, outcome,
-        state.taskMessage, outcome.last));
+    case 'timeout': {
+      const image = outcome.last?.image ?? state.image;
+      settleAtDeadline(job, image, (open) => timeoutError(open, image, job.deadline.timeoutMs, outcome, state.taskMessage, outcome.last));
       return false;
+    }
     case 'interrupted':
       settle(job, state.remaining, () => ({ outcome: 'interrupted', runningInGlance: true, reason: 'the run stopped while Glance was copying',
         ...(verdict.taskId ? { taskId: verdict.taskId } : {}) }));
@@ -304,15 +307,44 @@ function settleError<Skip extends string>(job: CopyJob<Skip>, stores: readonly s
   settle(job, stores, () => errorResult(error, job.state.image.id) ?? { outcome: 'failed', failure: 'error', code: error.code, reason: error.message, error });
 }
 
+/**
+ * The deadline passed with stores open: each is reported by what Glance last said of it (judgeStoreAtDeadline): in
+ * the image's stores → copied (ours) or joined; failed by this import → failed; otherwise the timeout, naming only
+ * those stores. A 2-store job used to report a store Glance had finished as timed out with the other.
+ */
+function settleAtDeadline<Skip extends string>(job: CopyJob<Skip>, image: GlanceImage, timedOut: (open: readonly string[]) => FerryError): void {
+  const { state } = job;
+  const facts = { image, pending: state.pending, importingSeen: state.importingSeen, broughtBy: state.broughtBy };
+  const elapsedMs = job.elapsed();
+  for (const store of [...state.remaining]) {
+    const verdict = judgeStoreAtDeadline(store, facts);
+    const task = verdict.kind !== 'timeout' && verdict.taskId !== undefined ? { taskId: verdict.taskId } : {};
+    if (verdict.kind === 'present' && verdict.ours) {
+      settle(job, [store], () => ({ outcome: 'copied', reason: `copied to ${store} (in the image's stores when the deadline passed)`, elapsedMs,
+        transfer: job.options.transfer?.kind ?? 'glance', ...task }));
+    } else if (verdict.kind === 'present') {
+      state.joinedOther = true;
+      settle(job, [store], () => ({ outcome: 'joined', reason: `another import brought ${store} (in the image's stores when the deadline passed)`,
+        elapsedMs, ...task }));
+    } else if (verdict.kind === 'failed') {
+      const error = failedError('failed', store, image, undefined, image.failedImport, undefined, { ...state.lastWait, elapsedMs });
+      settle(job, [store], () => ({ outcome: 'failed', failure: 'failed', code: error.code, error, elapsedMs,
+        reason: failedReason('failed', store, image.failedImport), ...task }));
+    }
+  }
+  if (state.remaining.length > 0) settleError(job, state.remaining, timedOut(state.remaining));
+}
+
 /** The job ended on a throw: an interruption, the deadline (cutting a request in flight), or a coded error. */
 function settleAfterThrow<Skip extends string>(job: CopyJob<Skip>, error: unknown): void {
   const { state, deadline } = job;
   if (job.options.signal?.aborted === true) {
     settle(job, state.remaining, () => ({ outcome: 'interrupted', runningInGlance: false, reason: 'the run stopped' }));
+  } else if (deadline.expired() && state.unconfirmed !== undefined) {
+    settleError(job, state.remaining, unconfirmedFailure(job));
   } else if (deadline.expired()) {
-    settleError(job, state.remaining, state.unconfirmed !== undefined
-      ? unconfirmedFailure(job)
-      : timeoutError(state.remaining, state.image, deadline.timeoutMs, { ...state.lastWait, elapsedMs: job.elapsed() }, state.taskMessage));
+    settleAtDeadline(job, state.image, (open) => timeoutError(open, state.image, deadline.timeoutMs, { ...state.lastWait, elapsedMs: job.elapsed() },
+      state.taskMessage));
   } else if (isFerryError(error)) {
     settleError(job, state.remaining, error);
   } else {

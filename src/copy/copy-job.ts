@@ -97,6 +97,8 @@ export interface JobState<Skip extends string> {
   unconfirmed: { readonly stores: readonly string[]; readonly error: FerryError } | undefined;
   /** Why a store is `joined`: the task seen bringing it. */
   readonly broughtBy: Map<string, string>;
+  /** Stores seen in os_glance_importing_to_stores during the job: a failure Glance lists for them afterwards is this import's. */
+  readonly importingSeen: Set<string>;
   lastWait: WaitSeen;
 }
 

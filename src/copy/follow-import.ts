@@ -1,4 +1,5 @@
 import { isFerryError, type FerryError } from '../errors/ferry-error.js';
+import type { GlanceImage } from '../glance/image.js';
 import type { GlanceTask } from '../glance/image-task.js';
 import { waitFor, type WaitOutcome } from '../wait/wait-for.js';
 import { storesSettledAcceptors } from './copy-acceptors.js';
@@ -29,6 +30,8 @@ export interface FollowEnvironment {
   readonly onPoll: (note: string) => void;
   /** Glance's task message when a task read brought one. */
   readonly onTaskMessage: (message: string) => void;
+  /** Every image Glance answered with (the job keeps the evidence its deadline's judgement needs). */
+  readonly onImage?: (image: GlanceImage) => void;
   /** Locks Glance refused to bust when the job asked (JobState.refusedTakeOvers): their tasks exist. */
   readonly refusedTakeOvers: ReadonlySet<string>;
 }
@@ -100,6 +103,7 @@ class ImportWatch {
     this.lastReadAt = clock.now();
     this.env.counters.imageReads += 1;
     const image = await this.fromGlance(() => this.env.ctx.glance.getImage(this.env.imageId, { signal }));
+    this.env.onImage?.(image);
     this.watchedTask ??= image.importTask;
     const now = clock.now();
     const lock = image.importTask;

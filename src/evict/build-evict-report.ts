@@ -1,6 +1,6 @@
 import type { Budget } from '../fleet/store-budget.js';
-import type { EvictItem, EvictOutcome, EvictReport } from './evict-report.js';
-import { EVICT_OUTCOMES } from './evict-report.js';
+import type { EvictItem, EvictOutcome, EvictReport } from '../fleet/evict-report.js';
+import { EVICT_OUTCOMES } from '../fleet/evict-report.js';
 import { budgetVerdict, lastUseWhat, type EvictionPlan } from './plan-eviction.js';
 import type { EvictionRun } from './run-eviction.js';
 import type { StoreUsage } from '../fleet/store-usage.js';

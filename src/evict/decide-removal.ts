@@ -3,7 +3,7 @@ import { isMarkError, type MarkResult } from '../rbd/copy-fence-marks.js';
 import type { PoolEntry } from '../rbd/pool-entry.js';
 import type { CopyFacts } from '../fleet/copy-facts.js';
 import { FENCE_HOLD_MS, FENCE_KEY, FENCE_SKEW_MS, fenceOf, FOREIGN_FENCE, removalDeadline, removalUnderWay, type EvictFence } from '../fleet/copy-fence.js';
-import type { EvictOutcome } from './evict-report.js';
+import type { EvictOutcome } from '../fleet/evict-report.js';
 import type { KeepReason } from './plan-eviction.js';
 
 // The removal's decisions, pure: what a copy's fence mark, the fence's deadline, Glance's answer to the DELETE and the

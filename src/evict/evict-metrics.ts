@@ -1,7 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import { registerBuildInfo } from '../metrics/standard-metrics.js';
-import type { EvictReport } from './evict-report.js';
-import { createStoreBudgetGauges } from './store-budget-gauges.js';
+import type { EvictReport } from '../fleet/evict-report.js';
+import { createStoreBudgetGauges } from '../fleet/store-budget-gauges.js';
 
 /**
  * What one `ferry evict` run leaves for node_exporter's textfile collector (`--metrics-file`): the store's bytes after

@@ -5,11 +5,13 @@ import { createKeyedLimiter, type KeyedLimiter } from '../copy/transfer/keyed-li
 import type { GlanceImage } from '../glance/image.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
 import { parseBudget, type Budget, type BudgetBase } from '../fleet/store-budget.js';
-import { FENCE_ANSWER_MARGIN_MS } from '../fleet/copy-fence.js';
+import { EVICT_DEFAULTS } from '../fleet/evict-defaults.js';
 import type { PinSet } from '../fleet/copy-pins.js';
 import type { PinInputs } from '../fleet/resolve-pins.js';
 import type { StoreCluster } from '../fleet/store-cluster.js';
-import type { EvictEvent } from './evict-report.js';
+import type { EvictEvent } from '../fleet/evict-report.js';
+
+export { EVICT_DEFAULTS } from '../fleet/evict-defaults.js';
 
 export interface EvictOptions {
   /** The Glance store to free space in. */
@@ -47,23 +49,6 @@ export interface EvictOptions {
    */
   readonly removals?: KeyedLimiter;
 }
-
-export const EVICT_DEFAULTS = {
-  /**
-   * 24 h, as nova's image cache keeps an unused base image (remove_unused_original_minimum_age_seconds = 86400): a
-   * copy that no instance was cloned from and nobody read for a day goes first; the cost of a wrong guess is one
-   * slower boot, which brings it back (docs/evict.md, "Idle").
-   */
-  idleMs: 24 * 3_600_000,
-  /**
-   * The fence's grace: a boot handed the copy just before the fence must have cloned it by the last look. nova clones
-   * within a second of the agent's answer (measured: docs/evict.md, "Boot safety"); 30 s leaves a loaded host margin.
-   */
-  graceMs: 30_000,
-  budgetOf: 'pool' as BudgetBase,
-  /** The agent hands out a fenced copy only while its last look is at least this far ahead (the fence's rule). */
-  answerMarginMs: FENCE_ANSWER_MARGIN_MS,
-} as const;
 
 export interface ResolvedEvictOptions {
   readonly store: string;

@@ -4,10 +4,11 @@ import { buildEvictReport } from './build-evict-report.js';
 import { ignoredPins, NO_PINS } from '../fleet/copy-pins.js';
 import { budgetBytes } from '../fleet/store-budget.js';
 import { resolveEvictOptions, type EvictOptions } from './evict-options.js';
-import type { EvictReport } from './evict-report.js';
+import type { EvictReport } from '../fleet/evict-report.js';
 import { planEviction } from './plan-eviction.js';
 import { ownersOf } from '../fleet/project-owners.js';
-import { readImageListing, readStoreUsage } from '../fleet/read-store-usage.js';
+import { everyPool, readFleet } from '../fleet/read-fleet.js';
+import { storeUsageOf } from '../fleet/store-usage.js';
 import { resolvePins } from '../fleet/resolve-pins.js';
 import { runEviction, type EvictContext } from './run-eviction.js';
 
@@ -23,12 +24,13 @@ export async function evictStore(ctx: EvictContext, input: EvictOptions): Promis
   const options = resolveEvictOptions(input);
   const { signal } = options;
   requireStores(await readStoreCatalogue(ctx.glance, signal, { clock: ctx.clock }), [options.store]);
-  const images = await readImageListing(ctx.glance, signal);
+  const fleet = await readFleet(ctx.glance, [{ store: options.store, cluster: options.cluster }], { signal, ceph: options.ceph });
+  const { images } = fleet;
+  const listing = everyPool(fleet).get(options.store)!;
   const removeOwners = ownersOf(options.removeOwners, await ctx.projectId?.(signal));
   const pins = options.pinsFrom !== undefined ? resolvePins(options.pinsFrom)(images)(options.store)
     : typeof options.pins === 'function' ? options.pins(images) : options.pins ?? NO_PINS;
-  const usage = await readStoreUsage(ctx.glance, options.store, options.cluster, images, pins,
-    { signal, ceph: options.ceph });
+  const usage = storeUsageOf(options.store, images, listing, pins);
   const plan = planEviction({
     store: options.store, copies: usage.copies, poolBytes: usage.poolBytes,
     budgetBytes: options.budget === undefined ? undefined : budgetBytes(options.budget, usage.capacity, options.store),

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { isFerryError } from '../errors/ferry-error.js';
 import type { FerryErrorCode } from '../errors/error-table.js';
 import type { GlanceImage } from '../glance/image.js';
@@ -10,7 +9,8 @@ import { budgetBytes, type Budget } from '../fleet/store-budget.js';
 import type { StoreCluster } from '../fleet/store-cluster.js';
 import { EVICT_DEFAULTS } from './evict-options.js';
 import { ownersOf } from '../fleet/project-owners.js';
-import { imageIdsOf, readImageListing, readStoreUsage } from '../fleet/read-store-usage.js';
+import { readFleet } from '../fleet/read-fleet.js';
+import { storeUsageOf } from '../fleet/store-usage.js';
 import type { EvictContext } from './run-eviction.js';
 import { summarizeStoreUsage, type StoreUsageSummary } from './usage-report.js';
 
@@ -48,12 +48,10 @@ export interface UsageReport {
   readonly stores: readonly (StoreUsageSummary | StoreUsageError)[];
 }
 
-/** Pools read at once (one process each). */
-export const USAGE_POOL_READS = 8;
-
 /**
  * Images × stores with their bytes, clones and last use, and each store against its budget (docs/evict.md, "See it"):
- * one Glance listing (O(pages)) for every store, one pool listing (one process) per store, never a read per image.
+ * one snapshot of the fleet (readFleet: one Glance listing, O(pages), and one pool listing, one process, per store),
+ * never a read per image.
  * A store Glance does not have is refused before any Ceph read (FERRY_STORE_NOT_FOUND); a store whose pool cannot be
  * read or whose percentage budget has no capacity to be taken of is reported with its error, and the others stand.
  */
@@ -63,16 +61,16 @@ export async function readUsage(ctx: EvictContext, options: UsageOptions): Promi
     requireStores(await readStoreCatalogue(ctx.glance, signal, { clock: ctx.clock }), options.stores.map((entry) => entry.store),
       '--store and the policy\'s stores:');
   }
-  const images = await readImageListing(ctx.glance, signal);
+  const fleet = await readFleet(ctx.glance, options.stores, { signal, ceph: options.ceph });
+  const { images } = fleet;
   const removeOwners = ownersOf(options.removeOwners, await ctx.projectId?.(signal));
   const pinsOf = options.pinsFrom !== undefined ? resolvePins(options.pinsFrom)(images) : options.pins?.(images) ?? ((): PinSet => NO_PINS);
-  const knownNames = imageIdsOf(images);
-  const limit = pLimit(USAGE_POOL_READS);
-  const stores = await Promise.all(options.stores.map((entry) => limit(async (): Promise<StoreUsageSummary | StoreUsageError> => {
+  const stores = options.stores.map((entry): StoreUsageSummary | StoreUsageError => {
     try {
+      const listing = fleet.pools.get(entry.store);
+      if (listing === undefined) throw fleet.failed.get(entry.store) ?? new Error(`unreachable: store ${entry.store} neither read nor failed`);
       const pins = pinsOf(entry.store);
-      const usage = await readStoreUsage(ctx.glance, entry.store, entry.cluster, images, pins,
-        { signal, knownNames, ...(options.ceph === undefined ? {} : { ceph: options.ceph }) });
+      const usage = storeUsageOf(entry.store, images, listing, pins);
       return summarizeStoreUsage({ usage, budget: entry.budget, idleMs: entry.idleMs ?? EVICT_DEFAULTS.idleMs, wallNowMs: ctx.clock.wallNow(),
         budgetBytes: entry.budget === undefined ? undefined : budgetBytes(entry.budget, usage.capacity, entry.store),
         ignoredPins: ignoredPins(images, entry.store, pins), removeOwners });
@@ -81,7 +79,7 @@ export async function readUsage(ctx: EvictContext, options: UsageOptions): Promi
       ctx.logger.warn({ store: entry.store, code: error.code }, `usage: store ${entry.store} could not be read: ${error.message}`);
       return { store: entry.store, error: { code: error.code, message: error.message } };
     }
-  })));
+  });
   return Object.freeze({ readAtMs: ctx.clock.wallNow(), stores: Object.freeze(stores) });
 }
 

@@ -11,7 +11,7 @@ import { copyFactsOf, type CopyFacts } from '../fleet/copy-facts.js';
 import { decideDeleteAnswer, decideFenced, decideFenceExpired, decideRemoved, type CopyOutcome } from './decide-removal.js';
 import { FENCE_HOLD_MS, FENCE_KEY, fenceOf, fenceValue, isStaleFence, removalUnderWay, type EvictFence } from '../fleet/copy-fence.js';
 import type { ResolvedEvictOptions } from './evict-options.js';
-import type { FenceLeft } from './evict-report.js';
+import type { FenceLeft } from '../fleet/evict-report.js';
 import { judgeLastLook } from './judge-last-look.js';
 import type { EvictionPlan } from './plan-eviction.js';
 

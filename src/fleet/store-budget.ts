@@ -1,7 +1,9 @@
 import { FerryError } from '../errors/ferry-error.js';
+import { readByteSize } from '../config/byte-size.js';
 
-// A store's budget: how many bytes its pool may hold. Written as bytes (`500G`, `1.5TiB`, `750GB`, `1073741824`) or
-// as a share of a capacity (`80%` of the pool, or of the cluster). Pure.
+// A store's budget: how many bytes its pool may hold. Written as bytes (`500G`, `1.5TiB`, `750GB`, `1073741824`, in
+// the units of config/byte-size.ts, which --rate-limit reads too: 500G is 500 GiB) or as a share of a capacity (`80%`
+// of the pool, or of the cluster). Pure.
 
 export type BudgetBase = 'pool' | 'cluster';
 
@@ -19,14 +21,6 @@ export interface CapacityFacts {
   readonly clusterBytes: number | undefined;
 }
 
-// Binary units as Ceph writes them (K, M, G, T, P and KiB…), decimal ones with a B (KB, MB, GB, TB, PB).
-const UNITS: Readonly<Record<string, number>> = {
-  '': 1, B: 1,
-  K: 2 ** 10, KI: 2 ** 10, KIB: 2 ** 10, M: 2 ** 20, MI: 2 ** 20, MIB: 2 ** 20, G: 2 ** 30, GI: 2 ** 30, GIB: 2 ** 30,
-  T: 2 ** 40, TI: 2 ** 40, TIB: 2 ** 40, P: 2 ** 50, PI: 2 ** 50, PIB: 2 ** 50,
-  KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, PB: 1e15,
-};
-
 /** `--budget` (or a policy's `budget:`) → a Budget; `origin` names where it came from in the message. */
 export function parseBudget(text: string, of: BudgetBase = 'pool', origin = '--budget'): Budget {
   const trimmed = text.trim();
@@ -36,14 +30,10 @@ export function parseBudget(text: string, of: BudgetBase = 'pool', origin = '--b
     if (value <= 0 || value > 100) throw invalid(text, origin, 'a percentage must be above 0 and at most 100');
     return Object.freeze({ kind: 'percent', percent: value, of, text: trimmed });
   }
-  const bytes = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(trimmed);
-  const unit = UNITS[(bytes?.[2] ?? '?').toUpperCase()];
-  if (!bytes || unit === undefined) {
-    throw invalid(text, origin, 'write bytes with an optional unit (K, M, G, T, P and KiB… are powers of 1024; KB, MB, GB… of 1000) or a percentage');
-  }
-  const value = Math.floor(Number(bytes[1]) * unit);
-  if (value <= 0) throw invalid(text, origin, 'a budget must be above 0 bytes');
-  return Object.freeze({ kind: 'bytes', bytes: value, text: trimmed });
+  const reading = readByteSize(trimmed, { bits: false });
+  if (!reading.ok) throw invalid(text, origin, reading.why);
+  if (reading.bytes <= 0) throw invalid(text, origin, 'a budget must be above 0 bytes');
+  return Object.freeze({ kind: 'bytes', bytes: reading.bytes, text: trimmed });
 }
 
 function invalid(text: string, origin: string, why: string): FerryError {

@@ -1,3 +1,5 @@
+import type { ConcurrencyStep } from '../fleet/prewarm-report.js';
+
 /**
  * How many imports prewarm keeps in flight when `--concurrency` is not given: it looks for the concurrency Glance
  * sustains instead of a fixed number. Pure; run-prewarm-plan.ts feeds it one window at a time.
@@ -37,7 +39,7 @@ export interface ConcurrencyWindow {
   readonly failures: number;
 }
 
-export type ConcurrencyStep = 'up' | 'down' | 'back-to-best' | 'hold';
+export type { ConcurrencyStep } from '../fleet/prewarm-report.js';
 
 export interface ConcurrencyDecision {
   readonly state: AdaptiveConcurrency;

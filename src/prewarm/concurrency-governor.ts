@@ -1,14 +1,7 @@
 import type { Clock } from '../clock/clock.js';
-import { decideConcurrency, startAdaptiveConcurrency, type AdaptiveConcurrency, type ConcurrencyStep } from './adaptive-concurrency.js';
+import { decideConcurrency, startAdaptiveConcurrency, type AdaptiveConcurrency } from './adaptive-concurrency.js';
+import type { ConcurrencyChange } from '../fleet/prewarm-report.js';
 import type { StoreResult } from './store-result.js';
-
-/** One change of the limit (or a decision to hold it), for the report. */
-export interface ConcurrencyChange {
-  readonly atMs: number;
-  readonly limit: number;
-  readonly step: ConcurrencyStep;
-  readonly why: string;
-}
 
 /** Glance's side of a failed copy: what tells the search it went past what Glance sustains. */
 const GLANCE_FAILURES = new Set(['failed', 'rolled-back', 'aborted', 'error', 'timeout']);

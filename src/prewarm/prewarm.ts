@@ -1,7 +1,7 @@
 import type { CopyContext } from '../copy/copy-context.js';
 import { planPrewarm } from './plan-prewarm.js';
 import { resolvePrewarmOptions, type PrewarmOptions } from './prewarm-options.js';
-import type { PrewarmReport } from './prewarm-report.js';
+import type { PrewarmReport } from '../fleet/prewarm-report.js';
 import { assertSelection, type PrewarmSelection } from '../fleet/prewarm-selection.js';
 import { runPrewarmPlan } from './run-prewarm-plan.js';
 import { selectImages } from '../fleet/select-images.js';

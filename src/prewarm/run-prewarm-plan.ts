@@ -1,8 +1,8 @@
 import type { CopyContext } from '../copy/copy-context.js';
 import type { PlanItem, PlannedJob, PrewarmPlan } from './plan-prewarm.js';
-import type { PrewarmEvent } from './prewarm-events.js';
+import type { PrewarmEvent } from '../fleet/prewarm-events.js';
 import type { ResolvedPrewarmOptions } from './prewarm-options.js';
-import { countOutcomes, type PrewarmItemReport, type PrewarmReport, type RunningCopy } from './prewarm-report.js';
+import { countOutcomes, type PrewarmItemReport, type PrewarmReport, type RunningCopy } from '../fleet/prewarm-report.js';
 import { runImageJob, type RequestCounters } from './run-image-job.js';
 import { waitForWindow } from './wait-for-window.js';
 import { createRunPace } from './run-pace.js';

@@ -1,6 +1,6 @@
 import type { CopyContext } from '../copy/copy-context.js';
 import type { GlanceImage } from '../glance/image.js';
-import { classifyPlacement } from './classify-placement.js';
+import { classifyPlacement } from '../fleet/classify-placement.js';
 import type { PrewarmSelection } from '../fleet/prewarm-selection.js';
 import { selectImages, type UnresolvedImage } from '../fleet/select-images.js';
 import { readStoreCatalogue, requireStores, type StoreFacts } from '../fleet/store-catalogue.js';

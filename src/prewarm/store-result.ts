@@ -1,5 +1,5 @@
 import type { StoreCopyResult } from '../copy/store-copy-result.js';
-import type { NotCopyableReason, PlacementVerdict } from './classify-placement.js';
+import type { NotCopyableReason, PlacementVerdict } from '../fleet/classify-placement.js';
 
 /** How one store of a job ended: the copy engine's result, with prewarm's skip reasons. */
 export type StoreResult = StoreCopyResult<NotCopyableReason>;

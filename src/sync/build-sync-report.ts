@@ -1,6 +1,6 @@
 import type { CopyContext } from '../copy/copy-context.js';
-import type { PrewarmPlan } from '../prewarm/plan-prewarm.js';
-import type { PrewarmReport } from '../prewarm/prewarm-report.js';
+import type { PrewarmPlan } from '../fleet/prewarm-plan.js';
+import type { PrewarmReport } from '../fleet/prewarm-report.js';
 import type { SyncPolicy } from '../fleet/sync-policy.js';
 import type { PlacementDrift, StoreBudget, SyncReport } from './sync-report.js';
 

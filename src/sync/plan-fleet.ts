@@ -4,10 +4,11 @@ import { withPin } from '../fleet/copy-facts.js';
 import { NO_PINS } from '../fleet/copy-pins.js';
 import { ownersOf } from '../fleet/project-owners.js';
 import { budgetBytes } from '../fleet/store-budget.js';
-import { EVICT_DEFAULTS } from '../evict/evict-options.js';
-import { planEviction, type EvictionPlan } from '../evict/plan-eviction.js';
+import { EVICT_DEFAULTS } from '../fleet/evict-defaults.js';
+import type { EvictionPlan } from '../fleet/eviction-plan.js';
+import type { FleetPlanners } from '../fleet/fleet-verb.js';
+import type { PrewarmPlan } from '../fleet/prewarm-plan.js';
 import { fleetUsageOf, type StoreUsage } from '../fleet/store-usage.js';
-import { planPrewarm, type PrewarmPlan } from '../prewarm/plan-prewarm.js';
 import type { StoreCatalogue } from '../fleet/store-catalogue.js';
 import type { PoolListing } from '../rbd/store-copy-listing.js';
 import { policyWants, unresolvedPolicyRefs, type PolicyWants } from '../fleet/policy-wants.js';
@@ -52,11 +53,11 @@ export interface FleetPlan {
 
 /**
  * Pure: the whole fleet's sync plan from one image listing and one listing per pool. What the placements and usage
- * rules want, where, is copied (planPrewarm); in each store over its budget, what is not wanted goes least recently
- * used first (planEviction, the wanted copies pinned, only the remove owners' images). The cost grows with the images plus the pools' entries:
+ * rules want, where, is copied (the prewarm verb's plan); in each store over its budget, what is not wanted goes least
+ * recently used first (the evict verb's plan, the wanted copies pinned, only the remove owners' images). The cost grows with the images plus the pools' entries:
  * every join is by id, never a scan of one list per element of another.
  */
-export function planFleet(input: FleetInput): FleetPlan {
+export function planFleet(input: FleetInput, verbs: FleetPlanners): FleetPlan {
   const { policy, images } = input;
   const placementWants = policyWants(policy, images, input.viewerProject);
   const owners = ownersOf(policy.pinOwners, input.viewerProject);
@@ -77,7 +78,7 @@ export function planFleet(input: FleetInput): FleetPlan {
     target.stores.push(store);
     targets.set(id, target);
   }));
-  const copy = planPrewarm({ targets: [...targets.values()], unresolved: unresolvedPolicyRefs(policy, images, input.viewerProject), catalogue: input.catalogue },
+  const copy = verbs.prewarm.plan({ targets: [...targets.values()], unresolved: unresolvedPolicyRefs(policy, images, input.viewerProject), catalogue: input.catalogue },
     { anyFormat: input.anyFormat === true });
 
   const removedElsewhere = new Map<string, number>();
@@ -96,7 +97,7 @@ export function planFleet(input: FleetInput): FleetPlan {
       evictions.push(Object.freeze({ store, usage: storeUsage, plan: undefined, budgetError: error }));
       continue;
     }
-    const plan = planEviction({ store, copies, poolBytes: storeUsage.poolBytes, budgetBytes: bytes, idleMs: settings.idleMs ?? EVICT_DEFAULTS.idleMs,
+    const plan = verbs.evict.plan({ store, copies, poolBytes: storeUsage.poolBytes, budgetBytes: bytes, idleMs: settings.idleMs ?? EVICT_DEFAULTS.idleMs,
       wallNowMs: input.wallNowMs, run: input.run, removedElsewhere, removeOwners });
     // The copies to evict come first in a plan: counted until the first one kept.
     for (const entry of plan.copies) {

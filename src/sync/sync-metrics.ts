@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HealthAnswer } from '../metrics/metrics-listener.js';
 import { collectStandardMetrics, registerBuildInfo } from '../metrics/standard-metrics.js';
-import { createStoreBudgetGauges } from '../evict/store-budget-gauges.js';
+import { createStoreBudgetGauges } from '../fleet/store-budget-gauges.js';
 import type { StoreBudget } from './sync-report.js';
 import type { WatchPass } from './watch-sync.js';
 

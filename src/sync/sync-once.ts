@@ -1,8 +1,7 @@
 import type { CopyContext } from '../copy/copy-context.js';
 import type { GlanceImage } from '../glance/image.js';
-import { planPrewarm, type PlanInput } from '../prewarm/plan-prewarm.js';
-import { resolvePrewarmOptions } from '../prewarm/prewarm-options.js';
-import { runPrewarmPlan } from '../prewarm/run-prewarm-plan.js';
+import type { FleetVerbs } from '../fleet/fleet-verb.js';
+import type { PlanInput } from '../fleet/prewarm-plan.js';
 import { selectImages, type UnresolvedImage } from '../fleet/select-images.js';
 import { readStoreCatalogue } from '../fleet/store-catalogue.js';
 import type { StoreCatalogue } from '../fleet/store-catalogue.js';
@@ -19,24 +18,24 @@ export type { SyncOptions, PlacementDrift, SyncReport, StoreBudget } from './syn
  * placements gets one job with all of them, in policy order), and prewarm what is not in place. Without `stores:`
  * budgets sync never deletes: copies the policy does not mention are left alone. With them (or usage rules), the pass
  * is syncWithBudgets': one listing of every image, one of each pool, copies first, then evictions in the stores over
- * budget. A store Glance does not have is FERRY_INVALID_CONFIG naming the policy line.
+ * budget. A store Glance does not have is FERRY_INVALID_CONFIG naming the policy line. The copies and evictions are
+ * the prewarm and evict verbs' (`verbs`: prewarm/prewarm-verb, evict/evict-verb), handed in by the caller.
  */
-export async function syncOnce(ctx: CopyContext, policy: SyncPolicy, options: SyncOptions = {}): Promise<SyncReport> {
+export async function syncOnce(ctx: CopyContext, verbs: FleetVerbs, policy: SyncPolicy, options: SyncOptions = {}): Promise<SyncReport> {
   const catalogue = await readStoreCatalogue(ctx.glance, options.signal);
   for (const placement of policy.placements) {
     placement.stores.forEach((store, index) => requireStore(catalogue, policy, store, placement.storePositions[index], `${placement.name}: stores`));
   }
   for (const [store, settings] of policy.stores) requireStore(catalogue, policy, store, settings.position, 'stores');
   for (const rule of policy.usage) for (const store of rule.stores) requireStore(catalogue, policy, store, rule.position, `${rule.name}: stores`);
-  if (policy.stores.size > 0 || policy.usage.length > 0) return syncWithBudgets(ctx, policy, catalogue, options);
+  if (policy.stores.size > 0 || policy.usage.length > 0) return syncWithBudgets(ctx, verbs, policy, catalogue, options);
   const stores = [...new Set(policy.placements.flatMap((placement) => placement.stores))];
-  const resolved = resolvePrewarmOptions({ ...options, stores });
 
   const targets = new Map<string, { image: GlanceImage; stores: string[] }>();
   const unresolved = new Map<string, { image: UnresolvedImage; stores: string[] }>();
   const wantedBy: { name: string; stores: readonly string[]; ids: string[]; unresolved: number }[] = [];
   for (const placement of policy.placements) {
-    const selected = await selectImages(ctx.glance, placement.selection, { signal: resolved.signal });
+    const selected = await selectImages(ctx.glance, placement.selection, { signal: options.signal });
     for (const image of selected.images) {
       const target = targets.get(image.id) ?? { image, stores: [] };
       target.stores.push(...placement.stores.filter((store) => !target.stores.includes(store)));
@@ -52,8 +51,8 @@ export async function syncOnce(ctx: CopyContext, policy: SyncPolicy, options: Sy
   }
 
   const input: PlanInput = { targets: [...targets.values()], unresolved: [...unresolved.values()], catalogue };
-  const plan = planPrewarm(input, { anyFormat: resolved.anyFormat });
-  const result = await runPrewarmPlan(ctx, plan, catalogue, resolved);
+  const plan = verbs.prewarm.plan(input, { anyFormat: options.anyFormat === true });
+  const result = await verbs.prewarm.run(ctx, plan, catalogue, { ...options, stores });
   return buildSyncReport(ctx, policy, wantedBy, plan, result, []);
 }
 

@@ -1,7 +1,7 @@
-import type { EvictEvent, EvictReport } from '../evict/evict-report.js';
+import type { EvictEvent, EvictReport } from '../fleet/evict-report.js';
 import type { FerryErrorCode } from '../errors/error-table.js';
-import type { PrewarmOptions } from '../prewarm/prewarm-options.js';
-import type { PrewarmReport } from '../prewarm/prewarm-report.js';
+import type { PrewarmOptions } from '../fleet/prewarm-options.js';
+import type { PrewarmReport } from '../fleet/prewarm-report.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
 
 // What a sync pass takes and reports: shared by the pass without budgets (sync-once) and with them (sync-with-budgets).

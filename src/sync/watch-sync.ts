@@ -1,6 +1,7 @@
 import type { CopyContext } from '../copy/copy-context.js';
 import type { FerryErrorCode } from '../errors/error-table.js';
 import { isFerryError } from '../errors/ferry-error.js';
+import type { FleetVerbs } from '../fleet/fleet-verb.js';
 import { nextPassDelay } from './next-pass-delay.js';
 import { syncOnce } from './sync-once.js';
 import type { PassError, SyncOptions, SyncReport } from './sync-report.js';
@@ -53,7 +54,7 @@ export function watchMaxBackoffMs(intervalMs: number): number {
  * every wait inside it has a deadline. At the first pass, an error that needs an operator (bad policy, credentials,
  * policy refusal) is thrown instead, so a broken start is loud.
  */
-export async function watchSync(ctx: CopyContext, loadPolicy: () => SyncPolicy, options: WatchOptions): Promise<WatchSummary> {
+export async function watchSync(ctx: CopyContext, verbs: FleetVerbs, loadPolicy: () => SyncPolicy, options: WatchOptions): Promise<WatchSummary> {
   const { clock, logger } = ctx;
   const { signal } = options;
   const random = options.random ?? Math.random;
@@ -81,7 +82,7 @@ export async function watchSync(ctx: CopyContext, loadPolicy: () => SyncPolicy, 
     let report: SyncReport | undefined;
     let error: PassError | undefined;
     try {
-      report = await syncOnce(ctx, policy, options);
+      report = await syncOnce(ctx, verbs, policy, options);
       last = report;
     } catch (caught) {
       if (stopped()) break;

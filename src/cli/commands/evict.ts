@@ -5,7 +5,7 @@ import { parseBudget } from '../../fleet/store-budget.js';
 import { createEvictMetrics } from '../../evict/evict-metrics.js';
 import { evictStore } from '../../evict/evict-store.js';
 import { buildStoreCluster } from '../../fleet/store-cluster.js';
-import type { EvictEvent, EvictReport } from '../../evict/evict-report.js';
+import type { EvictEvent, EvictReport } from '../../fleet/evict-report.js';
 import type { CommandSpec } from '../command-spec.js';
 import { configFlag } from '../global-options.js';
 import { BUDGET_FLAGS, budgetOfFlag, durationFlag, flagList, flagText } from '../inputs/evict-flags.js';

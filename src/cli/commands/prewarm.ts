@@ -1,6 +1,6 @@
 import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
-import type { PrewarmReport } from '../../prewarm/prewarm-report.js';
+import type { PrewarmReport } from '../../fleet/prewarm-report.js';
 import { prewarm } from '../../prewarm/prewarm.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
 import { prewarmJsonSchema, prewarmToJson } from '../../contract/prewarm-document.js';

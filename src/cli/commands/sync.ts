@@ -3,6 +3,9 @@ import { FerryError } from '../../errors/ferry-error.js';
 import { parseDuration } from '../../clock/parse-duration.js';
 import { parseListenAddress, type ListenAddress } from '../../metrics/listen-address.js';
 import { startMetricsListener } from '../../metrics/metrics-listener.js';
+import { evictVerb } from '../../evict/evict-verb.js';
+import type { FleetVerbs } from '../../fleet/fleet-verb.js';
+import { prewarmVerb } from '../../prewarm/prewarm-verb.js';
 import { createSyncMetrics } from '../../sync/sync-metrics.js';
 import { syncOnce } from '../../sync/sync-once.js';
 import { watchSync } from '../../sync/watch-sync.js';
@@ -12,6 +15,9 @@ import { describePass, renderSync } from '../render/sync.js';
 import { readPolicyFile } from '../inputs/policy-file.js';
 import { prewarmProgressSink, RUN_OPTIONS, runOptionsFromFlags } from '../inputs/prewarm-flags.js';
 import { PREWARM_COLUMNS, prewarmToRows } from '../reports/prewarm-rows.js';
+
+/** A sync pass is a prewarm plus an eviction over one snapshot: sync/ is handed the two verbs here, above all three. */
+const SYNC_VERBS: FleetVerbs = { prewarm: prewarmVerb, evict: evictVerb };
 
 /** The environment variable equivalent to `--metrics-listen` (e.g. in the sync unit's environment file). */
 export const SYNC_METRICS_LISTEN_ENV = 'FERRY_SYNC_METRICS_LISTEN';
@@ -78,7 +84,7 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
     if (!watch) {
       const progress = prewarmProgressSink(ctx);
       try {
-        return { report: await syncOnce(cloud, first, { ...options, onProgress: progress.onProgress }), watch: undefined };
+        return { report: await syncOnce(cloud, SYNC_VERBS, first, { ...options, onProgress: progress.onProgress }), watch: undefined };
       } finally {
         progress.stop();
       }
@@ -89,7 +95,7 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
       health: () => Promise.resolve(metrics.health()), healthTimeoutMs: SYNC_HEALTH_TIMEOUT_MS, logger: ctx.logger });
     let loaded = false;
     try {
-      const summary = await watchSync(cloud, () => {
+      const summary = await watchSync(cloud, SYNC_VERBS, () => {
         if (!loaded) {
           loaded = true;
           return first;

@@ -1,5 +1,5 @@
 import { FerryError } from '../../errors/ferry-error.js';
-import type { PrewarmEvent } from '../../prewarm/prewarm-events.js';
+import type { PrewarmEvent } from '../../fleet/prewarm-events.js';
 import { PREWARM_DEFAULTS, REQUEST_MODES, type PrewarmOptions, type RequestMode } from '../../prewarm/prewarm-options.js';
 import { ADAPTIVE_DEFAULTS } from '../../prewarm/adaptive-concurrency.js';
 import { parsePropertyFilters, type PrewarmSelection } from '../../fleet/prewarm-selection.js';

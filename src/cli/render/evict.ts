@@ -1,6 +1,6 @@
 import { formatBytes } from '../../fleet/store-budget.js';
 import { FENCE_HOLD_MS } from '../../fleet/copy-fence.js';
-import type { EvictItem, EvictReport } from '../../evict/evict-report.js';
+import type { EvictItem, EvictReport } from '../../fleet/evict-report.js';
 import { formatAge, KEEP_REASONS, type KeepReason } from '../../evict/plan-eviction.js';
 import type { TextStyle } from '../output/text-style.js';
 import { table } from './prewarm.js';

@@ -1,4 +1,4 @@
-import type { JobPhase, PrewarmEvent } from '../../prewarm/prewarm-events.js';
+import type { JobPhase, PrewarmEvent } from '../../fleet/prewarm-events.js';
 import { describeItem, seconds } from './prewarm.js';
 
 const PHASE_TEXT: Readonly<Record<JobPhase, string>> = {

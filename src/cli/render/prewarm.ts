@@ -1,4 +1,4 @@
-import type { PrewarmItemReport, PrewarmReport } from '../../prewarm/prewarm-report.js';
+import type { PrewarmItemReport, PrewarmReport } from '../../fleet/prewarm-report.js';
 import type { TextStyle } from '../output/text-style.js';
 
 const OUTCOME_ROWS = [

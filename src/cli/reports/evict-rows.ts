@@ -1,5 +1,5 @@
 import { evictToJson } from '../../contract/evict-document.js';
-import type { EvictReport } from '../../evict/evict-report.js';
+import type { EvictReport } from '../../fleet/evict-report.js';
 import type { RowColumn, RowList } from '../output/row-list.js';
 
 // `ferry evict -f value|csv|table|json|yaml`: its --json document (contract/evict-document.ts) as rows.

@@ -1,5 +1,5 @@
 import { prewarmToJson } from '../../contract/prewarm-document.js';
-import type { PrewarmReport } from '../../prewarm/prewarm-report.js';
+import type { PrewarmReport } from '../../fleet/prewarm-report.js';
 import type { RowColumn, RowList } from '../output/row-list.js';
 
 // `ferry prewarm` and `ferry sync` as rows (-f value|csv|table|json|yaml): the --json document's items

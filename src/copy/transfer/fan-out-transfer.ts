@@ -1,5 +1,5 @@
 import type { GlanceImage } from '../../glance/image.js';
-import { NO_EFFECTS, type CopyTransfer, type TransferJob, type TransferKind, type TransferOutcome } from '../copy-job.js';
+import type { CopyTransfer, TransferEffects, TransferJob, TransferKind, TransferOutcome } from '../copy-job.js';
 import type { OwnImportVerdict } from '../judge-own-import.js';
 import { planFanOut, planFanOutWave, type FanOutLimits } from './plan-fan-out.js';
 import type { RbdDirectTransfer } from './rbd-direct.js';
@@ -38,6 +38,8 @@ async function bringAsTree<Skip extends string>(inner: RbdDirectTransfer, option
   const outcomes: TransferOutcome[] = [];
   while (wanted.length > 0) {
     const wave = planFanOutWave({ origins, holders, wanted, served }, options.limits);
+    // The origins are readable holders, so a wave has hops while a store is wanted that holds no copy; a batch store
+    // that holds one already gets no hop and no verdict (the engine's next round settles it as present).
     if (wave.hops.length === 0) break;
     if (wave.overBudget) {
       job.ctx.logger.warn({ imageId: image.id, hops: wave.hops }, 'fan-out: no store that got its copy in this run can serve: the origin serves past its budget');
@@ -53,11 +55,7 @@ async function bringAsTree<Skip extends string>(inner: RbdDirectTransfer, option
     wanted = wanted.filter((store) => !wave.hops.some((hop) => hop.to === store));
     if (ends.some((end) => end.kind === 'stopped') || wanted.length === 0) break;
     // The next wave reads the new holders' locations.
-    image = await job.read().catch(() => freshest(ends) ?? image);
-  }
-  if (wanted.length > 0 && !outcomes.some((end) => end.kind === 'stopped')) {
-    // No holder could serve these (none readable): the direct transfer's own refusal (or fallback) names why.
-    outcomes.push(await inner.bring({ ...job, state: { ...job.state, image } }, wanted, takingOver));
+    image = await job.read().catch(() => newestImage(ends) ?? image);
   }
   const fresh = outcomes.length > 1 ? await job.read().catch(() => undefined) : undefined;
   return mergeOutcomes(outcomes, job.ctx.clock.now() - started, fresh);
@@ -85,36 +83,65 @@ function copiedBy(outcome: TransferOutcome | undefined, store: string): boolean 
   return outcome?.kind === 'ended' && outcome.verdicts.get(store)?.kind === 'copied';
 }
 
-function freshest(outcomes: readonly TransferOutcome[]): GlanceImage | undefined {
-  let image: GlanceImage | undefined;
-  for (const outcome of outcomes) {
-    if (outcome.kind === 'ended') image = outcome.snapshot.image;
-    else if (outcome.kind === 'not-started') image = outcome.image;
+/** The image an outcome read last, when it read one. */
+function imageOf(outcome: TransferOutcome): GlanceImage | undefined {
+  switch (outcome.kind) {
+    case 'ended': return outcome.snapshot.image;
+    case 'not-started': return outcome.image;
+    case 'answer-lost': return outcome.image;
+    case 'wait-failed': return outcome.outcome.last?.image;
+    case 'stopped': return undefined;
   }
-  return image;
+}
+
+/** Of the images the outcomes read, the one holding the most stores (the later on a tie: hops of a wave run at once). */
+function newestImage(outcomes: readonly TransferOutcome[]): GlanceImage | undefined {
+  return outcomes.map(imageOf).reduce<GlanceImage | undefined>((best, candidate) =>
+    (candidate !== undefined && (best === undefined || candidate.stores.length >= best.stores.length) ? candidate : best), undefined);
 }
 
 /**
- * The hops' outcomes as one: a stop wins (the engine throws it); else every verdict, the last snapshot with the image
- * `fresh` (read after the last wave) or the one holding the most stores, the waits' tasks; else the last outcome (the
- * engine looks again).
+ * The hops' outcomes as one: a stop wins (the engine throws it); else, when some hop ended, every verdict of those
+ * that did, the image `fresh` (read after the last wave) or the newest any hop read, the waits' tasks, and the effects
+ * of every hop in order — a hop that did not end (Glance busy, its answer lost, its wait failed) gets no verdict, and
+ * the engine's next round meets what it left: the import it started (pending), its lost answer (unconfirmed), the
+ * deadline; else the last outcome (the engine looks again).
  */
 export function mergeOutcomes(outcomes: readonly TransferOutcome[], elapsedMs: number, fresh?: GlanceImage): TransferOutcome {
   const stopped = outcomes.find((outcome) => outcome.kind === 'stopped');
   if (stopped !== undefined) return stopped;
   const ended = outcomes.filter((outcome): outcome is Extract<TransferOutcome, { kind: 'ended' }> => outcome.kind === 'ended');
   const last = ended.at(-1);
-  if (last === undefined) return outcomes.at(-1) ?? { kind: 'stopped', error: new Error('fan-out: no hop was run'), effects: NO_EFFECTS };
+  if (last === undefined) {
+    const lastOutcome = outcomes.at(-1);
+    if (lastOutcome === undefined) throw new Error('fan-out: mergeOutcomes of no hop');
+    return lastOutcome;
+  }
   const verdicts = new Map<string, OwnImportVerdict>();
   for (const outcome of ended) for (const [store, verdict] of outcome.verdicts) verdicts.set(store, verdict);
-  const image = fresh ?? ended.map((outcome) => outcome.snapshot.image)
-    .reduce((best, candidate) => (candidate.stores.length >= best.stores.length ? candidate : best));
+  const image = fresh ?? newestImage(outcomes) ?? last.snapshot.image;
   const transfer: TransferKind = ended.some((outcome) => outcome.transfer === 'rbd') ? 'rbd' : last.transfer;
-  const accepted = ended.find((outcome) => outcome.effects.accepted !== undefined)?.effects.accepted;
-  const unconfirmed = ended.findLast((outcome) => outcome.effects.unconfirmed !== undefined)?.effects.unconfirmed;
   return {
     ...last, verdicts, tasks: ended.flatMap((outcome) => outcome.tasks), elapsedMs, perStoreMs: elapsedMs / Math.max(1, verdicts.size), transfer,
-    snapshot: { ...last.snapshot, image },
-    effects: { ...(accepted ? { accepted } : {}), ...(unconfirmed ? { unconfirmed } : {}), pending: last.effects.pending },
+    snapshot: { ...last.snapshot, image }, effects: mergeEffects(outcomes),
   };
+}
+
+/**
+ * The hops' effects as one, as the engine would have recorded them one after another (recordEffects: a lost answer,
+ * then an acceptance, which resolves it): a lost answer no later acceptance resolved stays, and then no acceptance is
+ * passed on (the engine would let it resolve the lost one); the first lock taken over otherwise; the last pending import.
+ */
+function mergeEffects(outcomes: readonly TransferOutcome[]): TransferEffects {
+  let unconfirmed: TransferEffects['unconfirmed'];
+  let accepted: TransferEffects['accepted'];
+  for (const { effects } of outcomes) {
+    if (effects.unconfirmed !== undefined) unconfirmed = effects.unconfirmed;
+    if (effects.accepted !== undefined) {
+      accepted ??= effects.accepted;
+      unconfirmed = undefined;
+    }
+  }
+  const pending = outcomes.at(-1)?.effects.pending;
+  return unconfirmed !== undefined ? { unconfirmed, pending } : { ...(accepted ? { accepted } : {}), pending };
 }

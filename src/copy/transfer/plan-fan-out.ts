@@ -51,12 +51,8 @@ export function planFanOutWave(state: FanOutState, limits: FanOutLimits): FanOut
   const wanted = state.wanted.filter((site) => !state.holders.includes(site));
   const assign = (capacity: (site: string) => number): FanOutHop[] => {
     const hops: FanOutHop[] = [];
-    let next = 0;
     for (const holder of [...forwarders, ...originHolders]) {
-      for (let slot = capacity(holder); slot > 0 && next < wanted.length; slot -= 1) {
-        hops.push({ from: holder, to: wanted[next] ?? '' });
-        next += 1;
-      }
+      hops.push(...wanted.slice(hops.length, hops.length + capacity(holder)).map((to) => ({ from: holder, to })));
     }
     return hops;
   };

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prewarmJsonSchema, type PrewarmJson } from '../../../src/contract/prewarm-document.js';
 import { prewarm } from '../../../src/prewarm/prewarm.js';
-import type { PrewarmEvent } from '../../../src/prewarm/prewarm-events.js';
+import type { PrewarmEvent } from '../../../src/fleet/prewarm-events.js';
 import { readStoreMatrix } from '../../../src/prewarm/store-matrix.js';
 import { cloudEnv, countingTransport, devCloud, devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';

@@ -4,16 +4,15 @@ import { findCycles, folderOf, importGraph, sourceFiles, upwardImports } from '.
 import { allImports } from '../../helpers/static-imports.js';
 
 // The layers of src/, top to bottom (docs/architecture.md). An import goes down, never up, never sideways to a folder
-// of the same rank, never in a circle. Folders on one line share a rank: peers (the verbs evict/ and prewarm/), neither
-// may import the other.
+// of the same rank, never in a circle. Folders on one line share a rank: peers (the verbs sync/, evict/ and prewarm/),
+// none may import another; sync is composed with the other two above them (cli/, index.ts) through fleet/fleet-verb.
 const LAYERS: readonly (readonly string[])[] = [
   ['(root)'], // src/index.ts: the library API re-exports every layer
   ['cli'],
   ['agent'],
   ['host'],
   ['contract'],
-  ['sync'],
-  ['evict', 'prewarm'],
+  ['sync', 'evict', 'prewarm'],
   ['fleet'],
   ['copy'],
   ['cloud'],
@@ -86,8 +85,9 @@ describe('layering of src/', () => {
     expect(upwardImports(bad, rank)).toContain('src/config/config-defaults.ts → src/copy/copy-engine.ts (config → copy)');
     expect(findCycles(bad).some((cycle) => cycle.includes('src/config/config-defaults.ts'))).toBe(true);
     expect(upwardImports(new Map([['src/nowhere/x.ts', ['src/errors/ferry-error.ts']]]), rank)).toHaveLength(1);
-    // Verbs side by side: evict/ and prewarm/ may not import each other; both take the model from fleet/ below.
+    // Verbs side by side: sync/, evict/ and prewarm/ may not import each other; they take the model from fleet/ below.
     expect(upwardImports(new Map([['src/evict/x.ts', ['src/prewarm/y.ts']], ['src/prewarm/y.ts', ['src/evict/x.ts']]]), rank)).toHaveLength(2);
+    expect(upwardImports(new Map([['src/sync/x.ts', ['src/evict/y.ts', 'src/prewarm/z.ts']]]), rank)).toHaveLength(2);
     expect(upwardImports(new Map([['src/fleet/x.ts', ['src/evict/y.ts']]]), rank)).toHaveLength(1);
     // A lazy import() is an edge: the registry's commands are loaded on demand, and are still its dependencies.
     expect(graph.get('src/cli/command-registry.ts')).toContain('src/cli/commands/ensure.ts');

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseTimeWindow, windowWaitMs } from '../../../src/clock/time-window.js';
-import { parseByteRate } from '../../../src/config/byte-rate.js';
 import { isFerryError } from '../../../src/errors/ferry-error.js';
 
 const at = (hhmm: string): number => Date.parse(`2026-11-29T${hhmm}:00Z`);
@@ -26,21 +25,6 @@ describe('windowWaitMs', () => {
     } catch (error) {
       expect(isFerryError(error, 'FERRY_INVALID_OPTION')).toBe(true);
     }
-  });
-});
-
-describe('parseByteRate', () => {
-  it.each([
-    { text: '100MB/s', bytes: 100e6 },
-    { text: '50MiB', bytes: 50 * 1024 ** 2 },
-    { text: '800Mbit/s', bytes: 100e6 },
-    { text: '1Gbit', bytes: 125e6 },
-    { text: '1048576', bytes: 1048576 },
-    { text: '2.5 GB/s', bytes: 2.5e9 },
-  ])('$text = $bytes B/s', ({ text, bytes }) => expect(parseByteRate(text)).toBe(bytes));
-
-  it.each(['', 'fast', '0', '10KB/s', '-5MB', '5 furlongs', '5MB/h'])('refuses %j', (text) => {
-    expect(() => parseByteRate(text)).toThrow(/--rate-limit must be a byte rate of at least 64KiB\/s/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPlacement } from '../../../src/prewarm/classify-placement.js';
+import { classifyPlacement } from '../../../src/fleet/classify-placement.js';
 import { planPrewarm } from '../../../src/prewarm/plan-prewarm.js';
 import type { StoreCatalogue, StoreFacts } from '../../../src/fleet/store-catalogue.js';
 import { parseImage } from '../../../src/glance/image.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FerryError } from '../../../src/errors/ferry-error.js';
 import { prewarm } from '../../../src/prewarm/prewarm.js';
-import type { PrewarmEvent } from '../../../src/prewarm/prewarm-events.js';
+import type { PrewarmEvent } from '../../../src/fleet/prewarm-events.js';
 import { copyContext } from '../../helpers/scripted-glance.js';
 import { imageId, scriptedImages, type ImageScript } from './scripted-images.js';
 
@@ -232,6 +232,27 @@ describe('prewarm outcomes', () => {
     const report = await result;
     expect(report.items[0]).toMatchObject({ outcome: 'failed', failure: 'timeout', code: 'FERRY_COPY_TIMEOUT' });
     expect(report.items.map((item) => item.reason)).toEqual(Array(2).fill(expect.stringContaining('did not finish within 10 s') as unknown));
+  });
+  // A 2-store job that times out: each store is reported by what Glance says of it at the end (its stores, its
+  // importing and failed lists), not all as timed out — Glance had finished site-a, and the report said it failed.
+  it.each([
+    { what: 'site-a done, site-b still importing', last: { stores: ['central', 'site-a'], lock: T1, importing: ['site-b'], failed: [] },
+      a: { outcome: 'copied', taskId: T1 }, b: { outcome: 'failed', failure: 'timeout', runningInGlance: true, taskId: T1 } },
+    { what: 'site-a done, site-b failed by Glance while the lock is still held', last: { stores: ['central', 'site-a'], lock: T1, importing: [], failed: ['site-b'] },
+      a: { outcome: 'copied', taskId: T1 }, b: { outcome: 'failed', failure: 'failed', code: 'FERRY_COPY_FAILED', taskId: T1 } },
+    { what: 'neither written yet', last: { stores: ['central'], lock: T1, importing: ['site-a', 'site-b'], failed: [] },
+      a: { outcome: 'failed', failure: 'timeout', runningInGlance: true }, b: { outcome: 'failed', failure: 'timeout', runningInGlance: true } },
+    { what: 'site-b\'s failure left from an earlier attempt, the flow not started', flowStarted: false,
+      last: { stores: ['central'], lock: T1, importing: [], failed: ['site-b'] },
+      a: { outcome: 'failed', failure: 'timeout', runningInGlance: true }, b: { outcome: 'failed', failure: 'timeout', runningInGlance: true } },
+  ] as const)('prewarm: a 2-store job past its deadline reports each store by what Glance says of it: $what', async ({ last, a, b, ...row }) => {
+    const flow = 'flowStarted' in row ? [] : [{ stores: ['central'], lock: T1, importing: ['site-a', 'site-b'], failed: [] }];
+    const { result } = run({ [A]: { reads: [{ stores: ['central'] }, ...flow, last] } }, ['site-a', 'site-b'], { timeoutMs: 5_000 });
+    const report = await result;
+    expect(report.items.map((item) => item.store)).toEqual(['site-a', 'site-b']);
+    expect(report.items[0]).toMatchObject(a);
+    expect(report.items[1]).toMatchObject(b);
+    expect(report.counts).toMatchObject({ copied: a.outcome === 'copied' ? 1 : 0, failed: a.outcome === 'copied' ? 1 : 2 });
   });
 });
 

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALONE, GROUPS, planLanes } from '../../../scripts/integration-lanes.mjs';
+import { ALONE, FIRST_CLOUD, GROUPS, planLanes, readLaneSettings, secondCloudPorts } from '../../../scripts/integration-lanes.mjs';
 
 const I = 'test/integration';
 
@@ -21,17 +21,55 @@ describe('planLanes', () => {
       lanes: [{ name: 'deb', files: [`${I}/deb/package.test.ts`] }, { name: 'shared-1', files: [`${I}/copy/ensure.test.ts`] }], alone: [] },
   ];
   it.each(cases)('$name', ({ files, shared, lanes, alone }) => {
-    expect(planLanes(files, shared)).toEqual({ lanes, alone });
+    expect(planLanes(files, shared)).toEqual({ lanes, second: [], alone });
   });
 
-  it('every file is planned exactly once', () => {
+  const secondCases = [
+    { name: 'a file that disrupts only its cloud runs on the second cloud, beside the lanes',
+      files: [`${I}/faults/process-faults.test.ts`, `${I}/copy/ensure.test.ts`, `${I}/agent/nova-fallback.test.ts`],
+      lanes: [{ name: 'shared-1', files: [`${I}/copy/ensure.test.ts`] }],
+      second: [`${I}/faults/process-faults.test.ts`, `${I}/agent/nova-fallback.test.ts`], alone: [] },
+    { name: 'a file that rebuilds dist/ or needs the first cloud\'s .debs still runs alone, last',
+      files: [`${I}/install/artifact.test.ts`, `${I}/ansible/ansible-rollout.test.ts`, `${I}/devcloud/restart.test.ts`],
+      lanes: [], second: [`${I}/devcloud/restart.test.ts`], alone: [`${I}/install/artifact.test.ts`, `${I}/ansible/ansible-rollout.test.ts`] },
+  ];
+  it.each(secondCases)('second cloud: $name', ({ files, lanes, second, alone }) => {
+    expect(planLanes(files, 1, { secondCloud: true })).toEqual({ lanes, second, alone });
+  });
+
+  it.each([false, true])('every file is planned exactly once (second cloud: %s)', (secondCloud) => {
     const files = integrationFiles();
-    const plan = planLanes(files, 3);
-    expect([...plan.lanes.flatMap((lane) => lane.files), ...plan.alone].sort()).toEqual(files);
+    const plan = planLanes(files, 3, { secondCloud });
+    expect([...plan.lanes.flatMap((lane) => lane.files), ...plan.second, ...plan.alone].sort()).toEqual(files);
   });
 
   it('refuses a lane count that is not a whole number ≥ 1', () => {
     expect(() => planLanes([], 0)).toThrow('shared lanes must be a whole number ≥ 1 (got 0)');
+  });
+});
+
+describe('readLaneSettings', () => {
+  it.each([
+    { env: {}, settings: { shared: 2, clouds: 2, secondPortBase: 17000 } },
+    { env: { FERRY_INTEGRATION_LANES: '0', FERRY_INTEGRATION_CLOUDS: '1', FERRY_INTEGRATION_SECOND_CLOUD_PORT: '27000' },
+      settings: { shared: 0, clouds: 1, secondPortBase: 27000 } },
+  ])('$env', ({ env, settings }) => {
+    expect(readLaneSettings(env)).toEqual(settings);
+  });
+
+  it.each([
+    [{ FERRY_INTEGRATION_LANES: 'two' }, 'FERRY_INTEGRATION_LANES="two" is not a number of shared lanes from 0 (one file after another) to 16: unset it for the default 2'],
+    [{ FERRY_INTEGRATION_LANES: '-1' }, 'FERRY_INTEGRATION_LANES="-1" is not'],
+    [{ FERRY_INTEGRATION_CLOUDS: '3' }, 'FERRY_INTEGRATION_CLOUDS="3" is not 1 or 2 dev clouds: unset it for the default 2'],
+    [{ FERRY_INTEGRATION_SECOND_CLOUD_PORT: '32500' }, 'FERRY_INTEGRATION_SECOND_CLOUD_PORT="32500" is not a port from 1024 to 32468'],
+    [{ FERRY_INTEGRATION_SECOND_CLOUD_PORT: '' }, 'FERRY_INTEGRATION_SECOND_CLOUD_PORT="" is not'],
+  ])('%j → one problem naming the variable and the fix', (env, problem) => {
+    expect(readLaneSettings(env).problem).toContain(problem);
+  });
+
+  it('the second cloud\'s ports: the base and the next 3, Ceph at +100 and +200 (scripts/devcloud/lib/common.sh wants them 100 apart)', () => {
+    expect(secondCloudPorts(17000)).toEqual({ FERRY_DEVCLOUD_KEYSTONE_PORT: '17000', FERRY_DEVCLOUD_GLANCE_PORT: '17001', FERRY_DEVCLOUD_PLACEMENT_PORT: '17002',
+      FERRY_DEVCLOUD_POSTGRES_PORT: '17003', FERRY_DEVCLOUD_CEPH_A_PORT: '17100', FERRY_DEVCLOUD_CEPH_B_PORT: '17200' });
   });
 });
 
@@ -57,6 +95,13 @@ describe('the integration files and their lanes', () => {
     const disrupting = files.filter(({ text }) => DISRUPTS.some((pattern) => pattern.test(text))).map(({ file }) => file);
     expect(disrupting.length).toBeGreaterThan(0);
     expect(disrupting.filter((file) => !ALONE.includes(file))).toEqual([]);
+  });
+
+  it('a file that rebuilds dist/ or installs the first cloud\'s .debs (built-debs) never moves to the second cloud', () => {
+    const firstOnly = files.filter(({ text }) => /build-artifact\.sh|built-debs/.test(text)).map(({ file }) => file).filter((file) => ALONE.includes(file));
+    expect(firstOnly.length).toBeGreaterThan(0);
+    expect(firstOnly.filter((file) => !FIRST_CLOUD.includes(file))).toEqual([]);
+    expect(FIRST_CLOUD.filter((file) => !ALONE.includes(file))).toEqual([]);
   });
 
   it('a file that uses store site-c or the private systemd runs in the site-c lane (or alone)', () => {

@@ -4,6 +4,7 @@ import type { StoreCatalogue } from '../../../src/fleet/store-catalogue.js';
 import type { PoolImage, PoolListing } from '../../../src/rbd/store-copy-listing.js';
 import { parseSyncPolicy } from '../../../src/fleet/parse-sync-policy.js';
 import { planFleet } from '../../../src/sync/plan-fleet.js';
+import { FLEET_VERBS } from '../../helpers/fleet-verbs.js';
 import { FSID_B, imageBody } from '../../helpers/image-body.js';
 import { DAY, MIB, NOW } from '../evict/copy-facts-fixture.js';
 
@@ -30,7 +31,7 @@ const images = [image(1, OPS), image(2, TENANT)];
 
 function decisions(policyText: string): string[][] {
   const policy = parseSyncPolicy(`version: 1\nplacements:\n  - {images: {tag: golden}, stores: [site-b]}\nstores:\n  site-b: {budget: 50M, ceph_conf: /c}\n${policyText}`, 'edge.yaml');
-  const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS });
+  const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS }, FLEET_VERBS);
   return fleet.evictions[0]?.plan?.copies.map((entry) => [entry.copy.imageId, entry.action, entry.detail]) ?? [];
 }
 

@@ -13,6 +13,7 @@ import type { StoreCatalogue } from '../../../src/fleet/store-catalogue.js';
 import { parsePoolListing, type PoolListing } from '../../../src/rbd/store-copy-listing.js';
 import { parseSyncPolicy } from '../../../src/fleet/parse-sync-policy.js';
 import { planFleet } from '../../../src/sync/plan-fleet.js';
+import { FLEET_VERBS } from '../../helpers/fleet-verbs.js';
 import { FLEET_NOW, generateFleet } from '../../helpers/generated-fleet.js';
 
 // The fleet plans made faster for issue 28 (bench/fleet-plan.ts) must stay the plans they were: on a seeded
@@ -46,7 +47,7 @@ function plansOf(images: readonly GlanceImage[], pools: ReadonlyMap<string, Pool
   const catalogue: StoreCatalogue = { typesKnown: true, stores: [{ id: 'central', type: 'file', readOnly: false, isDefault: true },
     ...stores.map((id) => ({ id, type: 'rbd', readOnly: false, isDefault: false }))] };
   // The fleet's images are all the project's that reads them: their own pins count, as they did before pin owners.
-  const sync = planFleet({ policy, images, catalogue, pools, wallNowMs: FLEET_NOW, run: 'bench', viewerProject: FLEET_OWNER });
+  const sync = planFleet({ policy, images, catalogue, pools, wallNowMs: FLEET_NOW, run: 'bench', viewerProject: FLEET_OWNER }, FLEET_VERBS);
   const evict = [...pools].map(([store, listing]) => {
     const usage = storeUsageOf(store, images, listing, { refs: new Set([images.find((image) => image.name === 'image-3')?.id ?? '', images[4]?.id ?? '']), wanted: NO_PINS.wanted, owners: new Set([FLEET_OWNER]) });
     let bytes: number | undefined;

@@ -4,6 +4,7 @@ import type { StoreCatalogue } from '../../../src/fleet/store-catalogue.js';
 import type { PoolImage, PoolListing } from '../../../src/rbd/store-copy-listing.js';
 import { parseSyncPolicy } from '../../../src/fleet/parse-sync-policy.js';
 import { planFleet } from '../../../src/sync/plan-fleet.js';
+import { FLEET_VERBS } from '../../helpers/fleet-verbs.js';
 import { usageRuleWants } from '../../../src/fleet/usage-rule-wants.js';
 import { FSID_A, FSID_B, imageBody } from '../../helpers/image-body.js';
 import { DAY, facts, MIB, NOW, OPS } from '../evict/copy-facts-fixture.js';
@@ -54,7 +55,7 @@ stores:
     ];
     const pools = new Map([['site-b', listing('images', [poolImage(1, 100 * MIB), poolImage(3, 100 * MIB), poolImage(4, 100 * MIB, { usedMs: NOW - DAY }),
       poolImage(5, 100 * MIB, { clones: [NOW - 3_600_000] })])]]);
-    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT });
+    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT }, FLEET_VERBS);
 
     expect(fleet.copy.items.filter((item) => item.state !== 'present').map((item) => [item.imageId, item.store])).toEqual([[id(2), 'site-b']]);
     const [store] = fleet.evictions;
@@ -74,7 +75,7 @@ stores:
 `);
     const images = [image(7, ['site-a', 'site-b'])];
     const pools = new Map([['site-a', listing('images', [poolImage(7, 10 * MIB)])], ['site-b', listing('images', [poolImage(7, 10 * MIB)])]]);
-    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT });
+    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT }, FLEET_VERBS);
     expect(fleet.evictions.map((entry) => [entry.store, entry.plan?.copies.map((c) => c.reason), entry.plan?.budget])).toEqual([
       ['site-a', ['idle'], 'met'], ['site-b', ['last-copy'], 'unmet']]);
   });
@@ -92,7 +93,7 @@ usage:
       ['site-a', listing('images', [poolImage(8, 10 * MIB, { clones: [NOW - DAY] }), poolImage(9, 10 * MIB, { clones: [NOW - DAY, NOW - 2 * DAY] })])],
       ['site-b', listing('images', [poolImage(8, 10 * MIB, { clones: [NOW - 5 * DAY, NOW - 6 * DAY] })])],
     ]);
-    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT });
+    const fleet = planFleet({ policy, images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT }, FLEET_VERBS);
     expect([...fleet.wants].map(([store, inStore]) => [store, [...inStore]])).toEqual([
       ['site-a', [[id(8), ['top1']]]], ['site-b', [[id(8), ['top1']]]]]);
     expect(fleet.copy.items.map((item) => [item.imageId, item.store, item.state])).toEqual([
@@ -114,7 +115,7 @@ usage:
     poolImage(11, 1 * MIB, { clones: [NOW - DAY] }), poolImage(12, 10 * MIB, { usedMs: NOW - 30 * DAY }), poolImage(13, 10 * MIB)])]]);
 
   it('a usage rule counts the pin owners\' images only: the tenant\'s most booted image is not kept; its idle copy older than the operator\'s is not-owned, the operator\'s goes', () => {
-    const fleet = planFleet({ policy: policy(), images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT });
+    const fleet = planFleet({ policy: policy(), images, catalogue, pools, wallNowMs: NOW, run: 'r1', viewerProject: OPS_PROJECT }, FLEET_VERBS);
     expect([...fleet.wants.get('site-b') ?? []]).toEqual([[id(11), ['top1']]]);
     expect(fleet.evictions[0]?.plan?.copies.map((entry) => [entry.copy.imageId, entry.action, entry.reason])).toEqual([
       [id(13), 'evict', 'idle'], [id(10), 'keep', 'in-use'], [id(11), 'keep', 'in-use'], [id(12), 'keep', 'not-owned']]);
@@ -125,7 +126,7 @@ usage:
   it('a rule\'s owners: [*] counts every project\'s images; remove_owners: [*] lets the budgets remove every project\'s copies', () => {
     const fleet = planFleet({ policy: parseSyncPolicy(`version: 1\nremove_owners: ['*']\nstores:\n  site-b: {budget: 15M, ceph_conf: /etc/ceph/site-b.conf}\n`
       + 'usage:\n  - {name: top1, keep_most_used: \'1\', by: clones, owners: [\'*\']}\n', 'edge.yaml'), images, catalogue, pools, wallNowMs: NOW,
-    run: 'r1', viewerProject: OPS_PROJECT });
+    run: 'r1', viewerProject: OPS_PROJECT }, FLEET_VERBS);
     expect([...fleet.wants.get('site-b') ?? []]).toEqual([[id(10), ['top1']]]);
     expect(fleet.evictions[0]?.plan?.copies.filter((entry) => entry.action === 'evict').map((entry) => entry.copy.imageId)).toEqual([id(12), id(13)]);
   });

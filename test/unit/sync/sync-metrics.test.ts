@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { PrewarmItemReport, PrewarmReport } from '../../../src/prewarm/prewarm-report.js';
+import type { PrewarmItemReport, PrewarmReport } from '../../../src/fleet/prewarm-report.js';
 import { createSyncMetrics } from '../../../src/sync/sync-metrics.js';
 import type { SyncReport } from '../../../src/sync/sync-once.js';
 import type { WatchPass } from '../../../src/sync/watch-sync.js';

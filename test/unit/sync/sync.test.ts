@@ -6,6 +6,7 @@ import { parseSyncPolicy } from '../../../src/fleet/parse-sync-policy.js';
 import { syncOnce } from '../../../src/sync/sync-once.js';
 import { watchSync, type WatchPass } from '../../../src/sync/watch-sync.js';
 import { copyContext } from '../../helpers/scripted-glance.js';
+import { FLEET_VERBS } from '../../helpers/fleet-verbs.js';
 import { imageId, scriptedImages, type ImageScript } from '../prewarm/scripted-images.js';
 
 const T1 = 'a8860fd2-0000-4000-8000-000000000001';
@@ -37,7 +38,7 @@ describe('syncOnce', () => {
         { stores: ['central', 'site-a', 'site-b'], importing: [], failed: [] },
       ] },
     });
-    const report = await syncOnce(copyContext(glance), policy, { random: () => 0.5 });
+    const report = await syncOnce(copyContext(glance), FLEET_VERBS, policy, { random: () => 0.5 });
     // cirros-raw is wanted in site-a by both placements and in site-b by one: one import with both stores
     expect(glance.copyRequests.map((r) => [r.id, r.stores])).toEqual([[imageId(1), ['site-a']], [imageId(3), ['site-a', 'site-b']]]);
     expect(report).toMatchObject({ policy: 'edge.yaml', wanted: 6, driftBefore: 5, driftAfter: 2, converged: false });
@@ -52,7 +53,7 @@ describe('syncOnce', () => {
 
   it('syncOnce: a dry run reports the drift and sends nothing', async () => {
     const glance = scriptedImages({ [imageId(1)]: { tags: ['golden'], reads: [{ stores: ['central'] }] } });
-    const report = await syncOnce(copyContext(glance), parseSyncPolicy('version: 1\nplacements:\n  - {images: {tag: golden}, stores: [site-a]}\n'),
+    const report = await syncOnce(copyContext(glance), FLEET_VERBS, parseSyncPolicy('version: 1\nplacements:\n  - {images: {tag: golden}, stores: [site-a]}\n'),
       { dryRun: true });
     expect(report).toMatchObject({ wanted: 1, driftBefore: 1, driftAfter: 1, converged: false });
     expect(glance.copyRequests).toEqual([]);
@@ -60,7 +61,7 @@ describe('syncOnce', () => {
 
   it('syncOnce: a store Glance does not have is FERRY_INVALID_CONFIG naming the policy line', async () => {
     const bad = parseSyncPolicy('version: 1\nplacements:\n  - images: {tag: golden}\n    stores: [site-a, edge9]\n', 'edge.yaml');
-    await expect(syncOnce(copyContext(scriptedImages({})), bad)).rejects.toMatchObject({ code: 'FERRY_INVALID_CONFIG',
+    await expect(syncOnce(copyContext(scriptedImages({})), FLEET_VERBS, bad)).rejects.toMatchObject({ code: 'FERRY_INVALID_CONFIG',
       message: expect.stringMatching(/^edge\.yaml:4:22: placement 1: stores: Glance has no store 'edge9'/) as unknown });
   });
 });
@@ -80,7 +81,7 @@ describe('watchSync', () => {
     const ctx = copyContext(flaky);
     const controller = new AbortController();
     const passes: WatchPass[] = [];
-    const summary = await watchSync(ctx, () => quiet, { intervalMs: 60_000, random: () => 0.5, signal: controller.signal,
+    const summary = await watchSync(ctx, FLEET_VERBS, () => quiet, { intervalMs: 60_000, random: () => 0.5, signal: controller.signal,
       onPass: (pass) => { passes.push(pass); if (pass.number === 4) controller.abort(new Error('interrupted')); } });
     expect(passes.map((p) => [p.number, p.clean, p.error?.code, p.nextInMs])).toEqual([
       [1, true, undefined, 60_000], [2, false, 'FERRY_UNREACHABLE', 120_000], [3, true, undefined, 60_000], [4, true, undefined, 60_000]]);
@@ -95,14 +96,14 @@ describe('watchSync', () => {
     ] } });
     const controller = new AbortController();
     const passes: WatchPass[] = [];
-    await watchSync(copyContext(glance), () => quiet, { intervalMs: 10_000, maxBackoffMs: 30_000, random: () => 0.5, signal: controller.signal,
+    await watchSync(copyContext(glance), FLEET_VERBS, () => quiet, { intervalMs: 10_000, maxBackoffMs: 30_000, random: () => 0.5, signal: controller.signal,
       onPass: (pass) => { passes.push(pass); if (pass.number === 3) controller.abort(new Error('interrupted')); } });
     expect(passes.map((p) => [p.clean, p.nextInMs])).toEqual([[false, 20_000], [false, 30_000], [false, 30_000]]);
   });
 
   it('watchSync: at the first pass an error that needs an operator is thrown', async () => {
     const bad = parseSyncPolicy('version: 1\nplacements:\n  - {images: {tag: golden}, stores: [edge9]}\n');
-    await expect(watchSync(copyContext(scriptedImages(present)), () => bad, { intervalMs: 1000 }))
+    await expect(watchSync(copyContext(scriptedImages(present)), FLEET_VERBS, () => bad, { intervalMs: 1000 }))
       .rejects.toMatchObject({ code: 'FERRY_INVALID_CONFIG' });
   });
 
@@ -110,7 +111,7 @@ describe('watchSync', () => {
     const controller = new AbortController();
     const passes: WatchPass[] = [];
     let loads = 0;
-    await watchSync(copyContext(scriptedImages(present)), () => {
+    await watchSync(copyContext(scriptedImages(present)), FLEET_VERBS, () => {
       loads += 1;
       return loads === 1 ? quiet : parseSyncPolicy('version: 1\nplacements: oops\n', 'quiet.yaml');
     }, { intervalMs: 1000, random: () => 0.5, signal: controller.signal,

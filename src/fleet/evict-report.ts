@@ -1,5 +1,5 @@
-import type { Budget } from '../fleet/store-budget.js';
-import type { BudgetVerdict, EvictionPlan, KeepReason, KeptTally } from './plan-eviction.js';
+import type { Budget } from './store-budget.js';
+import type { BudgetVerdict, EvictionPlan, KeepReason, KeptTally } from './eviction-plan.js';
 
 /** A fence a run wrote and could not lift: it holds the copy (and boots that ask the agent again) until it runs out. */
 export interface FenceLeft {

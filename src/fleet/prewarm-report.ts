@@ -1,11 +1,21 @@
 import type { FerryErrorCode } from '../errors/error-table.js';
 import { ITEM_OUTCOMES, type FailureKind, type ItemOutcome } from '../copy/store-copy-result.js';
 import type { NotCopyableReason, PlanState } from './classify-placement.js';
-import type { PlanAction } from './plan-prewarm.js';
+import type { PlanAction } from './prewarm-plan.js';
 import type { RequestMode } from './request-mode.js';
-import type { ConcurrencyChange } from './concurrency-governor.js';
 
 export { ITEM_OUTCOMES, FAILURE_KINDS, type ItemOutcome, type FailureKind } from '../copy/store-copy-result.js';
+
+/** A step of the adaptive limit (prewarm/adaptive-concurrency.ts decides it). */
+export type ConcurrencyStep = 'up' | 'down' | 'back-to-best' | 'hold';
+
+/** One change of the limit (or a decision to hold it), for the report. */
+export interface ConcurrencyChange {
+  readonly atMs: number;
+  readonly limit: number;
+  readonly step: ConcurrencyStep;
+  readonly why: string;
+}
 
 export interface PrewarmItemReport {
   /** The image ID; for an unresolved name, the reference as given. */

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { BudgetReport } from './evict-report.js';
-import { KEEP_REASONS } from './plan-eviction.js';
+import { KEEP_REASONS } from './eviction-plan.js';
 
 /**
  * A store's budget series, one definition for `ferry sync --watch` (prefix ferry_sync, after each pass) and `ferry

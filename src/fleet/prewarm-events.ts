@@ -1,4 +1,4 @@
-import type { PrewarmPlan } from './plan-prewarm.js';
+import type { PrewarmPlan } from './prewarm-plan.js';
 import type { PrewarmItemReport } from './prewarm-report.js';
 
 /** What one image's job is doing. */

@@ -1,5 +1,5 @@
 import { hasStore, type GlanceImage } from '../glance/image.js';
-import type { StoreFacts } from '../fleet/store-catalogue.js';
+import type { StoreFacts } from './store-catalogue.js';
 
 /**
  * Where one image stands with respect to one store, from one snapshot:
