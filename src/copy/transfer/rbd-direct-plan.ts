@@ -32,6 +32,9 @@ export function planRbdSources(image: Pick<GlanceImage, 'locations'>, sources: R
   return candidates;
 }
 
+/** The direct transfer's default: copies at once per source cluster and per target store (directCopySlotKeys). */
+export const DIRECT_COPIES_PER_CLUSTER = 2;
+
 /**
  * The keyed limiter's slots one batch takes: its source cluster (by the fsid its location names, which the source's
  * cluster was checked to have: two stores of one cluster share its slots) and each target store.
