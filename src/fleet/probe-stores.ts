@@ -1,4 +1,4 @@
-import type { CephCluster } from '../rbd/ceph-cluster.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 import type { CommandRunner } from '../rbd/command-runner.js';
 import { probeCephMons, type MonProbe } from '../rbd/probe-ceph-mons.js';
 import { probeRbdPool, type PoolProbe } from '../rbd/probe-rbd-pool.js';

@@ -69,7 +69,7 @@ export async function resolveStorePool(glance: GlanceClient, store: string, imag
 export async function readStoreUsage(glance: GlanceClient, store: string, cluster: StoreCluster, images: readonly GlanceImage[],
   pins: PinSet = NO_PINS, options: UsageReadOptions = {}): Promise<StoreUsage> {
   const pool = await resolveStorePool(glance, store, images, cluster.pool, options.signal);
-  const listing = await readStoreCopies({ confFile: cluster.confFile, user: cluster.user, pool, snapshot: COPY_SNAPSHOT },
+  const listing = await readStoreCopies({ ...cluster, pool, snapshot: COPY_SNAPSHOT },
     { ...options.ceph, ...(options.signal === undefined ? {} : { signal: options.signal }) }, options.knownNames);
   return storeUsageOf(store, images, listing, pins);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CephCluster } from '../config/ceph-cluster.js';
 import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, type CopyPolicy } from '../config/copy-policy.js';
 import { storeNameSchema } from '../config/store-name.js';
 import type { TimeWindow } from '../clock/time-window.js';
@@ -33,7 +34,7 @@ export interface PrewarmOptions extends Partial<CopyPolicy> {
   /** For tests: the jitter source. */
   readonly random?: () => number;
   /** The local store's cluster (--store with --ceph-conf, --rbd-user): a target of the direct transfer too. */
-  readonly localCluster?: { readonly confFile: string; readonly user?: string | undefined } | undefined;
+  readonly localCluster?: CephCluster | undefined;
   readonly localStore?: string | undefined;
   /** Direct transfers at once per source cluster and per target store. Default RBD_DIRECT_DEFAULTS.perClusterLimit. */
   readonly perClusterTransfers?: number;

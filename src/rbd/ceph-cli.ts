@@ -1,5 +1,5 @@
 import { FerryError } from '../errors/ferry-error.js';
-import type { CephCluster } from './ceph-cluster.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 import { FSID_PATTERN } from './ceph-conf-fsid.js';
 import { execFileRunner } from './command-runner.js';
 import { rbdNameProblem } from './rbd-names.js';

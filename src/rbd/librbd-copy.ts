@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CEPH_CLI_DEFAULTS, cephTimeoutSeconds } from './ceph-cli.js';
-import type { CephCluster } from './ceph-cluster.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 import { childEnvironment } from '../process/child-environment.js';
 import { isolatedPython, rbdPython } from './python-program.js';
 import type { RbdDiffSummary } from './rbd-diff-stream.js';

@@ -65,7 +65,7 @@ async function readFleet(ctx: CopyContext, policy: SyncPolicy, options: SyncOpti
     const cluster = settings.cluster;
     if (cluster === undefined) throw new Error('unreachable: filtered above');
     const pool = await resolveStorePool(ctx.glance, settings.store, images, cluster.pool, options.signal);
-    const listing = await readStoreCopies({ confFile: cluster.confFile, user: cluster.user, pool, snapshot: COPY_SNAPSHOT },
+    const listing = await readStoreCopies({ ...cluster, pool, snapshot: COPY_SNAPSHOT },
       { ...options.evict?.ceph, ...(options.signal ? { signal: options.signal } : {}) }, knownNames);
     return [settings.store, listing] as const;
   })])));
@@ -85,7 +85,7 @@ async function evictFleet(ctx: CopyContext, policy: SyncPolicy, fleet: FleetPlan
       ...(options.evict?.onProgress ? { onProgress: options.evict.onProgress } : {}) });
     try {
       const done = options.dryRun || !hasWork(entry) ? undefined : await runEviction(ctx, entry.plan,
-        { confFile: settings.cluster!.confFile, user: settings.cluster!.user, pool: entry.usage.pool, snapshot: COPY_SNAPSHOT }, evictOptions);
+        { ...settings.cluster!, pool: entry.usage.pool, snapshot: COPY_SNAPSHOT }, evictOptions);
       return { store: entry.store, report: buildEvictReport(entry.plan, entry.usage, done,
         { budget: settings.budget, dryRun: options.dryRun, run: options.run, graceMs: evictOptions.graceMs, ignoredPins: ignoredIn(entry.store) }) };
     } catch (error) {

@@ -2,7 +2,7 @@ import { getHashes } from 'node:crypto';
 import type { GlanceImage } from '../../glance/image.js';
 import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
 import { hasStore } from '../../glance/image.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import { parseRbdLocation, type RbdLocation } from '../../rbd/parse-rbd-location.js';
 import { rbdLocationNameProblem, rbdNameProblem } from '../../rbd/rbd-names.js';
 

@@ -1,6 +1,6 @@
 import { isFerryError, type FerryError } from '../../errors/ferry-error.js';
 import type { CephCliOptions } from '../../rbd/ceph-cli.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import { askClusterFsid } from '../../rbd/cluster-fsid.js';
 import { readCephConfFsid } from '../../rbd/ceph-conf-fsid.js';
 import type { CommandRunner } from '../../rbd/command-runner.js';

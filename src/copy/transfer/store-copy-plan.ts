@@ -3,7 +3,7 @@ import type { FerryError } from '../../errors/ferry-error.js';
 import type { GlanceImage } from '../../glance/image.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CephCliOptions } from '../../rbd/ceph-cli.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import type { RbdImageInfo, RbdImageRef } from '../../rbd/rbd-image-commands.js';
 import type { CopyJobPhase } from '../copy-job.js';
 import type { ExpectedHash, RbdSourceCandidate } from './rbd-direct-plan.js';
