@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../clock/clock.js';
-import { buildCephCluster } from '../config/ceph-cluster.js';
+import { buildCephCluster } from '../config/build-ceph-cluster.js';
 import { requireAuth } from '../config/require-auth.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import { createGlanceClient, glanceEndpointRoot, GLANCE_OWN_TOKEN_CHECK_PATH } from '../glance/glance-client.js';

@@ -1,4 +1,5 @@
-import { buildCephCluster, type CephCluster } from '../config/ceph-cluster.js';
+import { buildCephCluster } from '../config/build-ceph-cluster.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 
 /** The cluster and pool a store's copies live in, and who may read (and, to evict, write image-meta in) it. */
 export interface StoreCluster extends CephCluster {

@@ -1,5 +1,5 @@
 import { resolveBackendConfig, type BackendConfig } from '../backend/resolve-backend-config.js';
-import { buildCephCluster } from '../config/ceph-cluster.js';
+import { buildCephCluster } from '../config/build-ceph-cluster.js';
 import { copyPolicyOf, type CopyPolicy, type TransferMode } from '../config/copy-policy.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import type { CopyContext } from '../copy/copy-context.js';

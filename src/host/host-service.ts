@@ -5,7 +5,7 @@ import { copyStatus } from '../copy/copy-status.js';
 import { copyShared } from '../copy/copy-context.js';
 import type { EnsureOutcome, EnsureResult } from '../copy/ensure-result.js';
 import { isFerryError } from '../errors/ferry-error.js';
-import { buildCephCluster } from '../config/ceph-cluster.js';
+import { buildCephCluster } from '../config/build-ceph-cluster.js';
 import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
 import type { HealthCheck } from './health-check.js';

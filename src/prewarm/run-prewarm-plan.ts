@@ -6,7 +6,7 @@ import { countOutcomes, type PrewarmItemReport, type PrewarmReport, type Running
 import { runImageJob, type RequestCounters } from './run-image-job.js';
 import { waitForWindow } from './wait-for-window.js';
 import { createRunPace } from './run-pace.js';
-import { sourceClusters } from '../config/ceph-cluster.js';
+import { sourceClusters } from '../config/build-ceph-cluster.js';
 import type { CopyTransfer } from '../copy/copy-job.js';
 import { chooseTransfer } from '../copy/transfer/choose-transfer.js';
 import { createSlotScheduler } from './slot-scheduler.js';

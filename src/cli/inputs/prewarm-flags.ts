@@ -7,7 +7,7 @@ import type { CommandContext, OptionSpec } from '../command-spec.js';
 import { configFlag, TRANSFER_FLAGS } from '../global-options.js';
 import { createPrewarmProgress } from '../render/prewarm-progress.js';
 import { parseByteRate } from '../../config/byte-rate.js';
-import { buildCephCluster } from '../../config/ceph-cluster.js';
+import { buildCephCluster } from '../../config/build-ceph-cluster.js';
 import { parseTimeWindow } from '../../clock/time-window.js';
 
 // The flags and terminal progress that prewarm, sync and status --matrix share.

@@ -1,6 +1,7 @@
 import type { CopyPolicy } from '../../config/copy-policy.js';
 import { FerryError } from '../../errors/ferry-error.js';
-import { sourceClusters, type CephCluster } from '../../config/ceph-cluster.js';
+import { sourceClusters } from '../../config/build-ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import type { CopyTransfer } from '../copy-job.js';
 import { glanceCopyImage } from './glance-copy-image.js';
 import { createRbdDirectTransfer, type RbdDirectOptions } from './rbd-direct.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildCephCluster, sourceClusters, type CephCluster } from '../../../src/config/ceph-cluster.js';
+import { buildCephCluster, sourceClusters } from '../../../src/config/build-ceph-cluster.js';
+import type { CephCluster } from '../../../src/config/ceph-cluster.js';
 import type { CephConfig } from '../../../src/config/ferry-config.js';
 import { buildStoreCluster, type StoreCluster } from '../../../src/fleet/store-cluster.js';
 
