@@ -1,5 +1,5 @@
 import { isFerryError, type FerryError } from '../../errors/ferry-error.js';
-import type { CephCliOptions } from '../../rbd/ceph-cli.js';
+import { cephCliFor, type CephCliOptions } from '../../rbd/ceph-cli.js';
 import type { CephCluster } from '../../config/ceph-cluster.js';
 import { askClusterFsid } from '../../rbd/cluster-fsid.js';
 import { readCephConfFsid } from '../../rbd/ceph-conf-fsid.js';
@@ -259,5 +259,5 @@ function ended<Skip extends string>(job: TransferJob<Skip>, image: GlanceImage, 
 }
 
 function cliOf(cluster: CephCluster, signal: AbortSignal, runner: CommandRunner | undefined): CephCliOptions {
-  return { confFile: cluster.confFile, ...(cluster.user ? { user: cluster.user } : {}), signal, ...(runner ? { runner } : {}) };
+  return cephCliFor(cluster, { signal, runner });
 }
