@@ -120,7 +120,7 @@ export { evictStore } from './evict/evict-store.js';
 export { EVICT_DEFAULTS } from './evict/evict-options.js';
 export type { EvictOptions } from './evict/evict-options.js';
 export type { StoreCluster } from './fleet/store-cluster.js';
-export type { CephCluster } from './rbd/ceph-cluster.js';
+export type { CephCluster } from './config/ceph-cluster.js';
 export type { EvictReport, EvictItem, EvictOutcome, EvictEvent, BudgetReport } from './fleet/evict-report.js';
 export { planEviction, keepReason, KEEP_REASONS } from './evict/plan-eviction.js';
 export type { EvictionPlan, EvictionInput, PlannedCopy, KeepReason, BudgetVerdict } from './evict/plan-eviction.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import type { Logger } from '../logging/logger.js';
-import { childEnvironment } from '../rbd/child-environment.js';
+import { childEnvironment } from '../process/child-environment.js';
 
 /** sd_notify(3) messages to the service manager: READY=1, STOPPING=1, RELOADING=1, STATUS=…. */
 export interface ServiceNotifier {

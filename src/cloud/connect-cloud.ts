@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../clock/clock.js';
+import { buildCephCluster } from '../config/build-ceph-cluster.js';
 import { requireAuth } from '../config/require-auth.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import { createGlanceClient, glanceEndpointRoot, GLANCE_OWN_TOKEN_CHECK_PATH } from '../glance/glance-client.js';
@@ -63,12 +64,7 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
     glanceActingFor: (userToken, nextUserToken) => createGlanceClient(glanceHttp(userToken, nextUserToken)),
     localCluster(signal) {
       // Resolved once per cloud (the agent: again on SIGHUP, with a new cloud); a failure is not kept.
-      cluster ??= resolveLocalCluster({
-        ...(config.ceph.fsid ? { fsid: config.ceph.fsid } : {}),
-        ...(config.ceph.confFile ? { confFile: config.ceph.confFile } : {}),
-        ...(config.ceph.user ? { user: config.ceph.user } : {}),
-        ...(signal ? { cli: { signal } } : {}),
-      }).then((resolved) => {
+      cluster ??= resolveLocalCluster({ fsid: config.ceph.fsid, ...buildCephCluster(config.ceph), ...(signal ? { cli: { signal } } : {}) }).then((resolved) => {
         for (const warning of resolved.warnings) logger.warn({ fsid: resolved.fsid }, warning);
         return resolved;
       }).catch((error: unknown) => {
@@ -83,11 +79,11 @@ export function connectCloud(config: FerryConfig, logger: Logger = silentLogger,
     },
     async findLeftover(store, image, signal) {
       // Only the local store's cluster is reachable with our ceph.conf.
-      const confFile = config.ceph.confFile;
-      if (confFile === undefined || store !== config.copy.store) return undefined;
+      const local = buildCephCluster(config.ceph);
+      if (local === undefined || store !== config.copy.store) return undefined;
       const pool = glancePoolOf(image.locations ?? []);
-      const holder = await readRbdNameHolder({ confFile, signal, ...(config.ceph.user ? { user: config.ceph.user } : {}) }, { pool, image: image.id });
-      return holder.kind === 'none' ? undefined : { pool, image: image.id, cephConf: confFile, user: config.ceph.user, halfCreated: holder.kind === 'half-created' };
+      const holder = await readRbdNameHolder({ ...local, signal }, { pool, image: image.id });
+      return holder.kind === 'none' ? undefined : { pool, image: image.id, cephConf: local.confFile, user: local.user, halfCreated: holder.kind === 'half-created' };
     },
     async close() {
       if (own) await transport.close();

@@ -1,3 +1,4 @@
+import type { CephCluster } from './ceph-cluster.js';
 import type { CopyPolicy } from './copy-policy.js';
 // The one validated configuration object, and the shapes inside it. Built by resolveConfig (resolve-config.ts);
 // everything below the CLI reads these and never looks at flags, environment or files again.
@@ -65,13 +66,13 @@ export interface CopyConfig extends CopyPolicy {
   readonly pollIntervalMs: number;
 }
 
-export interface CephConfig {
-  /** undefined = librados' default lookup (nova: `images_rbd_ceph_conf = ''`). */
-  readonly confFile?: string;
-  readonly user?: string;
+/**
+ * The local cluster as configured: a CephCluster whose ceph.conf may be unnamed (librados' default lookup, nova's
+ * `images_rbd_ceph_conf = ''`: then buildCephCluster gives undefined, and nothing runs a ceph or rbd command), whose fsid
+ * (--fsid, lower-case; undefined = ask the cluster) is trusted as given, plus the pool nova's disks live in.
+ */
+export interface CephConfig extends Partial<CephCluster> {
   readonly pool: string;
-  /** Lower-case; undefined = ask the cluster. */
-  readonly fsid?: string;
 }
 
 export interface HttpConfig {

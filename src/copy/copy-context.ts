@@ -7,7 +7,8 @@ import type { Leftover } from './copy-errors.js';
 import { createCopyDurationEstimator, type CopyDurationEstimator } from './copy-duration-estimator.js';
 import type { EnsureOutcome } from './ensure-result.js';
 import { createSingleFlight, type SingleFlight } from './single-flight.js';
-import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER, type KeyedLimiter } from './transfer/keyed-limiter.js';
+import { createKeyedLimiter, type KeyedLimiter } from '../concurrency/keyed-limiter.js';
+import { DIRECT_COPIES_PER_CLUSTER } from './transfer/rbd-direct-plan.js';
 
 /**
  * What the copy engine needs from a connected cloud. A `Cloud` (cloud/) is one as it is, without knowing the engine;

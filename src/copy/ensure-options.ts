@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FerryError } from '../errors/ferry-error.js';
 import type { BackendConfig } from '../backend/resolve-backend-config.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, type CopyPolicy } from '../config/copy-policy.js';
 import { storeNameSchema } from '../config/store-name.js';
 import type { CopyProgressEvent } from './copy-progress.js';
@@ -17,7 +18,7 @@ export interface EnsureOptions extends Partial<CopyPolicy> {
   /** For tests: the jitter source. */
   readonly random?: () => number;
   /** The local cluster, where the direct RBD transfer writes (--ceph-conf, --rbd-user); needed by transfer rbd/auto. */
-  readonly localCluster?: { readonly confFile: string; readonly user?: string | undefined } | undefined;
+  readonly localCluster?: CephCluster | undefined;
   /**
    * Act for this user (the agent's request carried the booting user's token): every Glance call of the copy goes with a
    * waiting user's token and the context's own as the service token, the image is looked up with this one first (a

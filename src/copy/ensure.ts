@@ -146,8 +146,8 @@ async function ensureOnce(ctx: CopyContext, imageRef: string, options: ResolvedE
       requestMode: 'store',
       policy: copyPolicyOf(options),
       // The target's fsid is the one just resolved: the location ferry registers must be what classify reads as local.
-      transfer: chooseTransfer(options, options.localCluster === undefined ? new Map() : new Map([[store, {
-        confFile: options.localCluster.confFile, user: options.localCluster.user, fsid }]]), options.localCluster?.user,
+      transfer: chooseTransfer(options, options.localCluster === undefined ? new Map() : new Map([[store, { ...options.localCluster, fsid }]]),
+        options.localCluster?.user,
         { slots: copyShared(ctx).rbdCopySlots }),
       signal: options.signal, deadline, counters, random: options.random,
       onProgress: (event) => report(event.phase, image.id, event.note, event.taskMessage),

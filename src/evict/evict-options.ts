@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { storeNameSchema } from '../config/store-name.js';
 import { FerryError } from '../errors/ferry-error.js';
-import { createKeyedLimiter, type KeyedLimiter } from '../copy/transfer/keyed-limiter.js';
+import { createKeyedLimiter, type KeyedLimiter } from '../concurrency/keyed-limiter.js';
 import type { GlanceImage } from '../glance/image.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
 import { parseBudget, type Budget, type BudgetBase } from '../fleet/store-budget.js';

@@ -40,7 +40,7 @@ export async function evictStore(ctx: EvictContext, input: EvictOptions): Promis
   ctx.logger.info({ store: options.store, pool: usage.pool, copies: usage.copies.length, chosen: plan.copies.filter((c) => c.action === 'evict').length,
     budget: plan.budget, dryRun: options.dryRun }, 'eviction planned');
   const run = options.dryRun ? undefined : await runEviction(ctx, plan,
-    { confFile: options.cluster.confFile, user: options.cluster.user, pool: usage.pool, snapshot: COPY_SNAPSHOT }, options);
+    { ...options.cluster, pool: usage.pool, snapshot: COPY_SNAPSHOT }, options);
   return buildEvictReport(plan, usage, run, { budget: options.budget, dryRun: options.dryRun, run: options.run, graceMs: options.graceMs,
     ignoredPins: ignoredPins(images, options.store, pins) });
 }

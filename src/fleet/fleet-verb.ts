@@ -1,5 +1,5 @@
 import type { CopyContext } from '../copy/copy-context.js';
-import type { KeyedLimiter } from '../copy/transfer/keyed-limiter.js';
+import type { KeyedLimiter } from '../concurrency/keyed-limiter.js';
 import type { StoreCopiesOptions } from '../rbd/store-copies.js';
 import type { ClassifyOptions } from './classify-placement.js';
 import type { EvictEvent, EvictReport } from './evict-report.js';

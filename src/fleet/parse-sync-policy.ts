@@ -152,7 +152,7 @@ function storePolicyOf(settings: z.infer<typeof storeSettingsSchema>, store: str
     ...(settings.budget === undefined ? {} : { budget: parseBudget(settings.budget, budgetOf) }),
     ...(settings.idle === undefined ? {} : { idleMs: parseDuration(settings.idle, '--idle') }),
     ...(settings.grace === undefined ? {} : { graceMs: parseDuration(settings.grace, '--grace') }),
-    ...(settings.ceph_conf === undefined ? {} : { cluster: buildStoreCluster(undefined, { confFile: settings.ceph_conf, user: settings.rbd_user, pool: settings.pool }) }),
+    ...(settings.ceph_conf === undefined ? {} : { cluster: buildStoreCluster(undefined, { confFile: settings.ceph_conf, user: settings.rbd_user }, settings.pool) }),
   });
 }
 

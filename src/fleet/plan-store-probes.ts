@@ -1,6 +1,6 @@
 import { FerryError } from '../errors/ferry-error.js';
 import type { StoreOverview, StoreOverviewEntry } from '../glance/store-overview.js';
-import type { CephCluster } from '../rbd/ceph-cluster.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 
 
 export interface StoreProbeSources {

@@ -1,3 +1,4 @@
+import type { CephCluster } from '../config/ceph-cluster.js';
 import type { CopyPolicy } from '../config/copy-policy.js';
 import type { TimeWindow } from '../clock/time-window.js';
 import type { PrewarmEvent } from './prewarm-events.js';
@@ -29,7 +30,7 @@ export interface PrewarmOptions extends Partial<CopyPolicy> {
   /** For tests: the jitter source. */
   readonly random?: () => number;
   /** The local store's cluster (--store with --ceph-conf, --rbd-user): a target of the direct transfer too. */
-  readonly localCluster?: { readonly confFile: string; readonly user?: string | undefined } | undefined;
+  readonly localCluster?: CephCluster | undefined;
   readonly localStore?: string | undefined;
   /** Direct transfers at once per source cluster and per target store. Default RBD_DIRECT_DEFAULTS.perClusterLimit. */
   readonly perClusterTransfers?: number;

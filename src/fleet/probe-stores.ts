@@ -1,4 +1,5 @@
-import type { CephCluster } from '../rbd/ceph-cluster.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
+import { cephCliFor } from '../rbd/ceph-cli.js';
 import type { CommandRunner } from '../rbd/command-runner.js';
 import { probeCephMons, type MonProbe } from '../rbd/probe-ceph-mons.js';
 import { probeRbdPool, type PoolProbe } from '../rbd/probe-rbd-pool.js';
@@ -26,13 +27,7 @@ export interface ClusterProbes {
 }
 
 export function createClusterProbes(options: ProbeStoresOptions = {}): ClusterProbes {
-  const cliOf = (access: CephCluster) => ({
-    confFile: access.confFile,
-    ...(access.user === undefined ? {} : { user: access.user }),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.runner === undefined ? {} : { runner: options.runner }),
-  });
+  const cliOf = (access: CephCluster) => cephCliFor(access, { timeoutMs: options.timeoutMs, signal: options.signal, runner: options.runner });
   const mons = new Map<string, Promise<MonProbe>>();
   return {
     mons(access) {

@@ -59,7 +59,7 @@ export async function readFleet(glance: GlanceClient, stores: readonly StoreToRe
   const read = await Promise.all(unique.map(({ store, cluster }) => limit(async (): Promise<[string, PoolListing | FerryError]> => {
     try {
       const pool = cluster.pool ?? poolOfStore(store, (await storesDetail())?.stores.find((entry) => entry.id === store)?.pool, images);
-      return [store, await readStoreCopies({ confFile: cluster.confFile, user: cluster.user, pool, snapshot: COPY_SNAPSHOT },
+      return [store, await readStoreCopies({ ...cluster, pool, snapshot: COPY_SNAPSHOT },
         { ...options.ceph, ...(signal === undefined ? {} : { signal }) }, knownNames)];
     } catch (error) {
       if (!isFerryError(error) || error.code === 'FERRY_ABORTED') throw error;

@@ -1,4 +1,5 @@
 import { resolveBackendConfig, type BackendConfig } from '../backend/resolve-backend-config.js';
+import { buildCephCluster } from '../config/build-ceph-cluster.js';
 import { copyPolicyOf, type CopyPolicy, type TransferMode } from '../config/copy-policy.js';
 import type { FerryConfig } from '../config/ferry-config.js';
 import type { CopyContext } from '../copy/copy-context.js';
@@ -47,7 +48,7 @@ export async function ensureWithConfig(cloud: CopyContext, config: FerryConfig, 
     ...(call.transfer === undefined ? {} : { transfer: call.transfer }),
     store: call.store,
     signal: call.signal,
-    ...(config.ceph.confFile === undefined ? {} : { localCluster: { confFile: config.ceph.confFile, user: config.ceph.user } }),
+    localCluster: buildCephCluster(config.ceph),
     ...(call.onProgress ? { onProgress: call.onProgress } : {}),
     ...(call.userToken === undefined ? {} : { userToken: call.userToken, onVisible: call.onVisible }),
   };

@@ -5,6 +5,7 @@ import { copyStatus } from '../copy/copy-status.js';
 import { copyShared } from '../copy/copy-context.js';
 import type { EnsureOutcome, EnsureResult } from '../copy/ensure-result.js';
 import { isFerryError } from '../errors/ferry-error.js';
+import { buildCephCluster } from '../config/build-ceph-cluster.js';
 import type { FsidSource, ResolvedLocalCluster } from '../rbd/resolve-local-cluster.js';
 import { withHeldCloud, type CloudSource, type HeldCloud } from './cloud-holder.js';
 import type { HealthCheck } from './health-check.js';
@@ -91,11 +92,11 @@ export function createHostService(clouds: CloudSource): HostService {
       const once = (signal: AbortSignal) => ensureWithConfig(cloud, config, call.imageRef, { store: call.store, signal,
         transfer: servedTransfer(config).transfer, onProgress: call.onProgress, userToken: call.userToken, onVisible: call.onVisible,
         ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
-      const { confFile, user } = config.ceph;
+      const local = buildCephCluster(config.ceph);
       // A first ask is one ensure. A retry after a failed clone looks at the copy before handing it out (an eviction
       // may be removing it), on one wait per (image, store) shared by every retry, each answered by its own deadline:
       // docs/evict.md, "Boot safety".
-      if (confFile === undefined || call.failedClone === undefined) return answer(await once(call.signal));
+      if (local === undefined || call.failedClone === undefined) return answer(await once(call.signal));
       cloud.logger.info({ image: call.imageRef, failed: call.failedClone }, 'nova asks again: its clone of the copy it was handed failed');
       const failedClone = call.failedClone;
       return answer(await shareHandOut({ imageRef: call.imageRef, store: call.store, requestTimeoutMs: call.timeoutMs, actingFor: call.userToken,
@@ -103,7 +104,7 @@ export function createHostService(clouds: CloudSource): HostService {
         wait: (signal) => ensureToHandOut({ ensure: once, clock: cloud.clock, signal, failedClone,
           look: async (target, lookSignal) => {
             try {
-              return (await lookAtCopies({ confFile, user, pool: target.pool, snapshot: target.snapshot }, [target.image], { signal: lookSignal }))[0];
+              return (await lookAtCopies({ ...local, pool: target.pool, snapshot: target.snapshot }, [target.image], { signal: lookSignal }))[0];
             } catch (error) {
               if (!isFerryError(error, 'FERRY_CEPH')) throw error;
               cloud.logger.warn({ image: target.image, code: error.code }, `cannot look at the copy before handing it out: ${error.message}`);

@@ -6,6 +6,7 @@ import { countOutcomes, type PrewarmItemReport, type PrewarmReport, type Running
 import { runImageJob, type RequestCounters } from './run-image-job.js';
 import { waitForWindow } from './wait-for-window.js';
 import { createRunPace } from './run-pace.js';
+import { sourceClusters } from '../config/build-ceph-cluster.js';
 import type { CopyTransfer } from '../copy/copy-job.js';
 import { chooseTransfer } from '../copy/transfer/choose-transfer.js';
 import { createSlotScheduler } from './slot-scheduler.js';
@@ -126,10 +127,8 @@ function runningCopies(items: readonly PrewarmItemReport[]): readonly RunningCop
  */
 function runTransfer(options: ResolvedPrewarmOptions): CopyTransfer {
   const user = options.localCluster?.user;
-  const targets = new Map(Object.entries(options.sourceCephConfs).map(([store, confFile]) => [store, { confFile, user: options.sourceRbdUser ?? user }] as const));
-  if (options.localCluster !== undefined && options.localStore !== undefined) {
-    targets.set(options.localStore, { confFile: options.localCluster.confFile, user });
-  }
+  const targets = sourceClusters(options, user);
+  if (options.localCluster !== undefined && options.localStore !== undefined) targets.set(options.localStore, options.localCluster);
   return chooseTransfer(options, targets, user, { perClusterLimit: options.perClusterTransfers, bytesPerSecond: options.bytesPerSecond,
     ...(options.fanOut === undefined ? {} : { fanOut: { perHolder: options.fanOut, originCopies: options.fanOut } }) });
 }

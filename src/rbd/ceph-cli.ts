@@ -1,5 +1,5 @@
 import { FerryError } from '../errors/ferry-error.js';
-import type { CephCluster } from './ceph-cluster.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 import { FSID_PATTERN } from './ceph-conf-fsid.js';
 import { execFileRunner } from './command-runner.js';
 import { rbdNameProblem } from './rbd-names.js';
@@ -20,6 +20,18 @@ export interface CephCliOptions extends CephCluster {
   readonly runner?: CommandRunner;
   readonly cephBinary?: string;
   readonly rbdBinary?: string;
+}
+
+/** How to run the CLI, apart from the cluster it runs against. */
+export type CephCliRun = Omit<CephCliOptions, keyof CephCluster>;
+
+/**
+ * The ceph and rbd commands against `cluster`, run as `run` says: its ceph.conf and user, never its fsid (the CLI asks
+ * the mons); a setting left undefined is left out, so the defaults below apply.
+ */
+export function cephCliFor(cluster: CephCluster, run: CephCliRun = {}): CephCliOptions {
+  const given = Object.fromEntries(Object.entries(run).filter(([, value]) => value !== undefined)) as CephCliRun;
+  return { confFile: cluster.confFile, ...(cluster.user ? { user: cluster.user } : {}), ...given };
 }
 
 /** The CLI gives up on the mons before ferry kills it, so a dead cluster reads as the CLI's own message. */

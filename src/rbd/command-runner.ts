@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { childEnvironment } from './child-environment.js';
+import { childEnvironment } from '../process/child-environment.js';
 
 /** How one run of a command ended. The runner reports; the caller (ceph-cli) decides what is an error. */
 export type CommandOutcome =

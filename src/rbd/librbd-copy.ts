@@ -2,15 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CEPH_CLI_DEFAULTS, cephTimeoutSeconds } from './ceph-cli.js';
-import type { CephCluster } from './ceph-cluster.js';
-import { childEnvironment } from './child-environment.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
+import { childEnvironment } from '../process/child-environment.js';
 import { isolatedPython, rbdPython } from './python-program.js';
 import type { RbdDiffSummary } from './rbd-diff-stream.js';
 import type { RbdImageRef, RenameOutcome } from './rbd-image-commands.js';
 import { RbdStreamError, transferAborted } from './rbd-streams.js';
 
 // The Node side of the librbd copy (python/librbd_copy.py, whose header gives the protocol): starts the Python process
-// isolated, from /, without ferry's credentials (python-program.ts, child-environment.ts), feeds it the job, reads its
+// isolated, from /, without ferry's credentials (python-program.ts, process/child-environment.ts), feeds it the job, reads its
 // events. Decisions (is the copy proven, may it be renamed) stay with the caller: this module only reports what the
 // process saw.
 

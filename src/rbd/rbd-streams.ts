@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { FerryError } from '../errors/ferry-error.js';
 import { cephConnectionArgs, cephMessage, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
-import { childEnvironment } from './child-environment.js';
+import { childEnvironment } from '../process/child-environment.js';
 import type { RbdImageRef } from './rbd-image-commands.js';
 
 // The two data streams of the direct transfer. The bytes pass through this process (not a shell pipe) so that when

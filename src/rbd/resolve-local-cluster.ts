@@ -1,27 +1,26 @@
 import { FerryError, isFerryError } from '../errors/ferry-error.js';
 import { askClusterFsid } from './cluster-fsid.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 import type { CephCliOptions } from './ceph-cli.js';
 import { FSID_PATTERN, readCephConfFsid } from './ceph-conf-fsid.js';
 
-export interface LocalClusterOptions {
-  /** `--fsid`: trusted as given (after a UUID check); nothing is read or run. */
-  readonly fsid?: string;
-  /** `--ceph-conf` / nova.conf `[libvirt] images_rbd_ceph_conf`. */
-  readonly confFile?: string;
-  /** cephx id (`--ceph-user` / nova.conf `[libvirt] rbd_user`). */
-  readonly user?: string;
+/**
+ * The local cluster as configured (FerryConfig.ceph; the library's caller: the same fields): `fsid` is --fsid, trusted
+ * as given (after a UUID check), and then nothing is read or run; `confFile` and `user` are --ceph-conf / --rbd-user or
+ * nova.conf's `[libvirt] images_rbd_ceph_conf` / `rbd_user`.
+ */
+export interface LocalClusterOptions extends Partial<CephCluster> {
   /** Passed to the CLI when the cluster is asked (timeouts, signal, runner). */
-  readonly cli?: Omit<CephCliOptions, 'confFile' | 'user'>;
+  readonly cli?: Omit<CephCliOptions, keyof CephCluster>;
 }
 
 /** Where the fsid came from, so `explain` output can say it. */
 export type FsidSource = 'option' | 'cluster' | 'ceph-conf';
 
-export interface ResolvedLocalCluster {
+/** The local cluster with its fsid known: as configured (its ceph.conf unnamed when --fsid alone named it), and how it was known. */
+export interface ResolvedLocalCluster extends Partial<CephCluster> {
   readonly fsid: string;
   readonly source: FsidSource;
-  readonly confFile: string | undefined;
-  readonly user: string | undefined;
   /** Things an operator should know: the cluster could not be asked, or the conf's fsid disagrees with it. */
   readonly warnings: readonly string[];
 }

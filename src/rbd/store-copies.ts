@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { FerryError } from '../errors/ferry-error.js';
-import type { CephCluster } from './ceph-cluster.js';
+import type { CephCluster } from '../config/ceph-cluster.js';
 import { cephCommandExited, cephMessage, cephTimeoutSeconds, resolveCephCliOptions, type CephCliOptions } from './ceph-cli.js';
 import { isolatedPython, rbdPython } from './python-program.js';
 import { parsePoolCheck, parsePoolListing, type PoolEntry, type PoolListing } from './store-copy-listing.js';

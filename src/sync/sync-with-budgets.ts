@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { CopyContext } from '../copy/copy-context.js';
-import { createKeyedLimiter } from '../copy/transfer/keyed-limiter.js';
+import { createKeyedLimiter } from '../concurrency/keyed-limiter.js';
 import { isFerryError } from '../errors/ferry-error.js';
 import type { GlanceImage } from '../glance/image.js';
 import { ignoredPins, NO_PINS } from '../fleet/copy-pins.js';

@@ -14,7 +14,8 @@ import { createServiceClient } from '../../src/openstack/service-client.js';
 import { RECORDED_AUTH } from './fixtures.js';
 import { FSID_A, imageBody, type ImageShape } from './image-body.js';
 import { fakeClock, type FakeClock } from './fake-clock.js';
-import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER } from '../../src/copy/transfer/keyed-limiter.js';
+import { createKeyedLimiter } from '../../src/concurrency/keyed-limiter.js';
+import { DIRECT_COPIES_PER_CLUSTER } from '../../src/copy/transfer/rbd-direct-plan.js';
 
 /**
  * A Glance that answers image reads from a script of snapshots (the last one repeats) and copy requests from a

@@ -78,7 +78,7 @@ export const evictCommand: CommandSpec<EvictReport> = {
     // The listing is read as this project sees it (a policy's names resolve as sync resolves them); its images' pins count.
     const project = await cloud.projectId(ctx.signal);
     const options = {
-      store, cluster: buildStoreCluster(undefined, { confFile, user: ctx.config.ceph.user, pool: flagText(ctx.flags.pool) }), ...flags,
+      store, cluster: buildStoreCluster(undefined, { confFile, user: ctx.config.ceph.user }, flagText(ctx.flags.pool)), ...flags,
       pinsFrom: { refs, policy, owners, project },
       // Resolved by evictStore with the credential's project when neither names them (project-owners.ts).
       ...(removeOwners.length > 0 ? { removeOwners } : policy?.removeOwners === undefined ? {} : { removeOwners: policy.removeOwners }),

@@ -3,7 +3,8 @@ import { FerryError } from '../../errors/ferry-error.js';
 import { planStoreProbes } from '../../fleet/plan-store-probes.js';
 import { createClusterProbes, probeStores } from '../../fleet/probe-stores.js';
 import { readStoreOverview } from '../../glance/store-overview.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import { buildCephCluster } from '../../config/build-ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import { POOL_PROBE_DEFAULTS } from '../../rbd/probe-rbd-pool.js';
 import { parseDuration } from '../../clock/parse-duration.js';
 import type { CommandContext, CommandSpec } from '../command-spec.js';
@@ -43,7 +44,7 @@ function probeConfsFromFlags(ctx: CommandContext): ReadonlyMap<string, CephClust
       throw new FerryError('FERRY_INVALID_OPTION', `--probe-ceph-conf names store '${store}' twice`,
         'Give each store one ceph.conf.', { option: 'probe-ceph-conf', store });
     }
-    byStore.set(store, { confFile, ...(user ? { user } : {}) });
+    byStore.set(store, buildCephCluster({ confFile, user }));
   }
   return byStore;
 }
@@ -78,8 +79,8 @@ export const storesCommand: CommandSpec<StoresReport> = {
     const byStore = probeConfsFromFlags(ctx);
     const timeoutMs = probeTimeoutFromFlags(ctx);
     const { store } = ctx.config.copy;
-    const { fsid, confFile, user } = ctx.config.ceph;
-    const local = confFile ? { confFile, ...(user ? { user } : {}) } : undefined;
+    const { fsid } = ctx.config.ceph;
+    const local = buildCephCluster(ctx.config.ceph);
     // The mons of every cluster ferry can reach are asked at once, while Glance answers: a dead mon is known by the
     // time the list is there, even when /detail waits out its deadline. If the command fails first, they are stopped.
     const stop = new AbortController();

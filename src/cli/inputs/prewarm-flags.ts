@@ -7,6 +7,7 @@ import type { CommandContext, OptionSpec } from '../command-spec.js';
 import { configFlag, TRANSFER_FLAGS } from '../global-options.js';
 import { createPrewarmProgress } from '../render/prewarm-progress.js';
 import { parseByteRate } from '../../config/byte-rate.js';
+import { buildCephCluster } from '../../config/build-ceph-cluster.js';
 import { parseTimeWindow } from '../../clock/time-window.js';
 
 // The flags and terminal progress that prewarm, sync and status --matrix share.
@@ -69,6 +70,7 @@ export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, '
   const fanOut = countFlag(ctx, 'fan-out');
   const rateLimit = text(ctx.flags['rate-limit']);
   const window = text(ctx.flags.window);
+  const localCluster = buildCephCluster(ctx.config.ceph);
   return {
     ...(rateLimit === undefined ? {} : { bytesPerSecond: parseByteRate(rateLimit) }),
     ...(window === undefined ? {} : { window: parseTimeWindow(window) }),
@@ -86,8 +88,7 @@ export function runOptionsFromFlags(ctx: CommandContext): Omit<PrewarmOptions, '
     sourceCephConfs: ctx.config.copy.sourceCephConfs,
     ...(ctx.config.copy.sourceRbdUser === undefined ? {} : { sourceRbdUser: ctx.config.copy.sourceRbdUser }),
     rbdQuietMs: ctx.config.copy.rbdQuietMs,
-    ...(ctx.config.ceph.confFile === undefined ? {} : { localCluster: { confFile: ctx.config.ceph.confFile, user: ctx.config.ceph.user },
-      localStore: ctx.config.copy.store }),
+    ...(localCluster === undefined ? {} : { localCluster, localStore: ctx.config.copy.store }),
     signal: ctx.signal,
   };
 }

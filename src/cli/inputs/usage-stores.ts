@@ -32,10 +32,9 @@ export function usageStoresFromFlags(ctx: Pick<CommandContext, 'flags' | 'config
   const of = budgetOfFlag(ctx);
   const flagBudget = budget === undefined ? undefined : parseBudget(budget, of);
   const idleMs = ctx.flags.idle === undefined ? undefined : durationFlag(ctx, 'idle', EVICT_DEFAULTS.idleMs);
-  const confFile = ctx.config.ceph.confFile;
   return names.map((store): UsageStore => {
     const settings = policy?.stores.get(store);
-    const cluster = buildStoreCluster(settings?.cluster, { confFile, user: ctx.config.ceph.user, pool });
+    const cluster = buildStoreCluster(settings?.cluster, ctx.config.ceph, pool);
     if (cluster === undefined) {
       throw new FerryError('FERRY_INVALID_OPTION', `store ${store} has no cluster to read: ${policy === undefined ? 'no --ceph-conf'
         : `the policy ${policy.source} gives it no ceph_conf, and no --ceph-conf`} was given`,

@@ -1,6 +1,7 @@
 import type { CopyPolicy } from '../../config/copy-policy.js';
 import { FerryError } from '../../errors/ferry-error.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import { sourceClusters } from '../../config/build-ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import type { CopyTransfer } from '../copy-job.js';
 import { glanceCopyImage } from './glance-copy-image.js';
 import { createRbdDirectTransfer, type RbdDirectOptions } from './rbd-direct.js';
@@ -25,8 +26,7 @@ export function chooseTransfer(policy: CopyPolicy, targets: TransferTargets, loc
     throw new FerryError('FERRY_INVALID_OPTION', 'transfer rbd writes into the local cluster, but no ceph.conf names it',
       'Pass --ceph-conf FILE (and --rbd-user USER with write caps on the target pool), or use --transfer glance.', { option: 'cephConf' });
   }
-  const user = policy.sourceRbdUser ?? localUser;
-  const sources = new Map(Object.entries(policy.sourceCephConfs).map(([store, confFile]) => [store, { confFile, user }] as const));
+  const sources = sourceClusters(policy, localUser);
   const { fanOut, ...direct } = extra;
   const transfer = createRbdDirectTransfer({ targets, sources, quietMs: policy.rbdQuietMs, ...(policy.transfer === 'auto' ? { fallback: glanceCopyImage } : {}), ...direct });
   // A store serves the next wave only if ferry may read it (--source-ceph-conf).

@@ -1,5 +1,5 @@
 import type { CephCliOptions } from '../../rbd/ceph-cli.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import { listRbdObjectExtents, listRbdSnapshots, readRbdImageInfo, type RbdImageRef } from '../../rbd/rbd-image-commands.js';
 import { hashRbdSnapshot, RbdStreamError } from '../../rbd/rbd-streams.js';
 import { judgeFoundBytes, judgeFoundShape, sameIdentity, type RbdCopyIdentity } from './judge-found-copy.js';

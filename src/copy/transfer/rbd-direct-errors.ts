@@ -1,5 +1,5 @@
 import { FerryError } from '../../errors/ferry-error.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import { HALF_CREATED_WHY, halfCreatedFix, rbdCommandLine } from '../../rbd/leftover-image.js';
 import type { RbdDiffFormatError } from '../../rbd/rbd-diff-stream.js';
 import type { RbdStreamError } from '../../rbd/rbd-streams.js';

@@ -2,7 +2,7 @@ import { getHashes } from 'node:crypto';
 import type { GlanceImage } from '../../glance/image.js';
 import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
 import { hasStore } from '../../glance/image.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import { parseRbdLocation, type RbdLocation } from '../../rbd/parse-rbd-location.js';
 import { rbdLocationNameProblem, rbdNameProblem } from '../../rbd/rbd-names.js';
 
@@ -31,6 +31,9 @@ export function planRbdSources(image: Pick<GlanceImage, 'locations'>, sources: R
   }
   return candidates;
 }
+
+/** The direct transfer's default: copies at once per source cluster and per target store (directCopySlotKeys). */
+export const DIRECT_COPIES_PER_CLUSTER = 2;
 
 /**
  * The keyed limiter's slots one batch takes: its source cluster (by the fsid its location names, which the source's

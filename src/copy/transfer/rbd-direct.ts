@@ -1,16 +1,16 @@
 import { isFerryError, type FerryError } from '../../errors/ferry-error.js';
-import type { CephCliOptions } from '../../rbd/ceph-cli.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import { cephCliFor, type CephCliOptions } from '../../rbd/ceph-cli.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import { askClusterFsid } from '../../rbd/cluster-fsid.js';
 import { readCephConfFsid } from '../../rbd/ceph-conf-fsid.js';
 import type { CommandRunner } from '../../rbd/command-runner.js';
 import { readRbdImageInfo, type RbdImageInfo } from '../../rbd/rbd-image-commands.js';
 import { NO_EFFECTS, type CopyTransfer, type TransferJob, type TransferOutcome } from '../copy-job.js';
 import type { OwnImportVerdict } from '../judge-own-import.js';
-import { createKeyedLimiter, DIRECT_COPIES_PER_CLUSTER, type KeyedLimiter } from './keyed-limiter.js';
+import { createKeyedLimiter, type KeyedLimiter } from '../../concurrency/keyed-limiter.js';
 import { copyStores, type StoreCopyEnd, type StoreCopyEnvironment, type StoreCopyPlan } from './rbd-copy-store.js';
 import { imageIdUnsafeError, noSourceError, notRawError, targetPoolUnknownError, unverifiableError } from './rbd-direct-errors.js';
-import { directCopySlotKeys, expectedHash, planRbdSources, sourceCandidateProblem, targetPoolOf, type ExpectedHash, type RbdSourceCandidate } from './rbd-direct-plan.js';
+import { DIRECT_COPIES_PER_CLUSTER, directCopySlotKeys, expectedHash, planRbdSources, sourceCandidateProblem, targetPoolOf, type ExpectedHash, type RbdSourceCandidate } from './rbd-direct-plan.js';
 import { rbdLocationNameProblem, rbdNameProblem } from '../../rbd/rbd-names.js';
 import type { GlanceImage } from '../../glance/image.js';
 import type { GlanceStoresInfo } from '../../glance/image-store-info.js';
@@ -259,5 +259,5 @@ function ended<Skip extends string>(job: TransferJob<Skip>, image: GlanceImage, 
 }
 
 function cliOf(cluster: CephCluster, signal: AbortSignal, runner: CommandRunner | undefined): CephCliOptions {
-  return { confFile: cluster.confFile, ...(cluster.user ? { user: cluster.user } : {}), signal, ...(runner ? { runner } : {}) };
+  return cephCliFor(cluster, { signal, runner });
 }

@@ -2,8 +2,8 @@ import type { Clock } from '../../clock/clock.js';
 import type { FerryError } from '../../errors/ferry-error.js';
 import type { GlanceImage } from '../../glance/image.js';
 import type { Logger } from '../../logging/logger.js';
-import type { CephCliOptions } from '../../rbd/ceph-cli.js';
-import type { CephCluster } from '../../rbd/ceph-cluster.js';
+import { cephCliFor, type CephCliOptions } from '../../rbd/ceph-cli.js';
+import type { CephCluster } from '../../config/ceph-cluster.js';
 import type { RbdImageInfo, RbdImageRef } from '../../rbd/rbd-image-commands.js';
 import type { CopyJobPhase } from '../copy-job.js';
 import type { ExpectedHash, RbdSourceCandidate } from './rbd-direct-plan.js';
@@ -78,6 +78,5 @@ export const WRITER_META_KEY = 'ferry.writer';
 
 /** The target cluster's rbd commands for one store (without a signal: a removal after an interruption still runs). */
 export function targetCli(plan: StoreCopyPlan, signal?: AbortSignal): CephCliOptions {
-  return { confFile: plan.target.confFile, ...(plan.target.user ? { user: plan.target.user } : {}), ...(signal ? { signal } : {}),
-    ...(plan.runner ? { runner: plan.runner } : {}) };
+  return cephCliFor(plan.target, { signal, runner: plan.runner });
 }

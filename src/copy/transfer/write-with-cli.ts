@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { isFerryError } from '../../errors/ferry-error.js';
-import type { CephCliOptions } from '../../rbd/ceph-cli.js';
+import { cephCliFor, type CephCliOptions } from '../../rbd/ceph-cli.js';
 import { workerHash } from '../../rbd/hash-sink.js';
 import { listRbdObjectExtents, listRbdSnapshots, protectRbdSnapshot, readRbdImageInfo, setRbdImageMeta, type RbdImageRef } from '../../rbd/rbd-image-commands.js';
 import { RbdDiffFormatError, RbdDiffHasher, type RbdDiffSummary } from '../../rbd/rbd-diff-stream.js';
@@ -18,8 +18,7 @@ import { SNAPSHOT, WRITER_META_KEY, type Claimed, type StepEnd, type StoreCopyEn
 export async function writeWithCli(env: StoreCopyEnvironment, claim: Claimed): Promise<StepEnd> {
   const { plan, cli, temp, final } = claim;
   const { source } = plan;
-  const sourceCli: CephCliOptions = { confFile: source.cluster.confFile, ...(source.cluster.user ? { user: source.cluster.user } : {}),
-    ...(plan.runner ? { runner: plan.runner } : {}) };
+  const sourceCli = cephCliFor(source.cluster, { runner: plan.runner });
   let protecting: Promise<Error | undefined> | undefined;
   let hasher: RbdDiffHasher | undefined;
   try {

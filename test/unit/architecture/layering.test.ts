@@ -29,6 +29,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['logging'],
   ['clock'],
   ['errors'],
+  ['process', 'concurrency'], // generic pieces that import nothing of ferry's: a child's environment, the keyed limiter
 ];
 const RANKS = new Map(LAYERS.flatMap((folders, index) => folders.map((folder) => [folder, index] as const)));
 const rank = (folder: string): number | undefined => RANKS.get(folder);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { copyShared, type CopyContext } from '../../../src/copy/copy-context.js';
-import { DIRECT_COPIES_PER_CLUSTER } from '../../../src/copy/transfer/keyed-limiter.js';
+import { DIRECT_COPIES_PER_CLUSTER } from '../../../src/copy/transfer/rbd-direct-plan.js';
 import type { GlanceClient } from '../../../src/glance/glance-client.js';
 
 // The agent answers each nova request with its own ensure(): what must hold across them lives in copyShared, keyed by

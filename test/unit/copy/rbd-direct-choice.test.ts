@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COPY_POLICY_DEFAULTS, RBD_QUIET_FLOOR_MS, resolveCopyPolicy } from '../../../src/config/copy-policy.js';
-import { createKeyedLimiter } from '../../../src/copy/transfer/keyed-limiter.js';
+import { createKeyedLimiter } from '../../../src/concurrency/keyed-limiter.js';
 import { chooseTransfer } from '../../../src/copy/transfer/choose-transfer.js';
 import { glanceCopyImage } from '../../../src/copy/transfer/glance-copy-image.js';
 

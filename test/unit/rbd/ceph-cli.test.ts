@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readClusterFsid, snapshotExists } from '../../../src/rbd/ceph-cli.js';
+import { cephCliFor, readClusterFsid, snapshotExists } from '../../../src/rbd/ceph-cli.js';
 import type { CommandOutcome } from '../../../src/rbd/command-runner.js';
 import { scriptedRunner } from '../../helpers/scripted-runner.js';
 
@@ -173,5 +173,19 @@ describe('snapshotExists', () => {
       message: 'could not run rbd: spawn rbd ENOENT',
       hint: expect.stringContaining('ceph-common'),
     });
+  });
+});
+
+describe('cephCliFor', () => {
+  const signal = new AbortController().signal;
+  it.each([
+    { name: 'the cluster\'s conf and user, and what the run sets', cluster: { confFile: CONF, user: 'glance' }, run: { signal, timeoutMs: 5_000 },
+      expected: { confFile: CONF, user: 'glance', signal, timeoutMs: 5_000 } },
+    { name: 'no user: the CLI\'s own; a setting left undefined is left out', cluster: { confFile: CONF }, run: { signal: undefined, runner: undefined },
+      expected: { confFile: CONF } },
+    { name: 'a resolved fsid stays with the cluster, not on the command line', cluster: { confFile: CONF, user: 'nova', fsid: FSID }, run: {},
+      expected: { confFile: CONF, user: 'nova' } },
+  ])('cephCliFor: $name', ({ cluster, run, expected }) => {
+    expect(cephCliFor(cluster, run)).toStrictEqual(expected);
   });
 });

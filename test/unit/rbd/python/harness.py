@@ -2,7 +2,7 @@
 
 The program is run as a file by Debian's python3 with -S (no site-packages: the real binding, where installed, is out
 of reach) and fakes/ as PYTHONPATH: the stand-ins are injected on purpose, the only way they get in. ferry itself runs
-the same text isolated (-I), which imports nothing from PYTHONPATH; test/unit/rbd/child-environment.test.ts and the
+the same text isolated (-I), which imports nothing from PYTHONPATH; test/unit/process/child-environment.test.ts and the
 integration tests see that side.
 """
 import importlib.util

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { systemdNotifier } from '../../../src/agent/service-notifier.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { askClusterFsid } from '../../../src/rbd/cluster-fsid.js';
-import { CHILD_ENVIRONMENT_NAMES, childEnvironment, DEFAULT_CHILD_PATH } from '../../../src/rbd/child-environment.js';
+import { CHILD_ENVIRONMENT_NAMES, childEnvironment, DEFAULT_CHILD_PATH } from '../../../src/process/child-environment.js';
 import { execFileRunner } from '../../../src/rbd/command-runner.js';
 import { LibrbdUnavailableError, startLibrbdCopy } from '../../../src/rbd/librbd-copy.js';
 import { hashRbdSnapshot, pipeRbdDiff } from '../../../src/rbd/rbd-streams.js';

@@ -1,10 +1,7 @@
-/** The direct transfer's default: copies at once per source cluster and per target store. */
-export const DIRECT_COPIES_PER_CLUSTER = 2;
-
 /**
- * At most `limit` holders per key at once (a source cluster, a target store): direct transfers of many images and
- * stores share the clusters' bandwidth without one cluster taking every slot. Woken in arrival order; a waiter that aborts
- * leaves the queue.
+ * At most `limit` holders per key at once: the direct transfer's slots per source cluster and per target store, the
+ * removals of one image by stores evicted side by side. Many holders share what a key names without one taking every
+ * slot. Woken in arrival order; a waiter that aborts leaves the queue.
  */
 export interface KeyedLimiter {
   run<T>(keys: readonly string[], signal: AbortSignal, work: () => Promise<T>): Promise<T>;
