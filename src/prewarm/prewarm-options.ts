@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { CephCluster } from '../config/ceph-cluster.js';
 import { COPY_POLICY_DEFAULTS, resolveCopyPolicy, type CopyPolicy } from '../config/copy-policy.js';
 import { storeNameSchema } from '../config/store-name.js';
 import type { TimeWindow } from '../clock/time-window.js';
