@@ -20,8 +20,8 @@ const FILES = [
   'prewarm/prewarm.test.ts',
   'security/least-privilege.test.ts',
   'stores/stores-answers.test.ts', 'stores/stores.test.ts',
-  'systemd/agent-restart.test.ts', 'systemd/agent-transfer-unit.test.ts', 'systemd/agent-unit.test.ts', 'systemd/evict-unit.test.ts',
-  'systemd/sync-unit.test.ts',
+  'systemd/agent-restart.test.ts', 'systemd/agent-transfer-unit.test.ts', 
+  
 ];
 
 export const SPAWN_LIMIT_DEBT: ReadonlySet<string> = new Set(FILES.map((file) => `test/integration/${file}`));
