@@ -20,7 +20,7 @@ const FILES = [
   'prewarm/prewarm.test.ts',
   'security/least-privilege.test.ts',
   'stores/stores-answers.test.ts', 'stores/stores.test.ts',
-  'systemd/agent-restart.test.ts', 'systemd/agent-transfer-unit.test.ts', 
+  
   
 ];
 

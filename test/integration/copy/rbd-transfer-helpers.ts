@@ -72,10 +72,12 @@ export function ferryAsync(args: readonly string[], env: Record<string, string> 
   return { child, done };
 }
 
+/** digestOfSnapshot (md5OfSnapshot, sha512OfSnapshot): an rbd export of the image, 120 s inside `timeout`, and 10 s more. */
+export const DIGEST_MS = 130_000;
 /** A digest of what a clone of IMAGE@snap would read, by the coreutils tool given. */
 function digestOfSnapshot(site: 'site-a' | 'site-b', image: string, tool: 'md5sum' | 'sha512sum'): string {
   const result = spawnSync('sh', ['-c', `timeout 120 rbd -c ${devcloud().ceph[site].conf} --id admin export --no-progress images/${image}@snap - | ${tool}`],
-    { encoding: 'utf8', timeout: 130_000 });
+    { encoding: 'utf8', timeout: DIGEST_MS });
   return result.stdout.split(' ')[0] ?? '';
 }
 
