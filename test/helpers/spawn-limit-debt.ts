@@ -16,7 +16,7 @@ const FILES = [
   'faults/rbd-forged.test.ts', 'faults/rbd-kill-faults.test.ts', 'faults/rbd-source-lost.test.ts', 'faults/rbd-transfer-faults.test.ts',
   'faults/rbd-two-hosts.test.ts', 'faults/signals-faults.test.ts', 'faults/two-prewarms.test.ts',
   'install/artifact.test.ts',
-  'monitoring/agent-down.test.ts', 'monitoring/alert-rules.test.ts',
+  'monitoring/alert-rules.test.ts',
   'prewarm/prewarm.test.ts',
   'security/least-privilege.test.ts',
   'stores/stores-answers.test.ts', 'stores/stores.test.ts',
