@@ -79,6 +79,8 @@ export interface FerryChildOptions {
   readonly killAfterMs?: number;
 }
 
+/** A ferry run of ferryChild (unless killAfterMs says otherwise): killed after 240 s. */
+export const FERRY_CHILD_MS = 240_000;
 /** `bin/ferry ARGS` as a child process as ferry's own identity (ferryIdentity) and site-b's fsid (or --ceph-conf from ARGS). */
 export function ferryChild(args: readonly string[], options: FerryChildOptions = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
@@ -87,7 +89,7 @@ export function ferryChild(args: readonly string[], options: FerryChildOptions =
       // site-b's fsid, unless the run names a ceph.conf to ask instead
       env: { ...process.env, ...cloudEnv(ferryIdentity(args).cloud), ...(args.includes('--ceph-conf') ? {} : { FERRY_FSID: devcloud().ceph['site-b'].fsid }),
         FERRY_LOG_LEVEL: 'warn', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'], timeout: options.killAfterMs ?? 240_000, killSignal: 'SIGKILL',
+      stdio: ['ignore', 'pipe', 'pipe'], timeout: options.killAfterMs ?? FERRY_CHILD_MS, killSignal: 'SIGKILL',
     });
     let stdout = '';
     let stderr = '';
