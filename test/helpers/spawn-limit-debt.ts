@@ -15,7 +15,6 @@
 //   faults/process-faults, faults/rbd-source-lost, install/artifact, stores/stores-answers.
 const FILES = [
   'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
-  'config/nova-conf.test.ts',
   'copy/rbd-transfer.test.ts',
   'devcloud/restart.test.ts',
   'evict/boot-race.test.ts', 'evict/evict.test.ts',
@@ -24,7 +23,6 @@ const FILES = [
   'faults/rbd-two-hosts.test.ts', 'faults/signals-faults.test.ts',
   'install/artifact.test.ts',
   'security/least-privilege.test.ts',
-  'stores/stores-answers.test.ts',
 ];
 
 export const SPAWN_LIMIT_DEBT: ReadonlySet<string> = new Set(FILES.map((file) => `test/integration/${file}`));
