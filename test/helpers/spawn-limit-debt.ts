@@ -16,7 +16,6 @@
 const FILES = [
   'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
   'copy/rbd-transfer.test.ts',
-  'devcloud/restart.test.ts',
   'evict/boot-race.test.ts', 'evict/evict.test.ts',
   'faults/glance-state-faults.test.ts', 'faults/process-faults.test.ts',
   'faults/rbd-forged.test.ts', 'faults/rbd-kill-faults.test.ts', 'faults/rbd-source-lost.test.ts', 'faults/rbd-transfer-faults.test.ts',
