@@ -11,14 +11,12 @@
 //   faults/rbd-*, tenant-boot, nova-fallback, least-privilege, evict/evict);
 // - polls through one spawn per round: rbd-forged's wait for ferry's mark (rbdMeta), rbd-two-hosts' rbdWatchers,
 //   evict's fenced() every 200 ms during a run, boot-race's evict loop (ferryChild per round);
-// - not run clean yet (no finding seen in the rehearsal, no verdict either): install/artifact.
 const FILES = [
   'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
   'copy/rbd-transfer.test.ts',
   'evict/boot-race.test.ts', 'evict/evict.test.ts',
     'faults/rbd-forged.test.ts', 'faults/rbd-kill-faults.test.ts', 'faults/rbd-transfer-faults.test.ts',
   'faults/rbd-two-hosts.test.ts',
-  'install/artifact.test.ts',
   'security/least-privilege.test.ts',
 ];
 
