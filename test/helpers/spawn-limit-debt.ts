@@ -8,14 +8,14 @@
 // it spawns, and a poll waiting in one program (waitForRbd, waitInside, waitForJournal) instead of a spawn per round.
 // Left, by where they spawn (rehearsal of 2026-11-29):
 // - ceph() called again and again in one test, 70 s each, beside ferrySync/ferryAsync and the digests (copy/rbd-*,
-//   faults/rbd-*, tenant-boot, nova-fallback, least-privilege, evict/evict);
+//   faults/rbd-forged, rbd-transfer-faults, rbd-two-hosts, tenant-boot, nova-fallback, least-privilege, evict/evict);
 // - polls through one spawn per round: rbd-forged's wait for ferry's mark (rbdMeta), rbd-two-hosts' rbdWatchers,
 //   evict's fenced() every 200 ms during a run, boot-race's evict loop (ferryChild per round);
 const FILES = [
   'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
   'copy/rbd-transfer.test.ts',
   'evict/boot-race.test.ts', 'evict/evict.test.ts',
-    'faults/rbd-forged.test.ts', 'faults/rbd-kill-faults.test.ts', 'faults/rbd-transfer-faults.test.ts',
+    'faults/rbd-forged.test.ts', 'faults/rbd-transfer-faults.test.ts',
   'faults/rbd-two-hosts.test.ts',
   'security/least-privilege.test.ts',
 ];
