@@ -7,7 +7,7 @@
 // FERRY_CHILD_MS, FERRY_RUN_MS, DIGEST_MS, novaCloneMs), each test's limit INTEGRATION_TEST_MS plus the sum of what
 // it spawns, and a poll waiting in one program (waitForRbd, waitInside, waitForJournal) instead of a spawn per round.
 // Left, by where they spawn (rehearsal of 2026-11-29):
-// - ceph() called again and again in one test, 70 s each, beside ferrySync/ferryAsync and the digests (copy/rbd-*,
+// - ceph() called again and again in one test, 70 s each, beside ferrySync/ferryAsync and the digests (copy/rbd-transfer,
 //   faults/rbd-forged, rbd-transfer-faults, rbd-two-hosts, tenant-boot, nova-fallback, least-privilege, evict/evict);
 // - polls through one spawn per round: rbd-forged's wait for ferry's mark (rbdMeta), rbd-two-hosts' rbdWatchers,
 //   evict's fenced() every 200 ms during a run, boot-race's evict loop (ferryChild per round);
@@ -15,7 +15,7 @@ const FILES = [
   'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
   'copy/rbd-transfer.test.ts',
   'evict/boot-race.test.ts', 'evict/evict.test.ts',
-    'faults/rbd-forged.test.ts', 'faults/rbd-transfer-faults.test.ts',
+  'faults/rbd-forged.test.ts', 'faults/rbd-transfer-faults.test.ts',
   'faults/rbd-two-hosts.test.ts',
   'security/least-privilege.test.ts',
 ];
