@@ -11,13 +11,24 @@ import { imageTasks, readImage, tokenFor } from './glance-admin.js';
 const ROOT = process.cwd();
 const SCRIPTS = join(ROOT, 'scripts', 'devcloud');
 
-function script(name: 'fault' | 'up' | 'status', args: readonly string[], timeoutS = 300): { stdout: string; stderr: string } {
+/** A devcloud script run with `timeout SECONDS`: the spawn's own limit, 10 s more. */
+const scriptMs = (seconds: number): number => (seconds + 10) * 1000;
+/** scripts/devcloud/up and the fault script's rbd and database faults: 300 s inside `timeout`. */
+const SCRIPT_S = 300;
+export const FAULT_MS = scriptMs(SCRIPT_S);
+/** faults.up(): the dev cloud's services started again, each waited for until it answers. */
+export const FAULTS_UP_MS = FAULT_MS;
+/** faults.kill(): SIGKILL by the recorded PID, then up to 5 s until the process is gone. */
+const KILL_S = 20;
+export const FAULT_KILL_MS = scriptMs(KILL_S);
+
+function script(name: 'fault' | 'up' | 'status', args: readonly string[], timeoutS = SCRIPT_S): { stdout: string; stderr: string } {
   const path = join(SCRIPTS, name);
   if (!existsSync(path)) {
     throw new Error(`${path} is missing: the fault primitives come with the devcloud branch (git merge devcloud)`);
   }
   const result = spawnSync('timeout', [String(timeoutS), 'bash', path, ...args], {
-    encoding: 'utf8', timeout: (timeoutS + 10) * 1000, env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir },
+    encoding: 'utf8', timeout: scriptMs(timeoutS), env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir },
   });
   if (result.status !== 0) {
     throw new Error(`scripts/devcloud/${name} ${args.join(' ')} exited ${result.status}: ${result.stderr.trim()}`);
@@ -31,7 +42,7 @@ export type DevcloudProcess = 'glance' | 'keystone' | 'placement' | 'postgres' |
 export const faults = {
   /** SIGKILL one dev cloud service by its recorded PID. */
   kill(service: DevcloudProcess): void {
-    script('fault', ['kill', service]);
+    script('fault', ['kill', service], KILL_S);
   },
   /** Restart whatever is down (keeps data and fsids); returns once every service answers. */
   up(): void {
@@ -79,6 +90,8 @@ export interface FerryChildOptions {
   readonly killAfterMs?: number;
 }
 
+/** A ferry run of ferryChild (unless killAfterMs says otherwise): killed after 240 s. */
+export const FERRY_CHILD_MS = 240_000;
 /** `bin/ferry ARGS` as a child process as ferry's own identity (ferryIdentity) and site-b's fsid (or --ceph-conf from ARGS). */
 export function ferryChild(args: readonly string[], options: FerryChildOptions = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
@@ -87,7 +100,7 @@ export function ferryChild(args: readonly string[], options: FerryChildOptions =
       // site-b's fsid, unless the run names a ceph.conf to ask instead
       env: { ...process.env, ...cloudEnv(ferryIdentity(args).cloud), ...(args.includes('--ceph-conf') ? {} : { FERRY_FSID: devcloud().ceph['site-b'].fsid }),
         FERRY_LOG_LEVEL: 'warn', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'], timeout: options.killAfterMs ?? 240_000, killSignal: 'SIGKILL',
+      stdio: ['ignore', 'pipe', 'pipe'], timeout: options.killAfterMs ?? FERRY_CHILD_MS, killSignal: 'SIGKILL',
     });
     let stdout = '';
     let stderr = '';
@@ -258,7 +271,9 @@ export async function revokeToken(token: string): Promise<number> {
   return response.status;
 }
 
+/** scripts/devcloud/status: asks each service once. */
+export const DEVCLOUD_STATUS_MS = 60_000;
 /** Whether every dev cloud service is healthy (scripts/devcloud/status). */
 export function devcloudHealthy(): boolean {
-  return spawnSync('bash', [join(SCRIPTS, 'status')], { stdio: 'ignore', timeout: 60_000, env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir } }).status === 0;
+  return spawnSync('bash', [join(SCRIPTS, 'status')], { stdio: 'ignore', timeout: DEVCLOUD_STATUS_MS, env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir } }).status === 0;
 }

@@ -133,9 +133,11 @@ export async function devCloud(options: { cloud?: string; flags?: Record<string,
   return connectCloud(config, undefined, options.transport ? { transport: options.transport } : {});
 }
 
+/** One rbd or ceph command against the dev cloud (ceph()): 60 s inside `timeout`, and the spawn's own 10 s more. */
+export const CEPH_MS = 70_000;
 /** Run rbd/ceph against one of the dev cloud's clusters, bounded in time. */
 export function ceph(site: 'site-a' | 'site-b', command: 'rbd' | 'ceph', args: readonly string[], user = 'nova'): { code: number; stdout: string; stderr: string } {
-  const result = spawnSync('timeout', ['60', command, '-c', devcloud().ceph[site].conf, '--id', user, ...args], { encoding: 'utf8', timeout: 70_000 });
+  const result = spawnSync('timeout', ['60', command, '-c', devcloud().ceph[site].conf, '--id', user, ...args], { encoding: 'utf8', timeout: CEPH_MS });
   if (result.status === 0) markReached(site === 'site-a' ? 'ceph-site-a' : 'ceph-site-b');
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }

@@ -22,8 +22,10 @@ export function findPromtool(): PromtoolCheck {
   return { path: undefined, reason };
 }
 
+/** One promtool run (a rules test, a check): it reads the files it is given, nothing else. */
+export const PROMTOOL_MS = 60_000;
 /** Run promtool with the given arguments (and stdin); its exit code and output. */
 export function promtool(path: string, args: readonly string[], input?: string): { code: number; output: string } {
-  const run = spawnSync(path, args, { encoding: 'utf8', timeout: 60_000, ...(input === undefined ? {} : { input }) });
+  const run = spawnSync(path, args, { encoding: 'utf8', timeout: PROMTOOL_MS, ...(input === undefined ? {} : { input }) });
   return { code: run.status ?? -1, output: `${run.stdout}${run.stderr}`.trim() };
 }

@@ -66,3 +66,10 @@ export function judgeSpawn(request: SpawnRequest, task: TaskBudget): SpawnVerdic
   }
   return { allowed: true, startsAtMs, endsAtMs };
 }
+
+/**
+ * What an integration test waits for besides the programs it spawns (HTTP answers, Glance's copies, an agent's
+ * warm-up): vitest.config.ts's integration testTimeout. A test that spawns states its limit as this plus its spawns'
+ * timeouts, each named where its helper is (CEPH_MS, COMMAND_MS, …).
+ */
+export const INTEGRATION_TEST_MS = 120_000;

@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent } from '../../../src/agent/agent-client.js';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { statusJsonSchema } from '../../../src/contract/status-document.js';
-import { ceph, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { ceph, CEPH_MS, cloudEnv, devcloud } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
-import { DEBIAN_NOVA, newerNova, novaClone, novaConf, patchedNova, python, type NovaTree } from './nova-tree.js';
+import { DEBIAN_NOVA, newerNova, novaClone, novaCloneMs, novaConf, patchedNova, python, NOVA_PYTHON_MS, type NovaTree } from './nova-tree.js';
 
 const created: string[] = [];
 const clones: string[] = [];
@@ -18,6 +19,10 @@ let work: string;
 let token: string;
 /** The Python storm: `timeout 120` around python3, and the spawn's own limit a little past it. */
 const PYTHON_STORM_MS = 130_000;
+/** The unit's ExecStartPre run by hand: ferry copies nova.conf's options (a node start, a file read and written). */
+const UNIT_PRE_MS = 60_000;
+/** The unit's agent run by hand: up, asked, SIGHUP, asked, SIGTERM; killed after this if it never exits. */
+const UNIT_AGENT_MS = 60_000;
 
 async function image(name: string, store: string): Promise<string> {
   const id = await uploadImage({ name: `it-agent-${name}`, store, sizeBytes: 8 * 1024 * 1024 });
@@ -43,7 +48,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await agent.stop();
-  for (const clone of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', clone]);
+  // Every clone removed in one program, bounded as one ceph() call (one ceph() per clone counted 70 s each).
+  spawnSync('timeout', ['60', 'sh', '-c', 'for c; do rbd -c "$0" --id nova rm --no-progress "$c"; done', devcloud().ceph['site-b'].conf, ...clones],
+    { timeout: CEPH_MS });
   for (const id of created) {
     await waitUnlocked(id);
     await deleteImage(id);
@@ -110,7 +117,7 @@ try:
 except ferry_agent.FerryAgentError as e:
     print(json.dumps({'code': e.code, 'message': e.message}))`);
     expect(down).toMatchObject({ code: 'FERRY_AGENT_UNAVAILABLE' });
-  });
+  }, 2 * NOVA_PYTHON_MS);
 
   it('agent: 3 nova workers ask again after a failed clone while an eviction\'s fence holds the copy → one shared wait, each answered 503 FERRY_HAND_OUT_TIMEOUT by its own deadline (timeout 8 s: at 4 s, nova\'s client waits 38 s); the fence lifted, the copy', async () => {
     const id = await image('fenced', 'site-b');
@@ -142,7 +149,7 @@ except ferry_agent.FerryAgentError as e:
     console.log(`retries answered at ${answers.map(({ ms }) => Math.round(ms)).join(', ')} ms; ${looks} looks for the three`);
     const after = await post(retry);
     expect([after.status, ensureJsonSchema.parse(after.body).target?.url]).toEqual([200, target.url]);
-  });
+  }, INTEGRATION_TEST_MS + 2 * CEPH_MS);
 });
 
 // Debian 12's nova always; a newer nova (Debian sid's) when scripts/nova-newer-check prepared one (docs/nova-patch.md).
@@ -167,7 +174,7 @@ for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry p
     const info = ceph('site-b', 'rbd', ['info', `vms/${name}`]);
     expect(info.code, info.stderr).toBe(0);
     expect(info.stdout).toContain(`parent: images/${id}@snap`);
-  });
+  }, INTEGRATION_TEST_MS + novaCloneMs() + CEPH_MS);
 
   it('nova: two nova processes booting the same image at once → one Glance copy task, both clones made, no download', async () => {
     const id = await image('nova-two', 'site-a');
@@ -180,7 +187,7 @@ for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry p
       expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).stdout).toContain(`parent: images/${id}@snap`);
     }
     expect((await imageTasks(id)).filter((t) => t.input.backend?.includes('site-b'))).toHaveLength(1);
-  });
+  }, INTEGRATION_TEST_MS + novaCloneMs() + 2 * CEPH_MS);
 
   // Failing fast means nova got the agent's answer, not that it gave up retrying: no retry, and far inside the retry
   // window (a wall-clock bound of a few seconds failed under a loaded CI machine: 4.5 s, the time is nova's imports).
@@ -194,7 +201,7 @@ for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry p
     expect(result).toMatchObject({ ok: false, error: 'ImageUnacceptable', retries: 0 });
     expect(result.message).toContain('FERRY_COPY_FAILED');
     expect(result.seconds).toBeLessThan(retryTimeout / 2);
-  });
+  }, INTEGRATION_TEST_MS + novaCloneMs());
 
   // nova 26's compute always runs under eventlet; newer nova-compute runs in native threading by default and under
   // eventlet when configured so ([DEFAULT] concurrency_backend / OS_NOVA_DISABLE_EVENTLET_PATCHING=0): both work.
@@ -208,7 +215,7 @@ for (const tree of novaTrees) describe(`nova's real Rbd.clone() with the ferry p
       clones.push(`vms/${name}`);
       expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).stdout).toContain(`parent: images/${id}@snap`);
     }
-  });
+  }, INTEGRATION_TEST_MS + 2 * novaCloneMs() + 2 * CEPH_MS);
 });
 
 describe('agent lifecycle', () => {
@@ -237,13 +244,13 @@ describe('agent lifecycle', () => {
       expect(/^SocketGroup=(.*)$/m.exec(socketUnit)?.[1]).toBe('nova');
       mkdirSync(join(work, 'unit'), { recursive: true });
       const [preFile = '', ...preArgs] = line('ExecStartPre');
-      const pre = spawnSync(preFile, preArgs, { encoding: 'utf8' });
+      const pre = spawnSync(preFile, preArgs, { encoding: 'utf8', timeout: UNIT_PRE_MS });
       expect(pre.status, pre.stderr).toBe(0);
       expect(readFileSync(copied, 'utf8')).toContain('images_rbd_glance_store_name');
       const [file = '', ...args] = [...line('ExecStart'), '--socket-group', group];
       expect(args.slice(args.indexOf(`${process.cwd()}/bin/ferry`) + 1, args.indexOf(`${process.cwd()}/bin/ferry`) + 2)).toEqual(['agent']);
       const child = spawn(file, [...args, '--json'], { env: { ...process.env, ...cloudEnv() },
-        stdio: ['ignore', 'pipe', 'pipe'] });
+        stdio: ['ignore', 'pipe', 'pipe'], timeout: UNIT_AGENT_MS });
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -263,5 +270,5 @@ describe('agent lifecycle', () => {
       expect(await exited).toBe(0);
       expect(JSON.parse(stdout)).toMatchObject({ socket, reloads: 1 });
       expect(existsSync(socket)).toBe(false);
-    });
+    }, INTEGRATION_TEST_MS + UNIT_PRE_MS + UNIT_AGENT_MS);
 });

@@ -126,7 +126,7 @@ export function novaClone(options: {
     const python = options.chroot ? ['chroot', options.chroot, PYTHON] : [PYTHON];
     const child = spawn('timeout', [String(options.timeoutSeconds ?? 120), ...python, `${process.cwd()}/test/integration/agent/nova_clone.py`, options.root, options.conf, options.image, options.name], {
       env: { ...process.env, OS_TOKEN: options.token, FERRY_AGENT_SOCKET: options.socket, PYTHONPATH: pythonPath, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'], timeout: ((options.timeoutSeconds ?? 120) + 10) * 1000,
+      stdio: ['ignore', 'pipe', 'pipe'], timeout: novaCloneMs(options.timeoutSeconds),
     });
     let stdout = '';
     let stderr = '';
@@ -141,9 +141,13 @@ export function novaClone(options: {
   });
 }
 
+/** python(): 60 s inside `timeout`, and the spawn's own 10 s more. */
+export const NOVA_PYTHON_MS = 70_000;
+/** novaClone()'s spawn: nova's process killed after `seconds` (its timeoutSeconds, 120 by default), and 10 s more. */
+export const novaCloneMs = (seconds = 120): number => (seconds + 10) * 1000;
 /** Run Python with the ferry_agent client on its path; returns its last stdout line as JSON. */
 export function python(code: string, env: Record<string, string> = {}): unknown {
-  const result = spawnSync('timeout', ['60', PYTHON, '-c', code], { encoding: 'utf8', timeout: 70_000,
+  const result = spawnSync('timeout', ['60', PYTHON, '-c', code], { encoding: 'utf8', timeout: NOVA_PYTHON_MS,
     env: { ...process.env, PYTHONPATH: `${process.cwd()}/integrations/nova`, ...env } });
   if (result.status !== 0) throw new Error(`python exited ${result.status}: ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? 'null') as unknown;

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensure } from '../../../src/copy/ensure.js';
-import { ceph, cloudEnv, countingTransport, devcloud, devCloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, CEPH_MS, cloudEnv, countingTransport, devcloud, devCloud, FERRY } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
 const created: string[] = [];
@@ -21,9 +22,11 @@ afterAll(async () => {
 });
 
 const ferryBin = `${process.cwd()}/bin/ferry`;
+/** One ferry CLI run of these tests: an ensure of a small image, or a status. */
+const FERRY_CLI_MS = 120_000;
 function ferry(args: readonly string[], cloud: string = FERRY.cloud): { code: number; json: Record<string, unknown>; stderr: string } {
   const result = spawnSync(process.execPath, [ferryBin, ...args, '--json'], {
-    encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...cloudEnv(cloud), FERRY_FSID: devcloud().ceph['site-b'].fsid },
+    encoding: 'utf8', timeout: FERRY_CLI_MS, env: { ...process.env, ...cloudEnv(cloud), FERRY_FSID: devcloud().ceph['site-b'].fsid },
   });
   return { code: result.status ?? -1, json: JSON.parse(result.stdout || '{}') as Record<string, unknown>, stderr: result.stderr };
 }
@@ -45,7 +48,7 @@ describe('ensure against real Glance and two Ceph clusters', () => {
     const info = ceph('site-b', 'rbd', ['info', clone]);
     expect(info.stdout).toContain(`parent: images/${id}@snap`);
     await transport.close();
-  });
+  }, INTEGRATION_TEST_MS + 2 * CEPH_MS);
 
   it('ensure: an image already in site-b costs one image read and no import request', async () => {
     const id = await image('local', 'site-b');
@@ -128,7 +131,7 @@ describe('ensure against real Glance and two Ceph clusters', () => {
     const id = await image('token', 'site-a');
     const token = await tokenFor('ferry');
     const result = spawnSync(process.execPath, [ferryBin, 'ensure', id, '--store', 'site-b', '--json'], {
-      encoding: 'utf8', timeout: 120_000,
+      encoding: 'utf8', timeout: FERRY_CLI_MS,
       env: { ...process.env, OS_CLOUD: '', OS_CLIENT_CONFIG_FILE: '/nonexistent', OS_TOKEN: token,
         FERRY_GLANCE_ENDPOINT: devcloud().glance.url, FERRY_FSID: devcloud().ceph['site-b'].fsid },
     });
@@ -144,5 +147,5 @@ describe('ensure against real Glance and two Ceph clusters', () => {
     expect(result.json).toMatchObject({ image: id, disk_format: 'raw', importing: [], failed: [], lock: null });
     // Glance's order follows its locations, not the copy order (on PostgreSQL a later copy may come first)
     expect([...(result.json as { stores: string[] }).stores].sort()).toEqual(['site-a', 'site-b']);
-  });
+  }, INTEGRATION_TEST_MS + 2 * FERRY_CLI_MS);
 });

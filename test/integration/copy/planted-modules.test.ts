@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
-import { md5, md5OfSnapshot, MiB, rbdEnsureArgs, sparseBytes, uploadBytes } from './rbd-transfer-helpers.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { DIGEST_MS, FERRY_RUN_MS, md5, md5OfSnapshot, MiB, rbdEnsureArgs, sparseBytes, uploadBytes } from './rbd-transfer-helpers.js';
 
 // Issue 25: ferry run from a directory another user could write to. A `rados.py`, `rbd.py` or `json.py` there must
 // never be imported by the Python ferry starts (the librbd copy, the cluster's fsid), and no child is handed the
@@ -53,7 +54,7 @@ describe('a planted rados.py / rbd.py / json.py in the working directory', () =>
     const id = await uploadBytes('it-planted-ensure', bytes, 'site-a');
     created.push(id);
     const run = spawnSync(process.execPath, [bundleOutsideCheckout(), ...rbdEnsureArgs(id)],
-      { cwd: planted.dir, env: operatorEnv(), encoding: 'utf8', timeout: 240_000 });
+      { cwd: planted.dir, env: operatorEnv(), encoding: 'utf8', timeout: FERRY_RUN_MS });
     expect(planted.imported()).toEqual([]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).not.toContain('librbd (python3-rbd) is not available');
@@ -62,7 +63,7 @@ describe('a planted rados.py / rbd.py / json.py in the working directory', () =>
     expect(md5(bytes)).toBe((await readImage(id)).checksum);
     markReached('ceph-site-a');
     markReached('ceph-site-b');
-  });
+  }, INTEGRATION_TEST_MS + FERRY_RUN_MS + DIGEST_MS);
 
   it('planted: the library as built (dist/index.js) asks librados for the fsid without importing them', () => {
     const planted = plantedDirectory('library');
@@ -87,7 +88,7 @@ describe('the Python ferry starts, seen from inside', () => {
     const id = await uploadBytes('it-planted-env', sparseBytes(8 * MiB, MiB), 'site-a');
     created.push(id);
     const run = spawnSync(process.execPath, [join(ROOT, 'bin', 'ferry'), ...rbdEnsureArgs(id)],
-      { cwd: work, env: operatorEnv({ FERRY_RBD_PYTHON: wrapper }), encoding: 'utf8', timeout: 240_000 });
+      { cwd: work, env: operatorEnv({ FERRY_RBD_PYTHON: wrapper }), encoding: 'utf8', timeout: FERRY_RUN_MS });
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ copied: true, transfer: 'rbd' });
     const records = readdirSync(seen).map((file) => readFileSync(join(seen, file), 'utf8').split('\n'));
@@ -96,5 +97,5 @@ describe('the Python ferry starts, seen from inside', () => {
     for (const [cwd, firstArgument, ...env] of records) {
       expect({ cwd, firstArgument, secrets: env.filter((line) => /^(OS_|FERRY_|PYTHON)/.test(line)) }).toEqual({ cwd: '/', firstArgument: '-I', secrets: [] });
     }
-  });
+  }, INTEGRATION_TEST_MS + FERRY_RUN_MS);
 });

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { prewarmJsonSchema } from '../../../src/contract/prewarm-document.js';
-import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, CEPH_MS, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage, tokenFor } from '../../helpers/glance-admin.js';
-import { ferrySync, md5, MiB, sparseBytes, uploadBytes } from './rbd-transfer-helpers.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { DIGEST_MS, FERRY_RUN_MS, ferrySync, md5, MiB, sparseBytes, uploadBytes } from './rbd-transfer-helpers.js';
 
 // Every site at once (issue 19, item 5): one image in site-a, wanted at site-b (pool images of cluster B) and site-c
 // (pool images-c of the same cluster), brought by prewarm --transfer rbd. Each copy lands in its own store's pool.
@@ -12,7 +13,7 @@ const created = imagesDeletedAfterAll();
 /** md5 of what a clone of POOL/IMAGE@snap in site-b's cluster reads. */
 function md5InClusterB(pool: string, image: string): string {
   const out = spawnSync('bash', ['-c', `set -o pipefail; timeout 120 rbd -c ${devcloud().ceph['site-b'].conf} --id admin export --no-progress ${pool}/${image}@snap - | md5sum`],
-    { encoding: 'utf8', timeout: 130_000 });
+    { encoding: 'utf8', timeout: DIGEST_MS });
   if (out.status !== 0) throw new Error(`rbd export ${pool}/${image}@snap: ${out.stderr}`);
   return out.stdout.split(' ')[0] ?? '';
 }
@@ -66,7 +67,7 @@ describe('ferry prewarm --transfer rbd: every site at once', () => {
       '--source-ceph-conf', `site-a=${facts.ceph['site-a'].conf}`, '--source-ceph-conf', `site-b=${b}`, '--source-ceph-conf', `site-c=${b}`]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.json).toMatchObject({ counts: { copied: 0, present: 2 }, requests: { import_requests: 0 } });
-  });
+  }, INTEGRATION_TEST_MS + 2 * FERRY_RUN_MS + 2 * DIGEST_MS + 8 * CEPH_MS);
 
   it('ensure --transfer rbd as a member: the target pool cannot be known (stores/detail is admin-only) → 28 FERRY_RBD_TARGET_POOL_UNKNOWN, nothing written', async () => {
     const facts = devcloud();
@@ -79,5 +80,5 @@ describe('ferry prewarm --transfer rbd: every site at once', () => {
     expect(run.json).toMatchObject({ error: { code: 'FERRY_RBD_TARGET_POOL_UNKNOWN' } });
     expect(String((run.json.error as { message: string }).message)).toContain('admin-only: 403');
     expect(ceph('site-b', 'rbd', ['ls', 'images-c'], 'admin').stdout).not.toContain(id);
-  });
+  }, INTEGRATION_TEST_MS + FERRY_RUN_MS + CEPH_MS);
 });

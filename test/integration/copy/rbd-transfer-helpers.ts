@@ -2,7 +2,7 @@
 // run it (the exact flags of issue 19), and reads of both clusters with the rbd CLI.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, CEPH_MS, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { expect } from 'vitest';
 import { readImage, tokenFor } from '../../helpers/glance-admin.js';
 
@@ -72,10 +72,12 @@ export function ferryAsync(args: readonly string[], env: Record<string, string> 
   return { child, done };
 }
 
+/** digestOfSnapshot (md5OfSnapshot, sha512OfSnapshot): an rbd export of the image, 120 s inside `timeout`, and 10 s more. */
+export const DIGEST_MS = 130_000;
 /** A digest of what a clone of IMAGE@snap would read, by the coreutils tool given. */
 function digestOfSnapshot(site: 'site-a' | 'site-b', image: string, tool: 'md5sum' | 'sha512sum'): string {
   const result = spawnSync('sh', ['-c', `timeout 120 rbd -c ${devcloud().ceph[site].conf} --id admin export --no-progress images/${image}@snap - | ${tool}`],
-    { encoding: 'utf8', timeout: 130_000 });
+    { encoding: 'utf8', timeout: DIGEST_MS });
   return result.stdout.split(' ')[0] ?? '';
 }
 
@@ -154,6 +156,8 @@ export function removeSiteB(name: string): void {
   ceph('site-b', 'rbd', ['rm', '--no-progress', `images/${name}`], 'admin');
 }
 
+/** expectConverged's programs: the md5 of the copy and one rbd ls. */
+export const EXPECT_CONVERGED_MS = DIGEST_MS + CEPH_MS;
 /** A direct transfer's end state after a fault and a re-run: one site-b location, its bytes Glance's, no partial image. */
 export async function expectConverged(id: string): Promise<void> {
   const glance = await readImage(id);

@@ -33,7 +33,17 @@ export function cleanDown(): Run {
   return run('bash', [join(scripts, 'down')], 90_000);
 }
 
-/** A shell command inside the clean system (its mount namespace: the overlays, its /run, its systemd). */
-export function inside(script: string, timeoutMs = 300_000, input = ''): Run {
+/** A command inside that installs nothing and starts no unit: stat, cat, dpkg-query, systemctl show, journalctl, curl to the agent. */
+export const INSIDE_MS = 30_000;
+/** A command that changes units or nova's files, not through dpkg: systemctl start/stop (systemd's 90 s job timeout), nova-integration sync, ferry-nova-patch revert. */
+export const CHANGE_MS = 100_000;
+/** A dpkg or apt-get run: unpacking, and the maintainer scripts that start, stop or restart units and patch nova. */
+export const DPKG_MS = 300_000;
+
+/**
+ * A shell command inside the clean system (its mount namespace: the overlays, its /run, its systemd). A command that
+ * changes the system passes its own timeout (CHANGE_MS, DPKG_MS); the test's limit counts each call's.
+ */
+export function inside(script: string, timeoutMs = INSIDE_MS, input = ''): Run {
   return run('bash', [join(scripts, 'ctl'), 'sh', '-c', script], timeoutMs, input);
 }

@@ -20,9 +20,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtDebsDir, HEAD_MS, headCommit, NEWER_SUFFIX } from '../../helpers/built-debs.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { cannotRunSystemd } from '../systemd/private-systemd.js';
-import { cleanDown, cleanUp, inside } from './clean-system.js';
+import { CHANGE_MS, cleanDown, cleanUp, DPKG_MS, inside, INSIDE_MS } from './clean-system.js';
 
 const root = process.cwd();
 const reason = cannotRunSystemd();
@@ -34,6 +35,12 @@ const created: string[] = [];
 let deb = process.env.FERRY_DEB ?? '';
 let newer = process.env.FERRY_DEB_NEWER ?? '';
 const SOCKET = '/run/ferry/agent.sock';
+/** `ferry ensure` through the agent's socket: the socket starts the agent, which copies an image site-a → site-b. */
+const ENSURE_MS = 300_000;
+/** apt-get install of the newer .debs while CLIENTS processes send their requests, all in one shell. */
+const UPGRADE_MS = 900_000;
+/** dpkg -i of python3-nova and a package depending on it: the awaited trigger patches nova, nova-compute is configured. */
+const NOVA_REINSTALL_MS = 900_000;
 const NOVA_FILE = '/usr/lib/python3/dist-packages/nova/virt/libvirt/imagebackend.py';
 /** The upgrade under load: CLIENTS processes, REQUESTS each, PAUSE_MS apart (spread over the whole upgrade). */
 const CLIENTS = 10;
@@ -123,7 +130,7 @@ grep -q '^OS_CLOUD=devcloud-admin-appcred' /etc/default/ferry-agent`);
 
 /** `ferry ensure` through the agent's socket, run with no credentials at all: only the agent has them. */
 function ensureThroughSocket(id: string): Record<string, unknown> {
-  const run = inside(`env -i PATH=/usr/bin:/bin HOME=/nonexistent /usr/bin/ferry ensure ${id} --store site-b --agent ${SOCKET} --json`, 300_000);
+  const run = inside(`env -i PATH=/usr/bin:/bin HOME=/nonexistent /usr/bin/ferry ensure ${id} --store site-b --agent ${SOCKET} --json`, ENSURE_MS);
   // The agent's side of a failure: what systemd and the agent logged.
   const journal = (): string => inside('systemctl status ferry-agent.service --no-pager; journalctl -u ferry-agent.service -n 40 --no-pager -o cat').stdout;
   expect(run.code, run.code === 0 ? '' : `${run.stdout}${run.stderr}\n${journal()}`).toBe(0);
@@ -151,7 +158,7 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
 
   it('deb: installs on a clean system: the socket is active, the files are where Debian keeps them', () => {
     expect(inside('getent passwd ferry').code).not.toBe(0); // clean: no user ferry before
-    ok(`dpkg -i '${clientOf(deb)}' '${deb}' </dev/null`);
+    ok(`dpkg -i '${clientOf(deb)}' '${deb}' </dev/null`, DPKG_MS);
     expect(ok('systemctl is-active ferry-agent.socket').trim()).toBe('active');
     expect(ok('systemctl is-enabled ferry-agent.socket').trim()).toBe('enabled');
     expect(ok(`stat -c '%a %U %G' ${SOCKET}`).trim()).toBe('660 ferry nova');
@@ -188,7 +195,7 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     ok('grep -q "complete -F _ferry ferry" /usr/share/bash-completion/completions/ferry && head -n 1 /usr/share/zsh/vendor-completions/_ferry | grep -q "^#compdef ferry"');
     ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch --help >/dev/null && ls /usr/lib/ferry/integrations/nova/nova-26-imagebackend.patch');
     ok('zcat /usr/share/doc/ferry/changelog.gz | head -n 1 | grep -q "^ferry (0.1.0)" && grep -q "^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" /usr/share/doc/ferry/copyright');
-  }, 300_000);
+  }, DPKG_MS + 39 * INSIDE_MS);
 
   it('deb: ferry ensure goes through the socket: the socket starts the agent, which copies site-a → site-b', async () => {
     configureComputeNode();
@@ -205,7 +212,7 @@ describe.skipIf(reason !== '')('the Debian package on a clean system (scripts/sy
     const subset = ok('cat /run/ferry-agent/nova.conf');
     expect(subset).toContain('images_rbd_glance_store_name = site-b');
     expect(subset).not.toContain('NOVA-DB-SECRET');
-  }, 600_000);
+  }, INTEGRATION_TEST_MS + ENSURE_MS + 9 * INSIDE_MS);
 
   it('deb: apt-get install ./newer.deb under 200 requests from 10 processes fails none: the socket stays, the agent is restarted behind it; the edited conffile is kept (made root 0600 if an older package left it 0644)', () => {
     const before = ok('cat /etc/default/ferry-agent');
@@ -229,7 +236,7 @@ date +%s%3N >upgrade-start
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q '${clientOf(newer)}' '${newer}' </dev/null >apt.log 2>&1 || { cat apt.log; exit 1; }
 date +%s%3N >upgrade-end
 wait
-cat apt.log`, 900_000);
+cat apt.log`, UPGRADE_MS);
     const outcomes = readdirSync(load).filter((name) => name.startsWith('client-'))
       .flatMap((name) => readFileSync(join(load, name), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { status?: number; error?: string; at: number }));
     const failed = outcomes.filter((outcome) => outcome.status !== 200);
@@ -252,26 +259,26 @@ cat apt.log`, 900_000);
     ok('test ! -e /etc/default/ferry-agent.dpkg-new && test ! -e /etc/default/ferry-agent.dpkg-dist');
     expect(ok('systemctl is-active ferry-agent.socket').trim()).toBe('active');
     expect(ensureThroughSocket(id)).toMatchObject({ image: id, store: 'site-b', copied: false });
-  }, 900_000);
+  }, UPGRADE_MS + 13 * INSIDE_MS);
 
   it('deb: a rollback installs the previous build over the newer one: the edited conffile stays, the agent answers again', () => {
     const before = ok('cat /etc/default/ferry-agent');
-    ok(`dpkg -i '${clientOf(deb)}' '${deb}' </dev/null`);
+    ok(`dpkg -i '${clientOf(deb)}' '${deb}' </dev/null`, DPKG_MS);
     expect(ok("dpkg-query -W -f '${Version}' ferry")).toBe('0.1.0');
     expect(ok('cat /etc/default/ferry-agent')).toBe(before);
     expect(ok('systemctl is-active ferry-agent.socket').trim()).toBe('active');
     const id = created[0] ?? '';
     expect(ensureThroughSocket(id)).toMatchObject({ image: id, store: 'site-b', copied: false });
-  }, 600_000);
+  }, DPKG_MS + ENSURE_MS + 5 * INSIDE_MS);
 
   it('deb: FERRY_NOVA_PATCH=1 is a yes, as /etc/default/ferry-agent documents', () => {
-    ok("sed -i 's/^FERRY_NOVA_PATCH=.*/FERRY_NOVA_PATCH=1/' /etc/default/ferry-agent && /usr/lib/ferry/nova-integration sync");
+    ok("sed -i 's/^FERRY_NOVA_PATCH=.*/FERRY_NOVA_PATCH=1/' /etc/default/ferry-agent && /usr/lib/ferry/nova-integration sync", CHANGE_MS);
     expect(JSON.parse(ok('cat /var/lib/ferry/nova-integration.json'))).toMatchObject({ state: 'applied' });
     ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch check');
-  }, 300_000);
+  }, CHANGE_MS + 2 * INSIDE_MS);
 
   it('deb: python3-nova reinstalled → the awaited dpkg trigger applies the nova patch again before nova-compute is configured, and says nova-compute runs the code from before; one that no longer applies is said loudly', () => {
-    ok("sed -i 's/^FERRY_NOVA_PATCH=.*/FERRY_NOVA_PATCH=yes/' /etc/default/ferry-agent && /usr/lib/ferry/nova-integration sync");
+    ok("sed -i 's/^FERRY_NOVA_PATCH=.*/FERRY_NOVA_PATCH=yes/' /etc/default/ferry-agent && /usr/lib/ferry/nova-integration sync", CHANGE_MS);
     ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch check');
     // nova-compute's stand-in: depends on python3-nova, and its postinst (where nova-compute's restarts the service)
     // records whether the nova it would start carries the patch.
@@ -281,19 +288,19 @@ cat apt.log`, 900_000);
       + 'Maintainer: ferry tests <ferry@lists.example.org>\nDepends: python3-nova\nDescription: nova-compute stand-in\n test\n');
     writeFileSync(join(probe, 'DEBIAN/postinst'), '#!/bin/sh\nif /usr/lib/ferry/integrations/nova/ferry-nova-patch check >/dev/null 2>&1; '
       + 'then echo patched; else echo stock; fi >>/var/lib/ferry-test-nova-compute\n', { mode: 0o755 });
-    ok(`dpkg-deb --root-owner-group -b '${probe}' '${work}/probe.deb' && dpkg -i '${work}/probe.deb' </dev/null && rm -f /var/lib/ferry-test-nova-compute`);
+    ok(`dpkg-deb --root-owner-group -b '${probe}' '${work}/probe.deb' && dpkg -i '${work}/probe.deb' </dev/null && rm -f /var/lib/ferry-test-nova-compute`, DPKG_MS);
     // ... and nova-compute itself: a service that loaded nova's code when it started.
     ok(`printf '[Service]\\nExecStart=/usr/bin/python3 -I -c "import time; time.sleep(86400)"\\n' >/etc/systemd/system/nova-compute.service
-systemctl daemon-reload && systemctl start nova-compute.service`);
+systemctl daemon-reload && systemctl start nova-compute.service`, CHANGE_MS);
     // What an upgrade of nova does: python3-nova's own files replace the patched ones, nova-compute is configured after it.
     const nova = ok('ls /var/cache/apt/archives/python3-nova_*_all.deb | tail -n 1').trim();
-    const reinstall = ok(`dpkg -i '${nova}' '${work}/probe.deb' </dev/null 2>&1`, 900_000);
+    const reinstall = ok(`dpkg -i '${nova}' '${work}/probe.deb' </dev/null 2>&1`, NOVA_REINSTALL_MS);
     expect(reinstall).toMatch(/Processing triggers for ferry/);
     expect(ok('cat /var/lib/ferry-test-nova-compute').trim(), reinstall).toBe('patched');
     ok('/usr/lib/ferry/integrations/nova/ferry-nova-patch check'); // patched again, by the trigger
     expect(JSON.parse(ok('cat /var/lib/ferry/nova-integration.json'))).toMatchObject({ state: 'applied', nova_package: expect.stringMatching(/^2:26\./) });
     expect(ok('journalctl -t ferry-nova-integration --no-pager -o cat')).toContain('nova patch applied again after python3-nova changed imagebackend.py');
-    ok('dpkg -r ferry-test-nova-compute </dev/null');
+    ok('dpkg -r ferry-test-nova-compute </dev/null', DPKG_MS);
 
     // nova-compute started before the trigger patched nova again: it runs the stock code it loaded. Said by dpkg, the
     // journal, /var/lib/ferry/nova-compute.json, /healthz and the metric, until nova-compute is restarted.
@@ -313,16 +320,16 @@ systemctl daemon-reload && systemctl start nova-compute.service`);
     expect(staleMetric()).toBe('ferry_agent_nova_integration_stale 1');
     // Restarted: the next check (ferry-nova-check.timer runs it every minute; started by hand here) clears it.
     expect(ok('systemctl is-enabled ferry-nova-check.timer; systemctl is-active ferry-nova-check.timer').trim().split('\n')).toEqual(['enabled', 'active']);
-    ok('systemctl restart nova-compute.service && systemctl start ferry-nova-check.service');
+    ok('systemctl restart nova-compute.service && systemctl start ferry-nova-check.service', CHANGE_MS);
     expect(JSON.parse(ok('cat /var/lib/ferry/nova-compute.json'))).toMatchObject({ running: true, stale: false });
     const current = healthz();
     expect(current.body, JSON.stringify(current.body)).toMatchObject({ checks: { nova_integration: { ok: true, state: 'applied', nova_compute: { stale: false } } } });
     expect(staleMetric()).toBe('ferry_agent_nova_integration_stale 0');
-    ok('systemctl stop nova-compute.service && rm /etc/systemd/system/nova-compute.service && systemctl daemon-reload');
+    ok('systemctl stop nova-compute.service && rm /etc/systemd/system/nova-compute.service && systemctl daemon-reload', CHANGE_MS);
 
     // A nova whose file the patch no longer fits (pristine file, one changed line in Rbd.copy_to_store's context).
-    ok(`/usr/lib/ferry/integrations/nova/ferry-nova-patch revert && sed -i 's/^\\(\\s*\\)def copy_to_store(self, context, image_meta):/&\\n\\1    # changed by a newer nova/' ${NOVA_FILE} && grep -q 'changed by a newer nova' ${NOVA_FILE}`);
-    ok(`dpkg-trigger --no-await ${NOVA_FILE} && dpkg --triggers-only --pending </dev/null`);
+    ok(`/usr/lib/ferry/integrations/nova/ferry-nova-patch revert && sed -i 's/^\\(\\s*\\)def copy_to_store(self, context, image_meta):/&\\n\\1    # changed by a newer nova/' ${NOVA_FILE} && grep -q 'changed by a newer nova' ${NOVA_FILE}`, CHANGE_MS);
+    ok(`dpkg-trigger --no-await ${NOVA_FILE} && dpkg --triggers-only --pending </dev/null`, DPKG_MS);
     expect(inside('/usr/lib/ferry/integrations/nova/ferry-nova-patch check').code).not.toBe(0);
     expect(JSON.parse(ok('cat /var/lib/ferry/nova-integration.json'))).toMatchObject({ state: 'failed' });
     expect(ok('journalctl -t ferry-nova-integration -p err --no-pager -o cat')).toContain('NOVA PATCH NO LONGER APPLIES');
@@ -332,12 +339,12 @@ systemctl daemon-reload && systemctl start nova-compute.service`);
     expect(JSON.parse(health.slice(0, -1).join('\n'))).toMatchObject({ ok: false, failing: ['nova_integration'],
       checks: { nova_integration: { ok: false, state: 'failed', code: 'FERRY_NOVA_INTEGRATION' } } });
     // nova's file as python3-nova ships it again, patched by the package (the next test removes ferry).
-    ok(`sed -i '/# changed by a newer nova/d' ${NOVA_FILE} && /usr/lib/ferry/nova-integration sync && /usr/lib/ferry/integrations/nova/ferry-nova-patch check`);
-  }, 1_200_000);
+    ok(`sed -i '/# changed by a newer nova/d' ${NOVA_FILE} && /usr/lib/ferry/nova-integration sync && /usr/lib/ferry/integrations/nova/ferry-nova-patch check`, CHANGE_MS);
+  }, NOVA_REINSTALL_MS + 3 * DPKG_MS + 6 * CHANGE_MS + 19 * INSIDE_MS);
 
   it('deb: remove gives nova its own files back and keeps the configuration', () => {
     expect(ok('dpkg --verify python3-nova || true')).toContain(NOVA_FILE); // patched, as the package keeps it
-    const removal = ok('dpkg -r ferry </dev/null 2>&1');
+    const removal = ok('dpkg -r ferry </dev/null 2>&1', DPKG_MS);
     expect(ok('dpkg --verify python3-nova || true'), removal).toBe(''); // nova's files are python3-nova's again
     expect(removal).toContain("nova's own image backend is back");
     expect(ok('journalctl -t ferry-nova-integration --no-pager -o cat')).toContain('restart nova-compute to run it');
@@ -346,10 +353,10 @@ systemctl daemon-reload && systemctl start nova-compute.service`);
     ok('getent passwd ferry');
     expect(ok("dpkg-query -W -f '${db:Status-Status}' ferry")).toBe('config-files');
     expect(inside('systemctl is-active ferry-agent.socket').stdout.trim()).not.toBe('active');
-  }, 300_000);
+  }, DPKG_MS + 8 * INSIDE_MS);
 
   it('deb: purge removes the configuration and state, and keeps the user ferry', () => {
-    ok('dpkg -P ferry </dev/null');
+    ok('dpkg -P ferry </dev/null', DPKG_MS);
     ok('test ! -e /etc/default/ferry-agent && test ! -e /var/lib/ferry');
     // Debian keeps a system user at purge: files it owned may outlive the package, and a later user must not get them.
     expect(ok('getent passwd ferry')).toMatch(/^ferry:x:\d+:\d+:.*:\/nonexistent:\/usr\/sbin\/nologin$/m);
@@ -357,16 +364,16 @@ systemctl daemon-reload && systemctl start nova-compute.service`);
     expect(inside('dpkg-query -W ferry').code).not.toBe(0);
     // nova's client outlives ferry (nothing else of ferry needs it), until it is purged itself.
     ok('cd / && /usr/bin/python3 -I -c "import ferry_agent"');
-    ok('dpkg -P python3-ferry-agent </dev/null');
+    ok('dpkg -P python3-ferry-agent </dev/null', DPKG_MS);
     expect(inside('cd / && /usr/bin/python3 -I -c "import ferry_agent"').code).not.toBe(0);
-  }, 300_000);
+  }, 2 * DPKG_MS + 6 * INSIDE_MS);
 
   it('deb: without patch(1) or nova\'s client the package does not configure (Depends: patch, python3-ferry-agent), rather than record the nova patch as failed later', () => {
-    ok('dpkg --remove --force-depends patch </dev/null'); // the clean system's overlay only: gone at its next boot
-    const install = inside(`dpkg -i '${deb}' </dev/null 2>&1`, 300_000);
+    ok('dpkg --remove --force-depends patch </dev/null', DPKG_MS); // the clean system's overlay only: gone at its next boot
+    const install = inside(`dpkg -i '${deb}' </dev/null 2>&1`, DPKG_MS);
     expect(install.code, install.stdout).not.toBe(0);
     expect(install.stdout).toMatch(/ferry depends on patch; however:\n\s+Package patch is not installed/);
     expect(install.stdout).toMatch(new RegExp(`ferry depends on python3-ferry-agent \\(= ${version.replace(/\./g, '\\.')}\\); however:\\n\\s+Package python3-ferry-agent is not installed`));
     expect(ok("dpkg-query -W -f '${db:Status-Status}' ferry")).not.toBe('installed');
-  }, 300_000);
+  }, 2 * DPKG_MS + INSIDE_MS);
 });

@@ -6,17 +6,20 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { ceph, CEPH_MS, devcloud } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 
 const SERVICES = ['keystone', 'glance', 'postgres', 'placement', 'ceph-site-a-osd', 'ceph-site-b-osd', 'ceph-site-a-mon',
   'ceph-site-b-mon'] as const;
 type ServiceName = (typeof SERVICES)[number];
 const SITES = ['site-a', 'site-b'] as const;
 
+/** One scripts/devcloud/{up,status,fault} run: up may start every service again. */
+const SCRIPT_MS = 150_000;
 function script(name: 'up' | 'status' | 'fault', args: readonly string[] = []): { code: number; out: string } {
   const result = spawnSync('bash', [join(process.cwd(), 'scripts/devcloud', name), ...args], {
-    encoding: 'utf8', timeout: 150_000, env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir },
+    encoding: 'utf8', timeout: SCRIPT_MS, env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir },
   });
   return { code: result.status ?? -1, out: `${result.stdout}${result.stderr}` };
 }
@@ -36,7 +39,7 @@ function fsids(): Record<string, string> {
 /** md5 of the RBD snapshot Glance wrote, read straight from the cluster. */
 function rbdMd5(site: 'site-a' | 'site-b', image: string): string {
   const result = spawnSync('bash', ['-c', 'set -o pipefail; timeout 60 rbd -c "$1" --id nova export --no-progress "images/$2@snap" - | md5sum',
-    'rbd-md5', devcloud().ceph[site].conf, image], { encoding: 'utf8', timeout: 70_000 });
+    'rbd-md5', devcloud().ceph[site].conf, image], { encoding: 'utf8', timeout: CEPH_MS });
   expect(result.status, result.stderr).toBe(0);
   return result.stdout.split(' ')[0] ?? '';
 }
@@ -70,14 +73,16 @@ beforeAll(async () => {
   before = await snapshot(id);
   expect(before.stores).toBe('site-a,site-b');
   fsidsBefore = fsids();
-});
+}, INTEGRATION_TEST_MS + SCRIPT_MS + 2 * CEPH_MS);
 
 afterAll(async () => {
   // Leave the cloud as found, even when a test failed half-way.
   script('up');
   if (id) await deleteImage(id);
-});
+}, INTEGRATION_TEST_MS + SCRIPT_MS);
 
+/** crashAndRestart's programs: kill, status, up, status; both fsids and both clusters' md5 (rbdMd5 is bounded as ceph()). */
+const CRASH_AND_RESTART_MS = 4 * SCRIPT_MS + 4 * CEPH_MS;
 /** Kill one service, see status name it, run up, and check that exactly it was restarted and nothing was lost. */
 async function crashAndRestart(service: ServiceName): Promise<void> {
   const pidsBefore = pids();
@@ -108,11 +113,11 @@ async function crashAndRestart(service: ServiceName): Promise<void> {
 describe('dev cloud restart keeps state', () => {
   it('devcloud: a killed glance-api is reported down and up restarts only it; fsids, image, locations and data stay', async () => {
     await crashAndRestart('glance');
-  });
+  }, INTEGRATION_TEST_MS + CRASH_AND_RESTART_MS);
 
   it('devcloud: a killed bluestore OSD is restarted alone and its RBD images are still readable', async () => {
     await crashAndRestart('ceph-site-b-osd');
-  });
+  }, INTEGRATION_TEST_MS + CRASH_AND_RESTART_MS);
 });
 
 describe('fault primitives', () => {
@@ -133,7 +138,7 @@ describe('fault primitives', () => {
     const gone = script('fault', ['rbd-remove', 'site-b', name]);
     expect(gone.code).toBe(1);
     expect(gone.out).toContain(`there is no RBD image images/${name}`);
-  });
+  }, 4 * SCRIPT_MS + 3 * CEPH_MS);
 
   it('devcloud: rbd-half-created leaves a name rbd info cannot open and rbd create cannot take; rbd-remove frees it', () => {
     const name = `it-half-created-${process.pid}`;
@@ -148,7 +153,7 @@ describe('fault primitives', () => {
     expect(ceph('site-b', 'rbd', ['ls', 'images'], 'glance').stdout.split('\n')).not.toContain(name);
     expect(ceph('site-b', 'rbd', ['create', '--size', '4M', `images/${name}`], 'glance').code).toBe(0);
     expect(script('fault', ['rbd-remove', 'site-b', name])).toMatchObject({ code: 0, out: '' });
-  });
+  }, 3 * SCRIPT_MS + 5 * CEPH_MS);
 
   it('devcloud: age-task moves a Glance task back by the given minutes in its database', async () => {
     const [task] = await imageTasks(id);
@@ -169,5 +174,5 @@ describe('fault primitives', () => {
     const unknown = script('fault', ['age-task', '00000000-0000-0000-0000-000000000000', '61']);
     expect(unknown.code).toBe(1);
     expect(unknown.out).toContain('no Glance task with id 00000000-0000-0000-0000-000000000000');
-  });
+  }, INTEGRATION_TEST_MS + 2 * SCRIPT_MS);
 });

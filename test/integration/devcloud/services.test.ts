@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_CLOUD, ceph, devcloud, devCloud, countingTransport } from '../../helpers/devcloud.js';
+import { ADMIN_CLOUD, ceph, CEPH_MS, devcloud, devCloud, countingTransport } from '../../helpers/devcloud.js';
 
 describe('dev cloud', () => {
   it('devcloud: both Ceph clusters answer with the fsids the descriptor names', () => {
@@ -8,7 +8,7 @@ describe('dev cloud', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout.trim()).toBe(devcloud().ceph[site].fsid);
     }
-  });
+  }, 2 * CEPH_MS);
 
   it('devcloud: Glance lists the five stores through Keystone auth; site-c is an rbd store on pool images-c of site-b\'s cluster', async () => {
     const transport = countingTransport();

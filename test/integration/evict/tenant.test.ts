@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema } from '../../../src/contract/evict-document.js';
 import { syncJsonSchema } from '../../../src/contract/sync-document.js';
 import { usageJsonSchema } from '../../../src/contract/usage-document.js';
-import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
-import { ferryChild } from '../../helpers/devcloud-faults.js';
+import { ceph, CEPH_MS, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { FERRY_CHILD_MS, ferryChild } from '../../helpers/devcloud-faults.js';
 import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { startRecordingGlanceProxy, type RecordingGlanceProxy } from '../../helpers/recording-glance-proxy.js';
 import { copyImage, SITE_C } from '../../helpers/site-c-copies.js';
@@ -21,9 +22,13 @@ const MIB = 2 ** 20;
 const created = imagesDeletedAfterAll();
 const work = mkdtempSync(join(tmpdir(), 'ferry-it-tenant-'));
 
+/** One ferry CLI run (an evict plan, a status): 120 s. */
+const FERRY_CLI_MS = 120_000;
+/** Glance's copies a test waits for: the tenant's to site-c and the operator's (copyToSiteC, copyImage: 120 s each). */
+const COPIES_MS = 240_000;
 function ferry(args: readonly string[]): { code: number; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [`${process.cwd()}/bin/ferry`, ...args, '--json'],
-    { env: { ...process.env, ...cloudEnv(FERRY.evictCloud) }, encoding: 'utf8', timeout: 120_000 });
+    { env: { ...process.env, ...cloudEnv(FERRY.evictCloud) }, encoding: 'utf8', timeout: FERRY_CLI_MS });
   return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -110,7 +115,7 @@ describe('a tenant cannot steer sync or evict (site-c)', () => {
     expect(usage.code, usage.stderr).toBe(0);
     expect(usageJsonSchema.parse(JSON.parse(usage.stdout)).copies.find((entry) => entry.image === id))
       .toMatchObject({ pinned: null, pin_ignored: `its tag ferry-pin ignored: owner ${owner} is not a pin owner` });
-  });
+  }, INTEGRATION_TEST_MS + 2 * FERRY_CLI_MS);
 
   it('evict as ferry-evict meets its budget where a tenant\'s copy is older than the operator\'s: exit 0, the operator\'s copy removed, no DELETE for the tenant\'s (it stays, not-owned)', async () => {
     const { tenant, ours, others, usedBytes } = await tenantOlderThanOurs('evict');
@@ -129,7 +134,7 @@ describe('a tenant cannot steer sync or evict (site-c)', () => {
     expect(poolHas(tenant)).toBe(true);
     expect(await storesOf(ours)).toEqual(['central']);
     expect(poolHas(ours)).toBe(false);
-  }, 600_000);
+  }, INTEGRATION_TEST_MS + COPIES_MS + 2 * FERRY_CHILD_MS + 2 * CEPH_MS);
 
   it('sync with a budget, as ferry-evict, with a tenant\'s older copy in the store: the pass evicts the operator\'s copy, exit 0, no DELETE for the tenant\'s', async () => {
     const { tenant, ours, others, usedBytes } = await tenantOlderThanOurs('sync');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { usageJsonSchema, type UsageJson } from '../../../src/contract/usage-document.js';
-import { ceph, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, CEPH_MS, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import { cloneOf, copyImage, SITE_C } from '../../helpers/site-c-copies.js';
 
@@ -19,11 +19,15 @@ const clones: string[] = [];
 
 afterAll(() => {
   for (const clone of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', clone], 'admin');
-}, 60_000);
+}, CEPH_MS); // the one clone the test makes
 
+/** One ferry CLI run (status --usage, evict): 120 s. */
+const FERRY_CLI_MS = 120_000;
+/** Glance's copies to site-c the test waits for (copyImage: up to 120 s each, 3 images). */
+const COPIES_MS = 3 * 120_000;
 function ferry(command: readonly string[]): { code: number; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [`${process.cwd()}/bin/ferry`, ...command, '--store', SITE_C.store, '--ceph-conf', devcloud().ceph['site-b'].conf,
-    '--rbd-user', FERRY.evictRbdUser, '--json'], { env: { ...process.env, ...cloudEnv(FERRY.evictCloud) }, encoding: 'utf8', timeout: 120_000 });
+    '--rbd-user', FERRY.evictRbdUser, '--json'], { env: { ...process.env, ...cloudEnv(FERRY.evictCloud) }, encoding: 'utf8', timeout: FERRY_CLI_MS });
   return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -79,5 +83,6 @@ describe('ferry status --usage against the dev cloud (site-c)', () => {
     expect(metrics).toContain(`ferry_evict_store_bytes{store="site-c"} ${after.stores[0]!.used_bytes}`);
     expect(after.copies.map((copy) => copy.image)).not.toContain(idle);
     expect(String((await readImage(idle)).stores)).toBe('central');
-  }, 300_000);
+    // ferry: 3 usage runs and the evict; rbd: the clone, and rbdSays' du and children for each of 3 copies.
+  }, COPIES_MS + 4 * FERRY_CLI_MS + 7 * CEPH_MS);
 });

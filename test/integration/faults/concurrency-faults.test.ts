@@ -3,7 +3,9 @@
 // successful copy task per store, every process exits 0.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf } from '../../helpers/devcloud-faults.js';
+import { CEPH_MS } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { FERRY_CHILD_MS, ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, uploadImage } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-conc-${randomBytes(3).toString('hex')}`;
@@ -27,5 +29,6 @@ describe('processes racing on the same work', () => {
     expect(await successfulCopies(id)).toEqual({ 'site-b': 1 });
     expect(await notConverged(id, 'site-b')).toEqual([]);
     expect(await lostSince(before)).toEqual([]);
-  }, 180_000);
+    // The 10 ensures run side by side; notConverged asks rbd once.
+  }, INTEGRATION_TEST_MS + FERRY_CHILD_MS + CEPH_MS);
 });

@@ -3,8 +3,9 @@
 // caused by another client's failing store, the image deleted mid-copy.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { devcloud, countingTransport, devCloud, FERRY, markReached } from '../../helpers/devcloud.js';
-import { errorOf, faults, ferryChild, lockedBy, lostSince, notConverged, originalCopy, rawImport, stuckDiagnosis, successfulCopies, tasksOf, until }
+import { CEPH_MS, devcloud, countingTransport, devCloud, FERRY, markReached } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { errorOf, FAULT_MS, faults, FERRY_CHILD_MS, ferryChild, lockedBy, lostSince, notConverged, originalCopy, rawImport, stuckDiagnosis, successfulCopies, tasksOf, until }
   from '../../helpers/devcloud-faults.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
 import { deleteImage, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
@@ -26,7 +27,9 @@ afterAll(async () => {
   }
 }, 120_000);
 
-const ensure = (id: string, extra: readonly string[] = []) => ferryChild(['ensure', id, '--store', 'site-b', '--json', ...extra], { killAfterMs: 120_000 });
+/** ensure()'s ferry run: killed after 120 s. */
+const ENSURE_MS = 120_000;
+const ensure = (id: string, extra: readonly string[] = []) => ferryChild(['ensure', id, '--store', 'site-b', '--json', ...extra], { killAfterMs: ENSURE_MS });
 
 
 describe('Glance and Ceph state faults', () => {
@@ -72,7 +75,7 @@ describe('Glance and Ceph state faults', () => {
       expect(again.json).toMatchObject({ image: id, store: 'site-b', copied: true });
       expect(await notConverged(id, 'site-b')).toEqual([]);
       expect(await lostSince(before)).toEqual([]);
-    });
+    }, INTEGRATION_TEST_MS + 2 * FAULT_MS + 2 * ENSURE_MS + CEPH_MS);
   }
 
   it('duplicate store names: ferry prewarm --store site-b --store site-b is refused before any request to Glance (exit 2)', async () => {
@@ -87,7 +90,7 @@ describe('Glance and Ceph state faults', () => {
     expect(proxy.log).toEqual([]);
     expect(await tasksOf(id)).toEqual([]);
     markReached('glance');
-  });
+  }, INTEGRATION_TEST_MS + FERRY_CHILD_MS);
 
   it('duplicate store names: the library\'s requestCopy refuses them without a request', async () => {
     const id = await image('dup-lib');
@@ -134,7 +137,7 @@ describe('Glance and Ceph state faults', () => {
     expect(await notConverged(id, 'site-b')).toEqual([]);
     expect(await successfulCopies(id)).toEqual({ 'site-b': 1 });
     expect(await lostSince(before)).toEqual([]);
-  });
+  }, INTEGRATION_TEST_MS + FAULT_MS + 2 * ENSURE_MS + CEPH_MS);
 
   it('a rollback: someone else\'s import to [site-b, broken] (must succeed) while ferry ensure --store site-b runs → ferry joins, sees site-b rolled back, copies it itself, exit 0', async () => {
     const id = await image('rollback', 160);
@@ -162,7 +165,7 @@ describe('Glance and Ceph state faults', () => {
     expect(tasks.find((t) => t.id === run.json.task)).toMatchObject({ status: 'success', backend: ['site-b'] });
     expect(await notConverged(id, 'site-b')).toEqual([]);
     expect(await lostSince(before)).toEqual([]);
-  });
+  }, INTEGRATION_TEST_MS + FERRY_CHILD_MS + CEPH_MS);
 
   it('the image deleted mid-copy → FERRY_IMAGE_NOT_FOUND (20) within seconds', async () => {
     const id = await image('deleted', 128);
@@ -184,5 +187,5 @@ describe('Glance and Ceph state faults', () => {
     } catch {
       // nothing was written yet
     }
-  });
+  }, INTEGRATION_TEST_MS + ENSURE_MS + FAULT_MS);
 });

@@ -4,16 +4,23 @@
 // scripts/devcloud/up, which restarts only what is down and keeps the data.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { devcloudHealthy, errorOf, faults, ferryChild, lockedBy, type ChildRun, lostSince, notConverged, originalCopy, stuckDiagnosis, successfulCopies, tasksOf, until }
+import {
+  DEVCLOUD_STATUS_MS, devcloudHealthy, errorOf, FAULT_KILL_MS, FAULT_MS, faults, FAULTS_UP_MS, FERRY_CHILD_MS, ferryChild, lockedBy, type ChildRun, lostSince, notConverged, originalCopy, stuckDiagnosis, successfulCopies, tasksOf, until }
   from '../../helpers/devcloud-faults.js';
-import { devcloud, FERRY } from '../../helpers/devcloud.js';
+import { CEPH_MS, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
 import { deleteImage, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 
 const RUN = `it-faults-proc-${randomBytes(3).toString('hex')}`;
 const created: string[] = [];
 // Big enough that the copy still runs when the fault hits (about 10 s at the dev cloud's rate), small enough for the OSDs.
 const BIG_MIB = 192;
+/** The ensure a fault hits (ferryChild's killAfterMs): it ends, or is killed, while the test kills and restarts. */
+const KILLED_RUN_MS = 200_000;
+const GLANCE_KILLED_RUN_MS = 120_000;
+/** agedLockTakenOver's programs: ageTask, the ensure, and when it names a leftover rbdRemove and a third; notConverged's rbd. */
+const AGED_LOCK_TAKEN_OVER_MS = 2 * FAULT_MS + 2 * FERRY_CHILD_MS + CEPH_MS;
 
 async function image(name: string, mib: number): Promise<string> {
   const id = await uploadImage({ name: `${RUN}-${name}`, store: 'central', sizeBytes: mib * 1024 * 1024 });
@@ -27,7 +34,7 @@ afterAll(async () => {
     await waitUnlocked(id, 10_000);
     await deleteImage(id);
   }
-}, 300_000);
+}, INTEGRATION_TEST_MS + DEVCLOUD_STATUS_MS + FAULTS_UP_MS);
 
 
 /** Resolves when `text()` matches, checked every 100 ms, or rejects after `timeoutMs`. */
@@ -88,7 +95,7 @@ describe('process faults during a copy', () => {
       const before = await originalCopy(id);
       let stderr = '';
       const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '300'],
-        { onStderr: (text) => { stderr = text; }, killAfterMs: 120_000 });
+        { onStderr: (text) => { stderr = text; }, killAfterMs: GLANCE_KILLED_RUN_MS });
       const task = await lockedBy(id);
       await until('the copy task to process', async () => ((await tasksOf(id)).find((t) => t.id === task)?.status === 'processing' ? true : undefined), 20_000);
       faults.kill('glance');
@@ -116,13 +123,13 @@ describe('process faults during a copy', () => {
 
       await agedLockTakenOver(id, task, 61);
       expect(await lostSince(before)).toEqual([]);
-    }, 300_000);
+    }, INTEGRATION_TEST_MS + GLANCE_KILLED_RUN_MS + FAULT_KILL_MS + FAULTS_UP_MS + AGED_LOCK_TAKEN_OVER_MS);
 
   it('the target OSD killed mid-copy → the copy fails with a clear code within Ceph\'s op timeout + margin; restarted → re-run converges',
     async () => {
       const id = await image('osd-kill', BIG_MIB);
       const before = await originalCopy(id);
-      const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'], { killAfterMs: 200_000 });
+      const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'], { killAfterMs: KILLED_RUN_MS });
       const task = await lockedBy(id);
       await until('the copy task to process', async () => ((await tasksOf(id)).find((t) => t.id === task)?.status === 'processing' ? true : undefined), 20_000);
       faults.kill('ceph-site-b-osd');
@@ -163,7 +170,7 @@ describe('process faults during a copy', () => {
       expect(again.json).toMatchObject({ image: id, store: 'site-b', copied: true });
       expect(await notConverged(id, 'site-b')).toEqual([]);
       expect(await lostSince(before)).toEqual([]);
-    }, 300_000);
+    }, INTEGRATION_TEST_MS + KILLED_RUN_MS + FAULT_KILL_MS + FAULTS_UP_MS + 2 * FERRY_CHILD_MS + FAULT_MS + CEPH_MS);
 });
 
 // The fault of issue 17: glance-api dies right after the import POST reached it (its answer may be lost), its lock
@@ -179,7 +186,7 @@ describe('glance-api killed right after the import POST reached it, back 10–14
     async () => {
       const id = await image('post-kill-direct', BIG_MIB);
       const before = await originalCopy(id);
-      const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'], { killAfterMs: 200_000 });
+      const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'], { killAfterMs: KILLED_RUN_MS });
       const task = await lockedBy(id);
       faults.kill('glance');
       await sleep(outageMs());
@@ -192,7 +199,7 @@ describe('glance-api killed right after the import POST reached it, back 10–14
       expect(sinceBackMs).toBeLessThan(15_000);
       await agedLockTakenOver(id, task, 121);
       expect(await lostSince(before)).toEqual([]);
-    }, 360_000);
+    }, INTEGRATION_TEST_MS + KILLED_RUN_MS + FAULT_KILL_MS + FAULTS_UP_MS + AGED_LOCK_TAKEN_OVER_MS);
 
   it('behind a proxy (the answer lost, then 502s) → FERRY_COPY_STUCK (32) within seconds of Glance\'s return, naming the task',
     async () => {
@@ -204,7 +211,7 @@ describe('glance-api killed right after the import POST reached it, back 10–14
         proxy.add({ method: 'POST', path: IMPORT_PATH, fault: { kind: 'reset-after' }, then: () => faults.kill('glance') });
         let stderr = '';
         const running = ferryChild(['ensure', id, '--store', 'site-b', '--json', '--timeout', '120'],
-          { env: { FERRY_GLANCE_ENDPOINT: proxy.url }, killAfterMs: 200_000, onStderr: (text) => { stderr = text; } });
+          { env: { FERRY_GLANCE_ENDPOINT: proxy.url }, killAfterMs: KILLED_RUN_MS, onStderr: (text) => { stderr = text; } });
         const post = await proxy.waitFor((entry) => entry.action === 'reset-after', 30_000)
           .catch((error: unknown) => { throw new Error(`${String(error)}\nferry's stderr so far: ${stderr}`); });
         expect(post.upstreamStatus).toBe(202);
@@ -227,5 +234,5 @@ describe('glance-api killed right after the import POST reached it, back 10–14
       } finally {
         await proxy.close();
       }
-    }, 360_000);
+    }, INTEGRATION_TEST_MS + KILLED_RUN_MS + FAULT_KILL_MS + FAULTS_UP_MS + AGED_LOCK_TAKEN_OVER_MS);
 });

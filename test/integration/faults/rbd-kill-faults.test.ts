@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devcloud } from '../../helpers/devcloud.js';
+import { CEPH_MS, devcloud } from '../../helpers/devcloud.js';
 import { startFaultProxy, type Fault, type FaultProxy } from '../../helpers/fault-proxy.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import {
-  cloneInSiteB, ferryAsync, ferrySync, md5OfSnapshot, MiB, rbdEnsureArgs, rbdImageId, rbdMeta, rbdNames, sha512OfSnapshot, siteBLocations, sparseBytes,
+  cloneInSiteB, DIGEST_MS, FERRY_RUN_MS, ferryAsync, ferrySync, md5OfSnapshot, MiB, rbdEnsureArgs, rbdImageId, rbdMeta, rbdNames, sha512OfSnapshot, siteBLocations, sparseBytes,
   uploadBytes, type FerryRun,
 } from '../copy/rbd-transfer-helpers.js';
 
@@ -40,6 +41,11 @@ async function killedAtThePatch(id: string, fault: Fault): Promise<{ run: FerryR
   return { run, upstreamStatus: patches[0]?.upstreamStatus };
 }
 
+/** expectRegisteredVerified's programs: the two digests. */
+const REGISTERED_VERIFIED_MS = 2 * DIGEST_MS;
+/** expectConverged's: those, rbd ls, and cloneInSiteB's clone and rm. */
+const CONVERGED_MS = REGISTERED_VERIFIED_MS + 3 * CEPH_MS;
+
 /** Registered bytes are Glance's: both of Glance's hashes over what a clone of each site-b location reads. */
 async function expectRegisteredVerified(id: string): Promise<void> {
   const glance = await readImage(id);
@@ -74,7 +80,7 @@ describe('direct transfer: ferry SIGKILLed at its location PATCH, for real', () 
     // The same RBD image was registered: the re-run did not write a second copy.
     expect(rbdImageId('site-b', id)).toBe(committed);
     await expectConverged(id);
-  });
+  }, INTEGRATION_TEST_MS + 2 * FERRY_RUN_MS + 4 * CEPH_MS + CONVERGED_MS);
 
   it('kill -9 during the PATCH (Glance applied it, ferry never saw the answer) → registered and verified; a fresh run says already local', async () => {
     const id = await image('during-patch');
@@ -91,5 +97,5 @@ describe('direct transfer: ferry SIGKILLed at its location PATCH, for real', () 
     expect(again.json).toMatchObject({ copied: false, transfer: null, import_requests: 0 });
     expect(rbdImageId('site-b', id)).toBe(committed);
     await expectConverged(id);
-  });
+  }, INTEGRATION_TEST_MS + 2 * FERRY_RUN_MS + REGISTERED_VERIFIED_MS + 2 * CEPH_MS + CONVERGED_MS);
 });

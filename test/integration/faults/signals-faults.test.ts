@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { prewarmJsonSchema } from '../../../src/contract/prewarm-document.js';
 import type { ChildProcess } from 'node:child_process';
-import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf, until, type OriginalCopy } from '../../helpers/devcloud-faults.js';
+import { CEPH_MS } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { FERRY_CHILD_MS, ferryChild, lostSince, notConverged, originalCopy, successfulCopies, tasksOf, until, type OriginalCopy } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, readImage, uploadImage } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-sig-${randomBytes(3).toString('hex')}`;
@@ -74,5 +76,6 @@ describe('signals during prewarm', () => {
       expect(await notConverged(original.id, 'site-b')).toEqual([]);
       expect(await lostSince(original)).toEqual([]);
     }
-  }, 240_000);
+    // The stopped prewarm and the re-run, one after the other; notConverged's rbd for 4 images in 2 stores.
+  }, INTEGRATION_TEST_MS + 2 * FERRY_CHILD_MS + 8 * CEPH_MS);
 });

@@ -4,7 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { prewarmJsonSchema, type PrewarmJson } from '../../../src/contract/prewarm-document.js';
-import { ferryChild, lostSince, notConverged, originalCopy, successfulCopies, type OriginalCopy } from '../../helpers/devcloud-faults.js';
+import { CEPH_MS } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { FERRY_CHILD_MS, ferryChild, lostSince, notConverged, originalCopy, successfulCopies, type OriginalCopy } from '../../helpers/devcloud-faults.js';
 import { imagesDeletedAfterAll, uploadImage } from '../../helpers/glance-admin.js';
 
 const RUN = `it-faults-2pw-${randomBytes(3).toString('hex')}`;
@@ -48,7 +50,8 @@ describe('two prewarms of the same images', () => {
       expect(await notConverged(original.id, 'site-b')).toEqual([]);
       expect(await lostSince(original)).toEqual([]);
     }
-  }, 300_000);
+    // The two prewarms run side by side; notConverged asks rbd once per rbd store, for 3 images.
+  }, INTEGRATION_TEST_MS + FERRY_CHILD_MS + 6 * CEPH_MS);
 
   it('prewarm ×2 at once: an item a process joined names the task the other process\'s import ran', () => {
     expect(reports, 'the first test ran').toHaveLength(2);

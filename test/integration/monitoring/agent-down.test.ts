@@ -6,8 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { callAgent } from '../../../src/agent/agent-client.js';
 import { markReached } from '../../helpers/devcloud.js';
-import { findPromtool, promtool } from '../../helpers/promtool.js';
-import { cannotRunSystemd, ctl, downIfStartedHere, initPid, insidePath, installDropIn, removeDropIn, show, systemdUp } from '../systemd/private-systemd.js';
+import { findPromtool, promtool, PROMTOOL_MS } from '../../helpers/promtool.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import {
+  cannotRunSystemd, COMMAND_MS, ctl, downIfStartedHere, initPid, insidePath, installDropIn, removeDropIn, show, SYSTEMD_DOWN_MS, systemdUp,
+  UNIT_JOB_MS,
+} from '../systemd/private-systemd.js';
 
 // What FerryAgentDown reads, from the real thing: Debian's node_exporter (systemd collector) on the private systemd of
 // scripts/systemd/up, the shipped ferry-agent.socket and .service, and a real scrape of the agent's --metrics-listen
@@ -92,7 +96,7 @@ describe.skipIf(skip !== '')(`FerryAgentDown on a real socket-activated agent${s
     systemctl('reset-failed', 'ferry-agent.service');
     if (work !== '') rmSync(work, { recursive: true, force: true });
     downIfStartedHere(startedHere);
-  }, 120_000);
+  }, 3 * UNIT_JOB_MS + 3 * COMMAND_MS + SYSTEMD_DOWN_MS);
 
   it('a node after a reboot, never asked: socket listening, agent not running, its metrics port closed → no FerryAgentDown, no FerryAgentNotScraped', async () => {
     // What the package leaves at boot: the socket enabled and started, the service started by the first request.
@@ -106,7 +110,7 @@ describe.skipIf(skip !== '')(`FerryAgentDown on a real socket-activated agent${s
     const verdict = await verdictAfter20Minutes({ FerryAgentDown: [], FerryAgentNotScraped: [], FerryAgentUnitStateMissing: [] });
     expect(verdict.output, verdict.input).toMatch(/SUCCESS$/);
     markReached('systemd');
-  }, 120_000);
+  }, INTEGRATION_TEST_MS + 2 * UNIT_JOB_MS + 2 * COMMAND_MS + PROMTOOL_MS);
 
   it('the first request starts the agent and its port answers → still no alert', async () => {
     const health = await callAgent(insidePath('/run/ferry/agent.sock'), { method: 'GET', path: '/healthz' });
@@ -127,5 +131,5 @@ describe.skipIf(skip !== '')(`FerryAgentDown on a real socket-activated agent${s
       instance: `127.0.0.1:${NODE_EXPORTER_PORT}`, name: 'ferry-agent.socket' },
     summary: `ferry agent on 127.0.0.1:${NODE_EXPORTER_PORT} is down: ferry-agent.socket is not listening` }], FerryAgentNotScraped: [] });
     expect(verdict.output, verdict.input).toMatch(/SUCCESS$/);
-  }, 120_000);
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + PROMTOOL_MS);
 });

@@ -6,6 +6,7 @@ import { prewarm } from '../../../src/prewarm/prewarm.js';
 import type { PrewarmEvent } from '../../../src/fleet/prewarm-events.js';
 import { readStoreMatrix } from '../../../src/prewarm/store-matrix.js';
 import { cloudEnv, countingTransport, devCloud, devcloud, markReached } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { deleteImage, imageTasks, readImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 
 // Other people run tests on the same cloud: every image of this file carries this run's name prefix and property.
@@ -56,10 +57,12 @@ interface ChildRun {
 }
 
 /** `bin/ferry …` as a separate process (tsx when dist/ is older than src/). `onStderr` may send it signals. */
+/** One ferry prewarm of these tests: killed after 240 s. */
+const PREWARM_MS = 240_000;
 function ferry(args: readonly string[], onStderr?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [`${process.cwd()}/bin/ferry`, ...args], {
-      env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000, killSignal: 'SIGKILL' });
+      env: { ...process.env, ...cloudEnv(), FERRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: PREWARM_MS, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -186,5 +189,5 @@ describe('prewarm against real Glance (central, site-a, site-b, broken; site-c l
       expect(await copyTasksPerStore(id)).toEqual({ 'site-a': 1, 'site-b': 1 });
       expect((await readImage(id)).stores).toMatch(/site-a/);
     }
-  }, 300_000);
+  }, INTEGRATION_TEST_MS + 2 * PREWARM_MS);
 });

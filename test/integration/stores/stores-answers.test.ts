@@ -4,7 +4,7 @@
 // scripts/devcloud/up (restarts only what is down): site-b must read `answers: false` within the probe's bound.
 import { afterAll, describe, expect, it } from 'vitest';
 import { storesJsonSchema, type StoresJson } from '../../../src/contract/stores-document.js';
-import { devcloudHealthy, faults } from '../../helpers/devcloud-faults.js';
+import { DEVCLOUD_STATUS_MS, devcloudHealthy, FAULT_KILL_MS, faults, FAULTS_UP_MS } from '../../helpers/devcloud-faults.js';
 import { cloudEnv, devcloud, FERRY, markReached } from '../../helpers/devcloud.js';
 import { runFerry } from '../../helpers/run-ferry.js';
 
@@ -30,7 +30,7 @@ const answerOf = (json: StoresJson, id: string) => {
 
 afterAll(() => {
   if (!devcloudHealthy()) faults.up();
-}, 300_000);
+}, DEVCLOUD_STATUS_MS + FAULTS_UP_MS);
 
 describe('ferry stores: whether each store answers (real Ceph)', () => {
   it('healthy: the local store (site-b, --ceph-conf) and site-a (--probe-ceph-conf) answer rbd ls; the file stores are not checked', async () => {
@@ -67,7 +67,7 @@ describe('ferry stores: whether each store answers (real Ceph)', () => {
     }
     const { json } = await stores([]);
     expect(answerOf(json, 'site-b').answers).toBe(true);
-  }, 180_000);
+  }, 180_000 + FAULT_KILL_MS + FAULTS_UP_MS); // 180 s: the probes and Ceph's return the test waits for
 
   it("site-b's mon killed: Glance holds /detail (it reconnects to every rbd cluster), ferry falls back to the plain list "
     + 'at the bound and the mons (asked meanwhile) say false; restarted → true again', async () => {
@@ -87,5 +87,5 @@ describe('ferry stores: whether each store answers (real Ceph)', () => {
     }
     const { json } = await stores([]);
     expect(answerOf(json, 'site-b').answers).toBe(true);
-  }, 240_000);
+  }, 240_000 + FAULT_KILL_MS + FAULTS_UP_MS); // 240 s: the probes, Glance's hold and Ceph's return
 });

@@ -8,7 +8,11 @@ import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { syslogPriority } from '../../../src/logging/journald-priority.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { cannotRunSystemd, ctl, downIfStartedHere, initPid, insidePath, show, systemdUp } from './private-systemd.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import {
+  cannotRunSystemd, COMMAND_MS, ctl, downIfStartedHere, initPid, insidePath, show, SYSTEMD_DOWN_MS, SYSTEMD_UP_MS, systemdUp, UNIT_JOB_MS,
+  waitForJournal, waitInsideMs,
+} from './private-systemd.js';
 
 // ferry-agent.socket + ferry-agent.service under the real systemd of scripts/systemd/up: a `systemctl restart` under
 // load fails no request (they wait in the backlog of systemd's socket), and every line the agent logs reaches journald
@@ -41,13 +45,15 @@ interface Outcome {
   at: number;
 }
 
+/** One socket client's program: its REQUESTS_PER_CLIENT requests, side by side with the others'. */
+const CLIENT_MS = 170_000;
 /** CLIENTS processes, REQUESTS_PER_CLIENT each; `onOutcome` sees each answer as it comes. */
 function runClients(onOutcome: (outcome: Outcome, total: number) => void): Promise<Outcome[]> {
   const body = JSON.stringify({ image: imageId });
   const outcomes: Outcome[] = [];
   const clients = Array.from({ length: CLIENTS }, () => new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [join(import.meta.dirname, 'socket-client.mjs'), socket(), String(REQUESTS_PER_CLIENT), '60', body],
-      { stdio: ['ignore', 'pipe', 'inherit'], timeout: 170_000 });
+      { stdio: ['ignore', 'pipe', 'inherit'], timeout: CLIENT_MS });
     createInterface({ input: child.stdout }).on('line', (line) => {
       const outcome = { ...(JSON.parse(line) as Outcome), at: Date.now() };
       outcomes.push(outcome);
@@ -59,10 +65,11 @@ function runClients(onOutcome: (outcome: Outcome, total: number) => void): Promi
   return Promise.all(clients).then(() => outcomes);
 }
 
+/** ctl(), not waited for: a unit's job (UNIT_JOB_MS) while the test does something else. */
 function ctlAsync(args: readonly string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [join(process.cwd(), 'scripts/systemd/ctl'), ...args],
-      { stdio: 'inherit', env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir }, timeout: 120_000 });
+      { stdio: 'inherit', env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir }, timeout: UNIT_JOB_MS });
     child.once('error', reject);
     child.once('close', (code) => resolve(code ?? -1));
   });
@@ -83,7 +90,7 @@ describe.skipIf(reason !== '')(`ferry-agent.socket: restart under load, journald
     const first = await callAgent(socket(), { method: 'POST', path: '/v1/ensure', body: { image: imageId } });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(ensureJsonSchema.parse(first.body)).toMatchObject({ image: imageId, store: 'site-b' });
-  });
+  }, INTEGRATION_TEST_MS + SYSTEMD_UP_MS + COMMAND_MS + UNIT_JOB_MS);
 
   afterAll(async () => {
     if (initPid() !== undefined) systemctl('stop', UNIT, SOCKET_UNIT);
@@ -92,7 +99,7 @@ describe.skipIf(reason !== '')(`ferry-agent.socket: restart under load, journald
       await waitUnlocked(imageId);
       await deleteImage(imageId);
     }
-  }, 180_000);
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + SYSTEMD_DOWN_MS);
 
   it(`systemctl restart while ${CLIENTS} processes send ${CLIENTS * REQUESTS_PER_CLIENT} requests: none fails; those sent meanwhile wait in the socket's backlog`, async () => {
     const pidBefore = mainPid();
@@ -126,19 +133,17 @@ describe.skipIf(reason !== '')(`ferry-agent.socket: restart under load, journald
     // The socket is the same file throughout (systemd's), not one the new agent made.
     expect(lstatSync(socket()).ino).toBe(socketInode);
     expect(journalSince('-o', 'cat')).toMatch(/stopped after \d+ requests/);
-  }, 180_000);
+    // The restart starts while the clients run and may end after them.
+  }, COMMAND_MS + CLIENT_MS + UNIT_JOB_MS + 2 * COMMAND_MS);
 
-  it('journald: every agent line is stored at its pino level\'s priority; journalctl -p warning shows only warnings and errors', async () => {
+  it('journald: every agent line is stored at its pino level\'s priority; journalctl -p warning shows only warnings and errors', () => {
     // An error line: SIGHUP with a broken clouds.yaml (the agent keeps the old configuration and logs at level 50).
     const cloudsYaml = join(devcloud().dir, 'systemd', 'etc', 'clouds.yaml');
     const good = readFileSync(cloudsYaml);
     try {
       writeFileSync(cloudsYaml, 'clouds: [broken\n');
       expect(systemctl('reload', UNIT).code).toBe(0);
-      const deadline = Date.now() + 15_000;
-      while (!journalSince('-o', 'cat').includes('SIGHUP: the new configuration is not usable') && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      waitForJournal(UNIT, journalCursor, 'SIGHUP: the new configuration is not usable', 15);
     } finally {
       writeFileSync(cloudsYaml, good);
     }
@@ -160,5 +165,5 @@ describe.skipIf(reason !== '')(`ferry-agent.socket: restart under load, journald
     }
     expect(warnings.some((line) => line.includes('SIGHUP: the new configuration is not usable'))).toBe(true);
     expect(byPriority('info')).toContain('ferry agent listening on the socket systemd passed');
-  });
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + waitInsideMs(15) + 3 * COMMAND_MS);
 });

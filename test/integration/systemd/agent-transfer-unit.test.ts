@@ -5,9 +5,11 @@ import { callAgent } from '../../../src/agent/agent-client.js';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, readImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { md5, md5OfSnapshot, MiB, sparseBytes, uploadBytes } from '../copy/rbd-transfer-helpers.js';
+import { DIGEST_MS, md5, md5OfSnapshot, MiB, sparseBytes, uploadBytes } from '../copy/rbd-transfer-helpers.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import {
-  cannotRunSystemd, ctl, downIfStartedHere, initPid, insidePath, installDropIn, journalCursorNow, removeDropIn, show, systemdUp,
+  cannotRunSystemd, COMMAND_MS, ctl, downIfStartedHere, initPid, insidePath, installDropIn, journalCursorNow, removeDropIn, show, SYSTEMD_DOWN_MS,
+  SYSTEMD_UP_MS, systemdUp, UNIT_JOB_MS,
 } from './private-systemd.js';
 
 // ferry-agent.service's sandbox (seccomp filter, PrivateUsers=, ProcSubset=, no capabilities, MemoryMax=) with the
@@ -26,6 +28,9 @@ let imageId = '';
 const systemctl = (...args: string[]) => ctl(['systemctl', ...args]);
 const journal = (): string => ctl(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT, `--after-cursor=${journalCursor}`]).stdout;
 
+/** What the test waits for over HTTP: the upload of 32 MiB and the agent's copy (its whole limit before spawns counted). */
+const UPLOAD_AND_COPY_MS = 300_000;
+
 describe.skipIf(reason !== '')(`ferry-agent.service: the direct transfer's librbd child in the unit's sandbox${reason === '' ? '' : ` (SKIPPED: ${reason})`}`, () => {
   beforeAll(() => {
     startedSystemd = initPid() === undefined;
@@ -42,7 +47,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service: the direct transfer's librb
     writeFileSync(dropIn, `[Service]\nEnvironmentFile=${env}\n`);
     installDropIn(dropIn, DROP_IN);
     journalCursor = journalCursorNow();
-  });
+  }, SYSTEMD_UP_MS + 3 * COMMAND_MS);
 
   afterAll(async () => {
     removeDropIn(DROP_IN, [UNIT, SOCKET_UNIT]);
@@ -51,7 +56,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service: the direct transfer's librb
       await waitUnlocked(imageId);
       await deleteImage(imageId);
     }
-  }, 180_000);
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + 2 * COMMAND_MS + SYSTEMD_DOWN_MS);
 
   it('POST /v1/ensure with --transfer rbd: the librbd child copies site-a → site-b inside the sandbox, the bytes verified', async () => {
     const start = systemctl('start', SOCKET_UNIT, UNIT);
@@ -72,5 +77,5 @@ describe.skipIf(reason !== '')(`ferry-agent.service: the direct transfer's librb
     expect(/^Seccomp:\s+(\d)/m.exec(status)?.[1]).toBe('2');
     expect(/^CapBnd:\s+(\w+)/m.exec(status)?.[1]).toBe('0000000000000000');
     rmSync(join(devcloud().dir, 'systemd', 'transfer.env'), { force: true });
-  }, 300_000);
+  }, UPLOAD_AND_COPY_MS + UNIT_JOB_MS + 4 * COMMAND_MS + DIGEST_MS);
 });

@@ -6,7 +6,11 @@ import { callAgent } from '../../../src/agent/agent-client.js';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
 import { ceph, devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { cannotRunSystemd, ctl, downIfStartedHere, idOf, initPid, insidePath, show, systemdUp } from './private-systemd.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import {
+  cannotRunSystemd, COMMAND_MS, ctl, downIfStartedHere, GETENT_MS, idOf, initPid, insidePath, show, SYSTEMD_DOWN_MS, SYSTEMD_UP_MS, systemdUp,
+  UNIT_JOB_MS, waitForJournal, waitInside, waitInsideMs,
+} from './private-systemd.js';
 
 // packaging/systemd/ferry-agent.socket and ferry-agent.service, unchanged, under the real systemd of scripts/systemd/up:
 // the socket systemd makes and passes (socket activation), readiness (Type=notify), User, Group, no supplementary
@@ -109,7 +113,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     const cursor = /^-- cursor: (.+)$/m.exec(ctl(['journalctl', '--no-pager', '-n', '0', '--show-cursor']).stdout)?.[1];
     if (cursor === undefined) throw new Error('journalctl --show-cursor printed no cursor');
     journalCursor = cursor;
-  });
+  }, SYSTEMD_UP_MS + 3 * COMMAND_MS);
 
   afterAll(async () => {
     if (initPid() !== undefined) {
@@ -124,7 +128,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
       await waitUnlocked(id);
       await deleteImage(id);
     }
-  }, 180_000);
+  }, INTEGRATION_TEST_MS + 2 * UNIT_JOB_MS + 2 * COMMAND_MS + SYSTEMD_DOWN_MS);
 
   it('systemd-analyze verify accepts the units as installed (shipped files + drop-in)', () => {
     // --man=no: ferry(1), named by Documentation=, is the package's (test/integration/deb verifies with it).
@@ -160,7 +164,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     const runDir = statSync(insidePath('/run/ferry'));
     expect(runDir.mode & 0o777).toBe(0o755);
     expect(runDir.uid).toBe(0);
-  });
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + 7 * COMMAND_MS + 2 * GETENT_MS);
 
   it('the agent runs as ferry with no supplementary group, no capabilities, no new privileges, in the sandbox the unit asks for', () => {
     const pid = mainPid();
@@ -195,7 +199,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     // the cluster. Without it /healthz still says ok (the agent falls back to ceph.conf's fsid), but it logs this warning.
     expect(journal()).toContain('agent warm: token and fsid ready');
     expect(journal()).not.toContain('could not ask the cluster for its fsid');
-  });
+  }, INTEGRATION_TEST_MS + 9 * COMMAND_MS + 3 * GETENT_MS);
 
   it('the agent holds no secret of nova\'s and can open none of the files it was given as credentials; it reads their copies', () => {
     const pid = mainPid();
@@ -230,7 +234,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect(environ).toContain(`OS_CLIENT_CONFIG_FILE=${credentials}/clouds.yaml`);
     // No OpenStack secret in the environment (a child could read it there).
     expect(environ.filter((v) => /^OS_(PASSWORD|APPLICATION_CREDENTIAL_SECRET|TOKEN)=/.test(v))).toEqual([]);
-  });
+  }, INTEGRATION_TEST_MS + 14 * COMMAND_MS + 12 * GETENT_MS);
 
   it('POST /v1/ensure over the unit\'s socket: a site-a image is copied into site-b and the clone target exists there', async () => {
     const id = await uploadImage({ name: 'it-systemd-agent', store: 'site-a', sizeBytes: 8 * 1024 * 1024 });
@@ -247,26 +251,20 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
   it('Restart=on-failure: after SIGKILL of the agent systemd starts a new one (RestartSec=2) that answers on the socket', async () => {
     const before = mainPid();
     expect(systemctl('kill', '--signal=SIGKILL', '--kill-who=main', UNIT).code).toBe(0);
-    const deadline = Date.now() + 20_000;
-    let after = before;
-    while ((after === before || after === 0) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      after = mainPid();
-    }
+    // One program waits for the new MainPID (a loop of show() calls would count each call's timeout).
+    waitInside(`p=$(systemctl show -p MainPID --value ${UNIT}); [ "$p" != ${before} ] && [ "$p" != 0 ]`, 20);
+    const after = mainPid();
     expect(after).not.toBe(before);
     expect(after).toBeGreaterThan(1);
     expect(Number(show(UNIT, ['NRestarts']).NRestarts)).toBe(1);
     await healthy();
     expect(lstatSync(socket()).mode & 0o777).toBe(0o660);
-  });
+  }, INTEGRATION_TEST_MS + 5 * COMMAND_MS + waitInsideMs(20));
 
   it('systemctl reload (SIGHUP): same process, configuration re-read, still answering', async () => {
     const before = mainPid();
     expect(systemctl('reload', UNIT).code).toBe(0);
-    const deadline = Date.now() + 15_000;
-    while (!journal().includes('configuration re-read (SIGHUP)') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    waitForJournal(UNIT, journalCursor, 'configuration re-read (SIGHUP)', 15);
     expect(journal()).toContain('configuration re-read (SIGHUP)');
     expect(mainPid()).toBe(before);
     expect(systemctl('is-active', UNIT).stdout.trim()).toBe('active');
@@ -274,7 +272,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     const again = await callAgent(socket(), { method: 'POST', path: '/v1/ensure', body: { image: created[0] } });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(ensureJsonSchema.parse(again.body)).toMatchObject({ image: created[0], copied: false, import_requests: 0 });
-  });
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + 5 * COMMAND_MS + waitInsideMs(15));
 
   it('systemctl stop ferry-agent: the agent exits 0 on SIGTERM (not killed by it) and leaves systemd\'s socket as it was', () => {
     const before = lstatSync(socket());
@@ -286,7 +284,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
     expect([after.ino, after.mode, after.uid, after.gid]).toEqual([before.ino, before.mode, before.uid, before.gid]);
     expect(systemctl('is-active', SOCKET_UNIT).stdout.trim()).toBe('active');
     expect(journal()).toMatch(/stopped after \d+ requests \(1 reloads\)/);
-  });
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + 3 * COMMAND_MS);
 
   it('a request on the socket while the agent is stopped starts it (socket activation) and is answered', async () => {
     expect(systemctl('is-active', UNIT).stdout.trim()).toBe('inactive');
@@ -325,7 +323,7 @@ describe.skipIf(reason !== '')(`ferry-agent.service under real systemd${reason =
       systemctl('restart', UNIT);
     }
     await healthy();
-  });
+  }, INTEGRATION_TEST_MS + 3 * UNIT_JOB_MS + 11 * COMMAND_MS);
 
   it('systemctl stop of both units: the agent exits 0, then systemd removes the socket (RemoveOnStop=yes)', () => {
     expect(systemctl('stop', UNIT, SOCKET_UNIT).code).toBe(0);

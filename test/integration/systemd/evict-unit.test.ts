@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markReached } from '../../helpers/devcloud.js';
 import { deleteImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { copyImage, SITE_C } from '../../helpers/site-c-copies.js';
-import { cannotRunSystemd, ctl, downIfStartedHere, initPid, journalCursorNow, show, systemdUp } from './private-systemd.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import {
+  cannotRunSystemd, COMMAND_MS, ctl, downIfStartedHere, initPid, journalCursorNow, show, SYSTEMD_DOWN_MS, SYSTEMD_UP_MS, systemdUp, UNIT_JOB_MS,
+} from './private-systemd.js';
 
 // packaging/systemd/ferry-evict@.service and its timer, unchanged, under the real systemd of scripts/systemd/up (its
 // drop-in runs the checkout's bin/ferry; the instance's settings file makes it a dry run): instance site-c (pool
@@ -26,7 +29,7 @@ describe.skipIf(reason !== '')(`ferry-evict@.service under real systemd${reason 
     journalCursor = journalCursorNow();
     // A copy in site-c that is not the image's last location: an eviction candidate once idle for 0 s.
     await copyImage(created, 1024 * 1024, ['site-b', SITE_C.store], 'it-systemd-evict');
-  }, 300_000);
+  }, 300_000 + SYSTEMD_UP_MS + COMMAND_MS);
 
   afterAll(async () => {
     if (initPid() !== undefined) systemctl('stop', TIMER, UNIT);
@@ -35,7 +38,7 @@ describe.skipIf(reason !== '')(`ferry-evict@.service under real systemd${reason 
       await waitUnlocked(id);
       await deleteImage(id);
     }
-  }, 180_000);
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + SYSTEMD_DOWN_MS);
 
   it('systemd-analyze verify accepts the instance as installed (shipped file + drop-in)', () => {
     const verify = ctl(['systemd-analyze', 'verify', '--man=no', `/etc/systemd/system/ferry-evict@.service`, `/etc/systemd/system/ferry-evict@.timer`]);
@@ -55,7 +58,7 @@ describe.skipIf(reason !== '')(`ferry-evict@.service under real systemd${reason 
     expect(plan).toMatchObject({ store: SITE_C.store, pool: SITE_C.pool, dry_run: true });
     // The pool was read through the keyring systemd handed over: the test's copy is there, planned out (not removed).
     expect(plan.copies.find((copy) => copy.image === created[0])).toMatchObject({ action: 'evict' });
-  });
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + 3 * COMMAND_MS);
 
   it('the timer: started, it schedules the next run of the same instance', () => {
     expect(systemctl('start', TIMER).code).toBe(0);
@@ -64,5 +67,5 @@ describe.skipIf(reason !== '')(`ferry-evict@.service under real systemd${reason 
     expect(timer.Unit).toBe(UNIT);
     expect(timer.NextElapseUSecRealtime).not.toBe('');
     expect(systemctl('stop', TIMER).code).toBe(0);
-  });
+  }, INTEGRATION_TEST_MS + 2 * UNIT_JOB_MS + COMMAND_MS);
 });

@@ -14,7 +14,12 @@ export interface Run {
   readonly stderr: string;
 }
 
-function run(command: string, args: readonly string[], timeoutMs = 120_000): Run {
+/** scripts/systemd/up: boots the private systemd (or keeps the running one) and installs the units. */
+export const SYSTEMD_UP_MS = 120_000;
+/** scripts/systemd/down. */
+export const SYSTEMD_DOWN_MS = 90_000;
+
+function run(command: string, args: readonly string[], timeoutMs: number): Run {
   const result = spawnSync(command, args, {
     encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, FERRY_DEVCLOUD_DIR: devcloud().dir },
   });
@@ -39,18 +44,52 @@ export function initPid(): number | undefined {
 
 /** Boot it (or keep the running one) and (re)install ferry-agent.service; throws with the script's output on failure. */
 export function systemdUp(): void {
-  const up = run('bash', [join(scripts, 'up')]);
+  const up = run('bash', [join(scripts, 'up')], SYSTEMD_UP_MS);
   if (up.code !== 0) throw new Error(`scripts/systemd/up exited ${up.code}:\n${up.stdout}${up.stderr}`);
 }
 
 export function systemdDown(): Run {
-  return run('bash', [join(scripts, 'down')], 90_000);
+  return run('bash', [join(scripts, 'down')], SYSTEMD_DOWN_MS);
 }
 
-/** A command inside the private systemd's namespaces (scripts/systemd/ctl). */
-export function ctl(args: readonly string[], timeoutMs = 90_000): Run {
+/**
+ * A job systemctl waits for: a unit started, stopped, reloaded (systemd's default job timeout is 90 s, its
+ * DefaultTimeoutStartSec and DefaultTimeoutStopSec), or a transient unit of systemd-run.
+ */
+export const UNIT_JOB_MS = 100_000;
+/** Anything else inside: systemctl show/is-active/daemon-reload, journalctl, cat, stat, install: one answer, no job. */
+export const COMMAND_MS = 15_000;
+const JOB_VERBS = new Set(['start', 'stop', 'restart', 'reload', 'try-restart', 'reload-or-restart', 'enable', 'disable']);
+
+/** What a command inside waits for, as a timeout: a unit's job, or only systemd's (or a file's) answer. */
+export function ctlTimeoutMs(args: readonly string[]): number {
+  const [command, verb] = args;
+  if (command === 'systemd-run') return UNIT_JOB_MS;
+  return command === 'systemctl' && verb !== undefined && JOB_VERBS.has(verb) ? UNIT_JOB_MS : COMMAND_MS;
+}
+
+/** A command inside the private systemd's namespaces (scripts/systemd/ctl), its timeout from what it waits for. */
+export function ctl(args: readonly string[], timeoutMs = ctlTimeoutMs(args)): Run {
   return run('bash', [join(scripts, 'ctl'), ...args], timeoutMs);
 }
+
+/**
+ * Wait, in one program inside, until the shell CONDITION holds, trying every 0.1 s for at most `seconds`: one spawn
+ * the test's limit counts once (waitInsideMs), where a loop of ctl() calls counts each call's timeout. Returns whether
+ * it came; the caller asserts what it needs.
+ */
+export function waitInside(condition: string, seconds: number): boolean {
+  return ctl(['timeout', String(seconds), 'sh', '-c', `until ${condition}; do sleep 0.1; done`], waitInsideMs(seconds)).code === 0;
+}
+/** waitInside's timeout: its seconds, and the ctl around it. */
+export const waitInsideMs = (seconds: number): number => seconds * 1000 + COMMAND_MS;
+
+/** waitInside until UNIT's journal after CURSOR (journalctl OPTIONS) has a line with TEXT (or matching it: grep -E). */
+export function waitForJournal(unit: string, cursor: string, text: string, seconds: number, options: { extended?: boolean; journalctl?: readonly string[] } = {}): boolean {
+  const journal = ['journalctl', '--no-pager', '-o', 'cat', '-u', unit, `--after-cursor=${cursor}`, ...options.journalctl ?? []].map(quote).join(' ');
+  return waitInside(`${journal} | grep -q${options.extended === true ? 'E' : 'F'} ${quote(text)}`, seconds);
+}
+const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
 
 /** `systemctl show UNIT -p A -p B` as a record. */
 export function show(unit: string, properties: readonly string[]): Record<string, string> {
@@ -69,9 +108,11 @@ export function insidePath(path: string): string {
   return `/proc/${pid}/root${path}`;
 }
 
+/** getent reads /etc/passwd or /etc/group. */
+export const GETENT_MS = 10_000;
 /** Numeric id of a group or user, from the host's databases (the namespace shares /etc). */
 export function idOf(database: 'group' | 'passwd', name: string): number {
-  const entry = spawnSync('getent', [database, name], { encoding: 'utf8', timeout: 10_000 });
+  const entry = spawnSync('getent', [database, name], { encoding: 'utf8', timeout: GETENT_MS });
   if (entry.status !== 0) throw new Error(`getent ${database} ${name}: not found`);
   return Number(entry.stdout.split(':')[2]);
 }

@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { cannotRunSystemd, ctl, downIfStartedHere, idOf, initPid, show, systemdUp } from './private-systemd.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import {
+  cannotRunSystemd, COMMAND_MS, ctl, downIfStartedHere, GETENT_MS, idOf, initPid, show, SYSTEMD_DOWN_MS, SYSTEMD_UP_MS, systemdUp, UNIT_JOB_MS,
+  waitForJournal, waitInsideMs,
+} from './private-systemd.js';
 
 // packaging/systemd/ferry-sync.service, unchanged, under the real systemd of scripts/systemd/up (its drop-in runs the
 // checkout's bin/ferry with the dev cloud's credentials and a policy this test writes): the watch copies what the
@@ -41,7 +45,7 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
     imageId = await uploadImage({ name: 'it-systemd-sync', store: 'site-a', sizeBytes: 4 * 1024 * 1024 });
     writeFileSync(join(etc(), 'sync-policy.yaml'),
       `version: 1\nplacements:\n  - name: test image at site-b\n    images: { ids: [${imageId}] }\n    stores: [site-b]\n`);
-  });
+  }, INTEGRATION_TEST_MS + SYSTEMD_UP_MS + 3 * COMMAND_MS);
 
   afterAll(async () => {
     if (initPid() !== undefined) {
@@ -54,7 +58,7 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
       await waitUnlocked(imageId);
       await deleteImage(imageId);
     }
-  }, 180_000);
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + 2 * COMMAND_MS + SYSTEMD_DOWN_MS);
 
   it('systemd-analyze verify accepts the unit as installed (shipped file + drop-in)', () => {
     // --man=no: ferry(1), named by Documentation=, is the package's (test/integration/deb verifies with it).
@@ -63,14 +67,12 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
     expect(verify.code).toBe(0);
   });
 
-  it('systemctl start: the watch runs as ferry without privileges and copies what the policy wants into site-b', async () => {
+  it('systemctl start: the watch runs as ferry without privileges and copies what the policy wants into site-b', () => {
     const start = systemctl('start', UNIT);
     expect(start.code, start.stderr).toBe(0);
     markReached('systemd');
-    const deadline = Date.now() + 120_000;
-    while (!/pass \d+ · 1 wanted · drift \d → 0/.test(journal()) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    // One program waits for the pass (a loop of journal() calls would count each call's timeout).
+    waitForJournal(UNIT, journalCursor, 'pass [0-9]+ · 1 wanted · drift [0-9] → 0', 120, { extended: true });
     expect(journal()).toMatch(/pass \d+ · 1 wanted · drift 1 → 0 · copied 1/);
     const pid = Number(show(UNIT, ['MainPID']).MainPID);
     const status = ctl(['cat', `/proc/${pid}/status`]).stdout;
@@ -87,7 +89,7 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
     expect(ctl(['stat', '-c', '%U %a', join(etcIn, 'keyrings'), join(etcIn, 'keyrings', 'site-c.client.ferry-evict.keyring')]).stdout).toBe('root 700\nroot 600\n');
     const keyring = ctl(['stat', '-c', '%U %a', `/run/credentials/${UNIT}/keyrings_site-c.client.ferry-evict.keyring`]);
     expect(keyring.stdout.trim(), keyring.stderr).toBe('ferry 400');
-  });
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + waitInsideMs(120) + 7 * COMMAND_MS + 2 * GETENT_MS);
 
   it('systemctl stop: SIGTERM ends the watch with exit 130, which the unit counts as success (inactive, not failed)', () => {
     expect(systemctl('stop', UNIT).code).toBe(0);
@@ -95,5 +97,5 @@ describe.skipIf(reason !== '')(`ferry-sync.service under real systemd${reason ==
     expect(systemctl('is-active', UNIT).stdout.trim()).toBe('inactive');
     expect(systemctl('is-failed', UNIT).stdout.trim()).not.toBe('failed');
     expect(journal()).toMatch(/watch ended after \d+ pass(es)? \(0 unclean\)/);
-  });
+  }, INTEGRATION_TEST_MS + UNIT_JOB_MS + 3 * COMMAND_MS);
 });

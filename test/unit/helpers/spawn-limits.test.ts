@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { judgeSpawn, type SpawnRequest, type TaskBudget } from '../../helpers/spawn-budget.js';
+import { SPAWN_LIMIT_DEBT } from '../../helpers/spawn-limit-debt.js';
 
 const CALL = { call: "spawnSync('python3')", site: 'test/unit/x.test.ts:7' } as const;
 
@@ -121,8 +122,9 @@ it('a 60 s spawn under the default 5 s', () => { spawnSync('true', [], { timeout
 `;
 
 describe('spawn-limit-runner in the integration project', () => {
-  it('fails a new file\'s finding; a file of spawn-limit-debt.ts only reports it, naming the test', () => {
-    const debtFile = 'test/integration/faults/proxy-faults.test.ts';
+  // A file still on the list (it shrinks as files are fixed); the day it is empty, this goes with REPORT_ONLY.
+  const [debtFile = ''] = SPAWN_LIMIT_DEBT;
+  it.skipIf(debtFile === '')('fails a new file\'s finding; a file of spawn-limit-debt.ts only reports it, naming the test', () => {
     const newFile = 'test/integration/planted/new.test.ts';
     for (const file of [debtFile, newFile]) {
       mkdirSync(join(plantedIntegration, file, '..'), { recursive: true });
@@ -140,6 +142,6 @@ export default defineConfig({ test: { projects: [{ test: { name: 'integration', 
     expect(byFile).toEqual({ [debtFile]: 'passed', [newFile]: 'failed' });
     expect(readFileSync(join(plantedIntegration, 'spawn-limits.txt'), 'utf8')).toContain(
       `spawnSync('true') at ${debtFile}:3 may run 60 s, but the test (or hook) that spawns it has a limit of 5 s`);
-    expect(readFileSync(join(plantedIntegration, 'spawn-limits.txt'), 'utf8')).toMatch(/\[in \S*proxy-faults.test.ts > a 60 s spawn under the default 5 s\]/);
+    expect(readFileSync(join(plantedIntegration, 'spawn-limits.txt'), 'utf8')).toContain(`${debtFile.split('/').at(-1) ?? ''} > a 60 s spawn under the default 5 s]`);
   }, PLANTED_RUN_MS);
 });
