@@ -1,9 +1,9 @@
-import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
 import { parseBudget } from '../../fleet/store-budget.js';
 import { createEvictMetrics } from '../../evict/evict-metrics.js';
 import { evictStore } from '../../evict/evict-store.js';
+import { evictExitCode } from '../../evict/exit-verdicts.js';
 import { buildStoreCluster } from '../../fleet/store-cluster.js';
 import type { EvictEvent, EvictReport } from '../../fleet/evict-report.js';
 import type { CommandSpec } from '../command-spec.js';
@@ -100,9 +100,5 @@ export const evictCommand: CommandSpec<EvictReport> = {
   rows: evictToRows,
   rowColumns: EVICT_COLUMNS,
   render: renderEvict,
-  exitCode: (report) => {
-    if (report.budget.verdict === 'unmet') return ERROR_TABLE.FERRY_BUDGET_UNMET.exit;
-    // A copy Glance refused (403) is as much a removal not done as one that failed: the run went on, and says so.
-    return report.counts.failed + report.counts.forbidden > 0 ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0;
-  },
+  exitCode: evictExitCode,
 };

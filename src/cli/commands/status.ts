@@ -16,9 +16,9 @@ import { readPolicyFile } from '../inputs/policy-file.js';
 import { ownerFlags, PIN_OWNER_FLAG, REMOVE_OWNER_FLAG } from '../inputs/pin-flags.js';
 import { usageStoresFromFlags } from '../inputs/usage-stores.js';
 import { configFlag } from '../global-options.js';
-import { ERROR_TABLE } from '../../errors/error-table.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
-import { isStoreUsageError, readUsage, type UsageReport } from '../../evict/read-usage.js';
+import { usageExitCode } from '../../evict/exit-verdicts.js';
+import { readUsage, type UsageReport } from '../../evict/read-usage.js';
 import { SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 
 
@@ -96,6 +96,5 @@ export const statusCommand: CommandSpec<StatusReport> = {
   rows: (report) => (report.kind === 'matrix' ? matrixToRows(report.matrix) : report.kind === 'usage' ? usageToRows(report.usage) : undefined),
   render: (report, style) => (report.kind === 'image' ? renderStatus(report.status, style)
     : report.kind === 'usage' ? renderUsage(report.usage, style) : renderMatrix(report.matrix, style)),
-  // A look: over budget is no failure of it (FerryStoreOverBudget and ferry evict act on that); a store not read is.
-  exitCode: (report) => (report.kind === 'usage' && report.usage.stores.some(isStoreUsageError) ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0),
+  exitCode: (report) => (report.kind === 'usage' ? usageExitCode(report.usage) : 0),
 };
