@@ -3,6 +3,7 @@ import { statusDocument } from '../../contract/status-document.js';
 import { copyStatus, type CopyStatus } from '../../copy/copy-status.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { assertSelection } from '../../fleet/prewarm-selection.js';
+import { removeOwnersGiven } from '../../fleet/project-owners.js';
 import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { CommandSpec } from '../command-spec.js';
 import { matrixDocument } from '../../contract/matrix-document.js';
@@ -71,7 +72,7 @@ export const statusCommand: CommandSpec<StatusReport> = {
       const cloud = await ctx.connect();
       const project = await cloud.projectId(ctx.signal);
       return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal, pinsFrom: { refs: [], policy, owners, project },
-        removeOwners: removeOwners.length > 0 ? removeOwners : policy?.removeOwners }) };
+        removeOwners: removeOwnersGiven(removeOwners, policy) }) };
     }
     if (usageOnly.length > 0) {
       throw new FerryError('FERRY_INVALID_OPTION', `--${usageOnly[0]} goes with --usage`, 'Add --usage (ferry status --usage --store S …), or drop the flag.');
