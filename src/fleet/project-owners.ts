@@ -22,3 +22,11 @@ export function ownersText(owners: ReadonlySet<string>): string {
   if (owners.has(EVERY_PROJECT)) return 'every project';
   return owners.size === 0 ? 'none' : [...owners].join(', ');
 }
+
+/**
+ * Whose copies an eviction may remove, as given: the `--remove-owner`s, else the policy's `remove_owners`, else none
+ * given (undefined: ownersOf then takes the credential's project, when the eviction knows it).
+ */
+export function removeOwnersGiven(flagged: readonly string[], policy: { readonly removeOwners?: readonly string[] } | undefined): readonly string[] | undefined {
+  return flagged.length > 0 ? flagged : policy?.removeOwners;
+}

@@ -1,9 +1,10 @@
-import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
 import { parseBudget } from '../../fleet/store-budget.js';
 import { createEvictMetrics } from '../../evict/evict-metrics.js';
 import { evictStore } from '../../evict/evict-store.js';
+import { evictExitCode } from '../../evict/exit-verdicts.js';
+import { removeOwnersGiven } from '../../fleet/project-owners.js';
 import { buildStoreCluster } from '../../fleet/store-cluster.js';
 import type { EvictEvent, EvictReport } from '../../fleet/evict-report.js';
 import type { CommandSpec } from '../command-spec.js';
@@ -71,7 +72,7 @@ export const evictCommand: CommandSpec<EvictReport> = {
     const policy = policyFile === undefined ? undefined : readPolicyFile(ctx, policyFile);
     const refs = flagList(ctx.flags.pin);
     const owners = ownerFlags(ctx, 'pin-owner');
-    const removeOwners = ownerFlags(ctx, 'remove-owner');
+    const removeOwners = removeOwnersGiven(ownerFlags(ctx, 'remove-owner'), policy);
     const flags = { ...(budget === undefined ? {} : { budget: parseBudget(budget, of) }),
       idleMs: durationFlag(ctx, 'idle', EVICT_DEFAULTS.idleMs), graceMs: durationFlag(ctx, 'grace', EVICT_DEFAULTS.graceMs) };
     const cloud = await ctx.connect();
@@ -81,7 +82,7 @@ export const evictCommand: CommandSpec<EvictReport> = {
       store, cluster: buildStoreCluster(undefined, { confFile, user: ctx.config.ceph.user }, flagText(ctx.flags.pool)), ...flags,
       pinsFrom: { refs, policy, owners, project },
       // Resolved by evictStore with the credential's project when neither names them (project-owners.ts).
-      ...(removeOwners.length > 0 ? { removeOwners } : policy?.removeOwners === undefined ? {} : { removeOwners: policy.removeOwners }),
+      ...(removeOwners === undefined ? {} : { removeOwners }),
       dryRun: ctx.flags['dry-run'] === true, signal: ctx.signal,
       onProgress: (event: EvictEvent) => {
         if (event.type === 'fenced') ctx.notice?.(`fenced ${event.copies} cop${event.copies === 1 ? 'y' : 'ies'}; looking again at ${new Date(event.recheckAtMs).toISOString()}`);
@@ -100,9 +101,5 @@ export const evictCommand: CommandSpec<EvictReport> = {
   rows: evictToRows,
   rowColumns: EVICT_COLUMNS,
   render: renderEvict,
-  exitCode: (report) => {
-    if (report.budget.verdict === 'unmet') return ERROR_TABLE.FERRY_BUDGET_UNMET.exit;
-    // A copy Glance refused (403) is as much a removal not done as one that failed: the run went on, and says so.
-    return report.counts.failed + report.counts.forbidden > 0 ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0;
-  },
+  exitCode: evictExitCode,
 };

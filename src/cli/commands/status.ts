@@ -3,6 +3,7 @@ import { statusDocument } from '../../contract/status-document.js';
 import { copyStatus, type CopyStatus } from '../../copy/copy-status.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { assertSelection } from '../../fleet/prewarm-selection.js';
+import { removeOwnersGiven } from '../../fleet/project-owners.js';
 import { readStoreMatrix, type StoreMatrix } from '../../prewarm/store-matrix.js';
 import type { CommandSpec } from '../command-spec.js';
 import { matrixDocument } from '../../contract/matrix-document.js';
@@ -16,9 +17,9 @@ import { readPolicyFile } from '../inputs/policy-file.js';
 import { ownerFlags, PIN_OWNER_FLAG, REMOVE_OWNER_FLAG } from '../inputs/pin-flags.js';
 import { usageStoresFromFlags } from '../inputs/usage-stores.js';
 import { configFlag } from '../global-options.js';
-import { ERROR_TABLE } from '../../errors/error-table.js';
 import { EVICT_DEFAULTS } from '../../evict/evict-options.js';
-import { isStoreUsageError, readUsage, type UsageReport } from '../../evict/read-usage.js';
+import { usageExitCode } from '../../evict/exit-verdicts.js';
+import { readUsage, type UsageReport } from '../../evict/read-usage.js';
 import { SELECTION_OPTIONS, selectionFromFlags } from '../inputs/prewarm-flags.js';
 
 
@@ -71,7 +72,7 @@ export const statusCommand: CommandSpec<StatusReport> = {
       const cloud = await ctx.connect();
       const project = await cloud.projectId(ctx.signal);
       return { kind: 'usage', usage: await readUsage(cloud, { stores, signal: ctx.signal, pinsFrom: { refs: [], policy, owners, project },
-        removeOwners: removeOwners.length > 0 ? removeOwners : policy?.removeOwners }) };
+        removeOwners: removeOwnersGiven(removeOwners, policy) }) };
     }
     if (usageOnly.length > 0) {
       throw new FerryError('FERRY_INVALID_OPTION', `--${usageOnly[0]} goes with --usage`, 'Add --usage (ferry status --usage --store S …), or drop the flag.');
@@ -96,6 +97,5 @@ export const statusCommand: CommandSpec<StatusReport> = {
   rows: (report) => (report.kind === 'matrix' ? matrixToRows(report.matrix) : report.kind === 'usage' ? usageToRows(report.usage) : undefined),
   render: (report, style) => (report.kind === 'image' ? renderStatus(report.status, style)
     : report.kind === 'usage' ? renderUsage(report.usage, style) : renderMatrix(report.matrix, style)),
-  // A look: over budget is no failure of it (FerryStoreOverBudget and ferry evict act on that); a store not read is.
-  exitCode: (report) => (report.kind === 'usage' && report.usage.stores.some(isStoreUsageError) ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0),
+  exitCode: (report) => (report.kind === 'usage' ? usageExitCode(report.usage) : 0),
 };

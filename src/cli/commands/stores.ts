@@ -1,8 +1,6 @@
 import { storesDocument, storesJsonSchema, type StoresReport } from '../../contract/stores-document.js';
 import { FerryError } from '../../errors/ferry-error.js';
-import { planStoreProbes } from '../../fleet/plan-store-probes.js';
-import { createClusterProbes, probeStores } from '../../fleet/probe-stores.js';
-import { readStoreOverview } from '../../glance/store-overview.js';
+import { checkStores } from '../../fleet/check-stores.js';
 import { buildCephCluster } from '../../config/build-ceph-cluster.js';
 import type { CephCluster } from '../../config/ceph-cluster.js';
 import { POOL_PROBE_DEFAULTS } from '../../rbd/probe-rbd-pool.js';
@@ -81,22 +79,8 @@ export const storesCommand: CommandSpec<StoresReport> = {
     const { store } = ctx.config.copy;
     const { fsid } = ctx.config.ceph;
     const local = buildCephCluster(ctx.config.ceph);
-    // The mons of every cluster ferry can reach are asked at once, while Glance answers: a dead mon is known by the
-    // time the list is there, even when /detail waits out its deadline. If the command fails first, they are stopped.
-    const stop = new AbortController();
-    const probes = createClusterProbes({ timeoutMs, signal: AbortSignal.any([ctx.signal, stop.signal]) });
-    for (const access of [...(local ? [local] : []), ...byStore.values()]) probes.mons(access).catch(() => undefined);
-    try {
-      const cloud = await ctx.connect();
-      // /detail gets the probe's bound too: Glance answers it only after reconnecting to every rbd store's cluster.
-      const overview = await readStoreOverview(cloud.glance, { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) },
-        { signal: ctx.signal, detailTimeoutMs: timeoutMs, clock: cloud.clock });
-      const plans = planStoreProbes(overview, { byStore, ...(local ? { local } : {}) });
-      return { overview, answers: await probeStores(plans, probes) };
-    } catch (error) {
-      stop.abort();
-      throw error;
-    }
+    return checkStores(ctx.connect(), { byStore, ...(local ? { local } : {}), identity: { ...(store ? { store } : {}), ...(fsid ? { fsid } : {}) },
+      timeoutMs, signal: ctx.signal });
   },
   toJson: storesDocument,
   rows: storesToRows,

@@ -1,4 +1,3 @@
-import { ERROR_TABLE } from '../../errors/error-table.js';
 import { FerryError } from '../../errors/ferry-error.js';
 import { parseDuration } from '../../clock/parse-duration.js';
 import { parseListenAddress, type ListenAddress } from '../../metrics/listen-address.js';
@@ -6,6 +5,7 @@ import { startMetricsListener } from '../../metrics/metrics-listener.js';
 import { evictVerb } from '../../evict/evict-verb.js';
 import type { FleetVerbs } from '../../fleet/fleet-verb.js';
 import { prewarmVerb } from '../../prewarm/prewarm-verb.js';
+import { syncExitCode } from '../../sync/sync-exit-code.js';
 import { createSyncMetrics } from '../../sync/sync-metrics.js';
 import { syncOnce } from '../../sync/sync-once.js';
 import { watchSync } from '../../sync/watch-sync.js';
@@ -115,10 +115,5 @@ export const syncCommand: CommandSpec<SyncOutcome> = {
   rows: ({ report }) => prewarmToRows(report?.result),
   rowColumns: PREWARM_COLUMNS,
   render: renderSync,
-  exitCode: ({ report, watch }) => {
-    if (watch !== undefined || report?.result.aborted === true) return ERROR_TABLE.FERRY_ABORTED.exit;
-    if (report?.budgets.some((entry) => entry.report?.budget.verdict === 'unmet') === true) return ERROR_TABLE.FERRY_BUDGET_UNMET.exit;
-    return (report?.result.counts.failed ?? 0) > 0 || report?.budgets.some((entry) => entry.error !== undefined) === true
-      ? ERROR_TABLE.FERRY_PARTIAL_FAILURE.exit : 0;
-  },
+  exitCode: ({ report, watch }) => syncExitCode(report, watch !== undefined),
 };

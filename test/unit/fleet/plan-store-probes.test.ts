@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseStoresInfo } from '../../../src/glance/image-store-info.js';
 import { planStoreProbes } from '../../../src/fleet/plan-store-probes.js';
+import { checkStores, type StoreReader } from '../../../src/fleet/check-stores.js';
 import { createClusterProbes, probeStores } from '../../../src/fleet/probe-stores.js';
+import { systemClock } from '../../../src/clock/clock.js';
+import type { GlanceClient } from '../../../src/glance/glance-client.js';
 import { storeOverview } from '../../../src/glance/store-overview.js';
 import type { CommandOptions, CommandOutcome, CommandRunner } from '../../../src/rbd/command-runner.js';
 import { loadExchange } from '../../helpers/fixtures.js';
@@ -120,5 +123,44 @@ describe('probeStores', () => {
     expect(upAnswers.find((a) => a.store === 'site-b')).toMatchObject({ answers: null,
       why: expect.stringMatching(/^the mons answer \(ceph fsid .* answered\), but the pool was not checked \(Glance names it only in/) as unknown });
     expect(up.shown()).toEqual([`ceph ${LOCAL.confFile}`]);
+  });
+});
+
+describe('checkStores: ferry stores\' sequence', () => {
+  const reader = (): StoreReader => ({ clock: systemClock,
+    glance: { getStoresDetail: () => Promise.resolve(detail), getStoresInfo: () => Promise.resolve(plain) } as unknown as GlanceClient });
+  const deferred = () => {
+    let settle!: { resolve: (value: StoreReader) => void; reject: (error: Error) => void };
+    const promise = new Promise<StoreReader>((resolve, reject) => { settle = { resolve, reject }; });
+    return { promise, ...settle };
+  };
+
+  it('the mons of every cluster are asked before the cloud is connected; then the plan and probes reuse their answer', async () => {
+    const { runner, shown } = clusterRunner((file, conf) => answered(file === 'ceph' ? `${conf === SITE_A.confFile ? FSID_A : FSID_B}\n` : 'f00d\n'));
+    const connection = deferred();
+    const check = checkStores(connection.promise, { local: LOCAL, byStore: new Map([['site-a', SITE_A]]), identity: { store: 'site-b' },
+      timeoutMs: 4_000, signal: new AbortController().signal, runner });
+    expect(shown()).toEqual([`ceph ${LOCAL.confFile}`, `ceph ${SITE_A.confFile}`]);
+    connection.resolve(reader());
+    const { overview, answers } = await check;
+    expect(overview.source).toBe('GET /v2/info/stores/detail');
+    expect(answers.map((a) => [a.store, a.answers])).toEqual([['central', null], ['site-a', true], ['site-b', true], ['broken', null]]);
+    expect(shown().sort()).toEqual([`ceph ${LOCAL.confFile}`, `ceph ${SITE_A.confFile}`, `rbd ${LOCAL.confFile}`, `rbd ${SITE_A.confFile}`]);
+  });
+
+  it.each([
+    { why: 'the connection fails', connect: (): Promise<StoreReader> => Promise.reject(new Error('keystone said no')), message: 'keystone said no' },
+    { why: 'the plan refuses a --probe-ceph-conf', connect: () => Promise.resolve(reader()), byStore: new Map([['site-c', SITE_A]]),
+      message: "--probe-ceph-conf names store 'site-c', which Glance does not offer" },
+  ])('$why: the error is thrown, and the mon probes still running are stopped', async ({ connect, byStore, message }) => {
+    const signals: AbortSignal[] = [];
+    const runner: CommandRunner = { run: (_file, _args, options) => {
+      if (options.signal) signals.push(options.signal);
+      return new Promise<CommandOutcome>(() => undefined);
+    } };
+    await expect(checkStores(connect(), { local: LOCAL, ...(byStore ? { byStore } : {}), identity: { store: 'site-b' }, timeoutMs: 4_000,
+      signal: new AbortController().signal, runner })).rejects.toThrow(message);
+    expect(signals.length).toBeGreaterThan(0);
+    expect(signals.every((signal) => signal.aborted)).toBe(true);
   });
 });
