@@ -5,27 +5,18 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// @ts-expect-error: a plain .mjs script of the build, without types
-import { aptInstall } from '../../scripts/lib/apt-install.mjs';
+import { ENSURE_PROGRAM_MS, ensureDebianProgram } from './debian-program.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const NOVA_FIXTURES = join(ROOT, 'fixtures', 'nova');
 export const FERRY_NOVA_PATCH = join(ROOT, 'integrations', 'nova', 'ferry-nova-patch');
 
-/** beforeAll's limit for ensurePatchProgram: apt-get waits up to 10 min for dpkg's lock, then update and install. */
-export const ENSURE_PATCH_MS = 900_000;
-const hasPatch = (): boolean => spawnSync('patch', ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+/** beforeAll's limit for ensurePatchProgram. */
+export const ENSURE_PATCH_MS = ENSURE_PROGRAM_MS;
 
-/**
- * GNU patch, which nova's patches and ferry-nova-patch need and a fresh Debian 12 lacks (not in its important set;
- * seen in scripts/fresh-root: 15 tests failed): installed from Debian's archive when missing, as npm run lint installs
- * shellcheck; throws naming the fix where it cannot be.
- */
+/** GNU patch, which nova's patches and ferry-nova-patch need and a fresh Debian 12 lacks (not in its important set). */
 export function ensurePatchProgram(): void {
-  if (hasPatch()) return;
-  if (!(aptInstall as (pkg: string, who: string) => boolean)('patch', 'nova unit tests') || !hasPatch()) {
-    throw new Error('GNU patch is not installed and could not be installed here: apt-get install patch (as root)');
-  }
+  ensureDebianProgram('patch', 'patch', 'nova unit tests');
 }
 
 /**

@@ -5,7 +5,14 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENSURE_PROGRAM_MS, ensureDebianProgram } from '../../helpers/debian-program.js';
+
+// A fresh Debian 12 has neither (seen in scripts/fresh-root: spawnSync make ENOENT); debhelper brings both.
+beforeAll(() => {
+  ensureDebianProgram('dh_fixperms', 'debhelper', 'the .deb file-mode test');
+  ensureDebianProgram('make', 'make', 'the .deb file-mode test');
+}, 2 * ENSURE_PROGRAM_MS);
 
 const work = mkdtempSync(join(tmpdir(), 'ferry-fixperms-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
