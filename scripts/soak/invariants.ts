@@ -124,16 +124,41 @@ export function fencesLeft(fenced: readonly { image: string; store: string; fenc
 /** What may keep a store over its budget once nothing boots and nothing else evicts: copies ferry may not remove. */
 export const NOT_FERRYS_TO_REMOVE: readonly string[] = ['not-owned', 'last-copy', 'pinned'];
 
+/** An import lock that held a copy at a final eviction (`importing`), and its task as Glance tells it (admin). */
+export interface LockSeen {
+  readonly image: string;
+  readonly task: string;
+  /** The task's status; undefined when Glance would not say (no such task). */
+  readonly status: string | undefined;
+  /** The task's `updated_at` (epoch ms): when it last moved. */
+  readonly updatedAtMs: number | undefined;
+}
+
+/**
+ * The images whose lock a Glance outage left: the task was still `processing` or `pending` and never moved again
+ * after glance-api was killed (it last moved before glance-api came back). Nothing ends such a task: Glance keeps its
+ * lock 60 min from its last move (120 pending) and busts it only on the next import request
+ * (shared/reference/glance-multistore.md §7), and ferry's eviction may not remove a locked image's copy meanwhile
+ * (docs/evict.md: `importing`). Glance's own rule, not ferry's to change: stock Glance keeps the lock the same.
+ */
+export function locksLeftByOutage(locks: readonly LockSeen[], glanceOutages: readonly { fromMs: number; toMs: number }[]): string[] {
+  return locks.filter((lock) => (lock.status === 'processing' || lock.status === 'pending') && lock.updatedAtMs !== undefined
+    && glanceOutages.some((outage) => lock.updatedAtMs! <= outage.toMs)).map((lock) => lock.image);
+}
+
 /**
  * Budgets met at the end: each store's final eviction run (nothing booting, no other run) is `met`, `under` or has no
  * budget (`none`); or `unmet` only by copies that are not ferry's to remove (its report's `budget.kept`: another
- * project's, an image's last copy, pinned), as docs/evict.md says an over-budget store ends.
+ * project's, an image's last copy, pinned, or held by an import lock a Glance outage left: `leftByOutage`, from
+ * locksLeftByOutage), as docs/evict.md says an over-budget store ends. `importing`: the images of the copies kept so.
  */
-export function budgetsUnmet(verdicts: readonly { store: string; verdict: string | undefined; kept?: readonly string[] }[]): string[] {
+export function budgetsUnmet(verdicts: readonly { store: string; verdict: string | undefined; kept?: readonly string[]; importing?: readonly string[] }[],
+  leftByOutage: ReadonlySet<string> = new Set()): string[] {
   return verdicts.flatMap((row) => {
     if (row.verdict === undefined) return [`${row.store}: no final eviction report`];
     if (['met', 'under', 'none'].includes(row.verdict)) return [];
-    const blocking = (row.kept ?? []).filter((reason) => !NOT_FERRYS_TO_REMOVE.includes(reason));
+    const outagesLocks = row.importing !== undefined && row.importing.length > 0 && row.importing.every((image) => leftByOutage.has(image));
+    const blocking = (row.kept ?? []).filter((reason) => !NOT_FERRYS_TO_REMOVE.includes(reason) && !(reason === 'importing' && outagesLocks));
     return row.verdict === 'unmet' && blocking.length === 0 ? [] : [`${row.store}: budget ${row.verdict}${blocking.length > 0 ? `, kept by ${blocking.join(', ')}` : ''}`];
   });
 }

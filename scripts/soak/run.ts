@@ -10,15 +10,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ceph, devcloud, FERRY } from '../../test/helpers/devcloud.js';
 import { faults, ferryChild, revokeToken } from '../../test/helpers/devcloud-faults.js';
 import { startFaultProxy, type FaultProxy } from '../../test/helpers/fault-proxy.js';
-import { deleteImage, readImage, tokenFor, uploadImage, waitUnlocked } from '../../test/helpers/glance-admin.js';
+import { deleteImage, glanceRequest, readImage, tokenFor, uploadImage, waitUnlocked } from '../../test/helpers/glance-admin.js';
+import { asUtcTimestamp } from '../../src/glance/image-schema.js';
 import { instanceSnapshot, removeSnapshotDisk, shareImage } from '../../test/helpers/tenant-images.js';
 import { startAgent, type AgentProcess } from '../../test/integration/agent/agent-process.js';
 import { novaConf, patchedNova } from '../../test/integration/agent/nova-tree.js';
 import { sha512OfSnapshot } from '../../test/integration/copy/rbd-transfer-helpers.js';
 import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, promtoolTest, type Scrape } from './alerts.js';
 import { failureText, History } from './history.js';
-import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, ownCopyCodes, rssGrown,
-  type BootContext, type LocationsSeen } from './invariants.js';
+import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, locksLeftByOutage, ownCopyCodes, rssGrown,
+  type BootContext, type LocationsSeen, type LockSeen } from './invariants.js';
+import { metricsPortsOf } from './metrics-ports.js';
 import { startNovaNode, type NovaNode } from './nova-node.js';
 import { renderReport, type BootRecord, type SoakReport } from './report.js';
 import { countByKind, FAULT_KINDS, soakSchedule, type ImageKind, type Site, type SoakEvent, type Tenant } from './schedule.js';
@@ -30,7 +32,7 @@ export interface SoakOptions {
   readonly out: string;
   /** Compute nodes per site (default 2). */
   readonly nodesPerSite?: number;
-  /** First of the TCP ports the agents' and the sync watch's --metrics-listen take (default 24010). */
+  /** First of the TCP ports the agents' and the sync watch's --metrics-listen take (default: the dev cloud's Keystone port + 10). */
   readonly metricsPort?: number;
   readonly log?: (line: string) => void;
 }
@@ -162,7 +164,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const log = options.log ?? ((line: string) => { process.stderr.write(`${line}\n`); });
   const facts = devcloud();
   const perSite = options.nodesPerSite ?? 2;
-  const metricsPort = options.metricsPort ?? 24010;
+  const ports = metricsPortsOf(facts.keystone.url, perSite * 2, options.metricsPort);
   const schedule = soakSchedule({ seed: options.seed, minutes: options.minutes, nodes: perSite * 2 });
   mkdirSync(options.out, { recursive: true });
   const startedAt = Date.now();
@@ -219,7 +221,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const hostname = `soak-${site}-${index % perSite}`;
     const socket = join(work, 'sockets', `${hostname}.sock`);
     // Every second node reaches Glance through the fault proxy (the answers lost); all are scraped.
-    const args = ['--metrics-listen', `127.0.0.1:${metricsPort + index}`, '--timeout', '5m',
+    const args = ['--metrics-listen', `127.0.0.1:${ports.agents[index]}`, '--timeout', '5m',
       ...(index % 2 === 1 ? ['--glance-endpoint', proxy.url] : [])];
     const agent = await startAgent(args, { socket, site, hostname });
     const conf = novaConf(work, site, { socket }, site);
@@ -248,8 +250,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   writeFileSync(scrapeFile, '');
   const scraper = (async () => {
     while (!stopping) {
-      const targets = [...nodes.map((node) => ({ job: 'ferry-agent', instance: `${node.hostname}:${metricsPort + node.index}`, site: node.site, port: metricsPort + node.index })),
-        { job: 'ferry-sync', instance: `soak-sync:${metricsPort + 9}`, site: undefined, port: metricsPort + 9 }];
+      const targets = [...nodes.map((node) => ({ job: 'ferry-agent', instance: `${node.hostname}:${ports.agents[node.index]}`, site: node.site, port: ports.agents[node.index]! })),
+        { job: 'ferry-sync', instance: `soak-sync:${ports.sync}`, site: undefined, port: ports.sync }];
       const t = Date.now();
       for (const target of targets) {
         const text = await fetch(`http://127.0.0.1:${target.port}/metrics`, { signal: AbortSignal.timeout(5000) }).then((r) => r.text()).catch(() => undefined);
@@ -267,7 +269,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   writeFileSync(policyFile, ['version: 1', 'placements:', '  - name: golden', '    images:',
     `      ids: [${golden.join(', ')}]`, '    stores: [site-a, site-b]', ''].join('\n'));
   let syncChild: { kill(signal: NodeJS.Signals): boolean } | undefined;
-  const sync = ferryChild(['sync', '--policy', policyFile, '--watch', '--interval', '20s', '--metrics-listen', `127.0.0.1:${metricsPort + 9}`, '--json'],
+  const sync = ferryChild(['sync', '--policy', policyFile, '--watch', '--interval', '20s', '--metrics-listen', `127.0.0.1:${ports.sync}`, '--json'],
     { killAfterMs: limitSeconds * 1000, onStderr: (stderr, child) => { syncChild = child; history.add('sync-pass', { line: stderr.trim().split('\n').at(-1) }); } });
 
   // ---- the boots ----
@@ -337,21 +339,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
   // ---- the schedule's events ----
   const evictChains = new Map<Site, Promise<void>>();
-  const evictResults: { site: Site; verdict: string | undefined; kept: string[]; code: number | null }[] = [];
+  const evictResults: { site: Site; verdict: string | undefined; kept: string[]; importing: string[]; code: number | null }[] = [];
   const evict = (site: Site, label: string): Promise<void> => {
     const previous = evictChains.get(site) ?? Promise.resolve();
     const next = previous.then(async () => {
       const liveBefore = [...live.values()].filter((clone) => clone.site === site);
       const run = await ferryChild(['evict', '--store', site, '--ceph-conf', facts.ceph[site].conf, '--rbd-user', FERRY.evictRbdUser,
         '--budget', BUDGET, '--policy', policyFile, '--idle', '0', '--grace', '2s', '--json'], { killAfterMs: EVICT_LIMIT_S * 1000 });
-      const report = run.json as { budget?: { verdict?: string; kept?: Record<string, unknown> }; copies?: { image: string; store: string; outcome: string | null }[] };
+      const report = run.json as { budget?: { verdict?: string; kept?: Record<string, unknown> };
+        copies?: { image: string; store: string; outcome: string | null; reason?: string; outcomeReason?: string }[] };
       const removed = (report.copies ?? []).filter((copy) => copy.outcome === 'evicted');
+      const importing = (report.copies ?? []).filter((copy) => copy.outcome !== 'evicted' && (copy.outcomeReason ?? copy.reason) === 'importing')
+        .map((copy) => copy.image);
       // A clone live before the run started and still live after it was there all through: its copy must have stayed.
       const throughout = liveBefore.filter((clone) => live.has(clone.name));
       check('no copy with clones removed', copiesRemovedWithClones(removed, throughout), Math.max(1, removed.length));
-      evictResults.push({ site, verdict: report.budget?.verdict, kept: Object.keys(report.budget?.kept ?? {}), code: run.code });
+      evictResults.push({ site, verdict: report.budget?.verdict, kept: Object.keys(report.budget?.kept ?? {}), importing, code: run.code });
       history.add('evicted', { site, label, code: run.code, verdict: report.budget?.verdict, kept: Object.keys(report.budget?.kept ?? {}),
-        removed: removed.map((copy) => copy.image),
+        removed: removed.map((copy) => copy.image), ...(importing.length > 0 ? { importing } : {}),
         ...(run.code !== 0 && run.code !== 51 ? { stderr: run.stderr.slice(-500) } : {}) });
     });
     evictChains.set(site, next.catch(() => undefined));
@@ -527,14 +532,26 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const syncRun = await sync;
   history.add('sync-ended', { code: syncRun.code, signal: syncRun.signal, passes: (syncRun.json.watch as { passes?: number } | undefined)?.passes });
   await Promise.all([...evictChains.values()]);
-  const finalVerdicts: { store: string; verdict: string | undefined; kept: string[] }[] = [];
+  const finalVerdicts: { store: string; verdict: string | undefined; kept: string[]; importing: string[] }[] = [];
   for (const site of ['site-a', 'site-b'] as const) {
     const before = evictResults.length;
     await evict(site, 'final').catch(() => undefined);
     const last = evictResults.length > before ? evictResults.at(-1) : undefined;
-    finalVerdicts.push({ store: site, verdict: last?.verdict, kept: last?.kept ?? [] });
+    finalVerdicts.push({ store: site, verdict: last?.verdict, kept: last?.kept ?? [], importing: last?.importing ?? [] });
   }
-  check('budgets met at the end', budgetsUnmet(finalVerdicts), finalVerdicts.length);
+  // A copy kept `importing` at the end: whose lock, and whether a Glance outage left it (its task never moved again).
+  const locks = await Promise.all([...new Set(finalVerdicts.flatMap((row) => row.importing))].map(async (image): Promise<LockSeen | undefined> => {
+    const task = (await readImage(image)).os_glance_import_task;
+    if (typeof task !== 'string') return undefined;
+    const read = await glanceRequest(await tokenFor('admin'), 'GET', `/v2/tasks/${task}`);
+    const body = read.status === 200 ? read.body as { status?: string; updated_at?: string } : {};
+    return { image, task, status: body.status, updatedAtMs: body.updated_at === undefined ? undefined : Date.parse(asUtcTimestamp(body.updated_at)) };
+  }));
+  const glanceOutages = windows.filter((w) => w.kind === 'glance-outage' && w.to !== undefined)
+    .map((w) => ({ fromMs: runStart + w.from * 1000, toMs: runStart + w.to! * 1000 }));
+  const leftByOutage = locksLeftByOutage(locks.filter((lock): lock is LockSeen => lock !== undefined), glanceOutages);
+  history.add('final-locks', { locks: locks.filter((lock) => lock !== undefined), glance_outages: glanceOutages, left_by_outage: leftByOutage });
+  check('budgets met at the end', budgetsUnmet(finalVerdicts, new Set(leftByOutage)), finalVerdicts.length);
 
   const seen = await readLocations();
   if (seen !== undefined) check('no last location removed', lastLocationsRemoved(lastSeen, seen));

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, ownCopyCodes,
+import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, locksLeftByOutage, ownCopyCodes,
   rssGrown, type BootContext, type BootOutcome } from '../../../scripts/soak/invariants.js';
 
 const ID = '11111111-2222-4333-8444-555555555555';
@@ -75,6 +75,34 @@ describe('the other invariants', () => {
       { store: 'site-c', verdict: undefined }]))
       .toEqual(['site-b: budget unmet, kept by in-use', 'site-c: no final eviction report']);
     expect(leaks({ processes: ['agent 12'], sockets: [], rbdImages: ['site-b vms/x'], staging: ['os_glance_staging/y'] })).toHaveLength(3);
+  });
+
+  // The 12-minute run of seed 35: site-a's final eviction kept a copy as `importing`: a copy-image task glance-api was
+  // killed in the middle of still held the image's lock after the run (Glance keeps it 60 min from the task's last move).
+  const OUTAGE = { fromMs: 1_000_000, toMs: 1_090_000 };
+  it.each([
+    ['processing, last moved before the kill', { status: 'processing', updatedAtMs: 990_000 }, true],
+    ['processing, last moved during the outage (the kill came mid-write)', { status: 'processing', updatedAtMs: 1_000_500 }, true],
+    ['pending, never started before the kill', { status: 'pending', updatedAtMs: 999_000 }, true],
+    ['processing, moved after glance-api came back (alive)', { status: 'processing', updatedAtMs: 1_095_000 }, false],
+    ['processing, idle long before the kill (it died with glance-api all the same)', { status: 'processing', updatedAtMs: 500_000 }, true],
+    ['success but still holding (not an outage\'s)', { status: 'success', updatedAtMs: 990_000 }, false],
+    ['task not readable', { status: undefined, updatedAtMs: undefined }, false],
+  ] as const)('locksLeftByOutage: a task %s → left by the outage: %s', (_, task, left) => {
+    expect(locksLeftByOutage([{ image: 'a', task: 't1', ...task }], [OUTAGE])).toEqual(left ? ['a'] : []);
+  });
+
+  it('locksLeftByOutage: no Glance outage in the run, no lock is the outage\'s', () => {
+    expect(locksLeftByOutage([{ image: 'a', task: 't1', status: 'processing', updatedAtMs: 990_000 }], [])).toEqual([]);
+  });
+
+  it.each([
+    ['every copy kept importing is held by a lock an outage left', ['a', 'b'], ['a', 'b'], []],
+    ['one is held by a live lock', ['a', 'b'], ['a'], ['site-a: budget unmet, kept by importing']],
+    ['which copies were importing is unknown', undefined, ['a'], ['site-a: budget unmet, kept by importing']],
+  ] as const)('budgetsUnmet: unmet by importing, %s', (_, importing, leftByOutage, expected) => {
+    expect(budgetsUnmet([{ store: 'site-a', verdict: 'unmet', kept: ['not-owned', 'importing'], ...(importing ? { importing } : {}) }],
+      new Set(leftByOutage))).toEqual(expected);
   });
 
   it.each([
