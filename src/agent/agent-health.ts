@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../clock/clock.js';
+import { abortable } from '../concurrency/abortable.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { HostHealth, HostService, HealthCheck } from '../host/host-service.js';
 import { judgeStoreScope } from './store-scope.js';
@@ -64,7 +65,10 @@ export function createHealthProbe(input: { readonly service: HostService; readon
   };
   const check = async (signal?: AbortSignal): Promise<HealthReport> => {
     const bounded = signal === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-    const host = await service.health(bounded);
+    // Bounded here too, not only by the checks taking the signal: one that ignored it left this promise pending, every
+    // later recent() waiting on it, and each /metrics scrape and /healthz with it (the soak: every agent's /metrics
+    // went silent 30 minutes after its start, until it was restarted).
+    const host = await abortable(service.health(bounded), bounded);
     const report = judgeHealth({ ...host, stores: judgeStoreScope({ defaultStore: service.defaultStore(), allowList }) });
     remember(report, report.checks);
     return report;

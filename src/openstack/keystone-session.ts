@@ -11,6 +11,7 @@ import { sendWithRetry, type RetryPolicy } from './send-with-retry.js';
 import { SERVICE_BODY_LIMITS } from './service-body-limits.js';
 import { catalogSchema, selectEndpoint, type EndpointSelection, type ServiceCatalog } from './service-catalog.js';
 import { validateResponse } from './validate-response.js';
+import { abortable } from '../concurrency/abortable.js';
 
 /** Where ferry's calls go and with which token. One per cloud; shared by every service client. */
 export interface Session {
@@ -145,18 +146,4 @@ export function createSession(options: SessionOptions): Session {
     },
     description: describeAuth(auth),
   };
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
-      // the token request's own (coded) error, passed on unchanged
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
-    );
-  });
 }

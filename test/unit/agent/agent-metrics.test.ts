@@ -120,6 +120,22 @@ describe('agent health probe and the healthy gauge', () => {
     expect(await gauge(metrics)).toBe('ferry_agent_healthy 0');
   });
 
+  it('health probe: checks that never settle (one ignored the signal) → unhealthy "probe" by the timeout, and the next scrape checks again — not a scrape hung for good', async () => {
+    const clock = fakeClock();
+    const metrics = createAgentMetrics({ processMetrics: false });
+    let calls = 0;
+    const service = { ...serviceAnswering([good]), health: () => { calls += 1; return new Promise<HostHealth>(() => {}); } };
+    const probe = createHealthProbe({ service, metrics, timeoutMs: 50, maxAgeMs: 30_000, clock });
+    metrics.refreshHealthOnScrape(async () => (await probe.recent()).ok);
+    // The test's own bound: without one, a hung probe hangs the test until vitest's limit, not a verdict.
+    const scrape = (): Promise<string[] | 'hung'> => Promise.race([seriesOf(metrics, 'ferry_agent_health_check'),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 2_000))]);
+    expect(await scrape()).toEqual(['ferry_agent_health_check{check="probe"} 0']);
+    clock.advance(30_000);
+    expect(await scrape()).toEqual(['ferry_agent_health_check{check="probe"} 0']);
+    expect(calls).toBe(2);
+  }, 10_000);
+
   it('health probe: ferry_agent_health_check has one series per check, 1 passing and 0 failing; a probe that threw is check="probe"', async () => {
     const clock = fakeClock();
     const metrics = createAgentMetrics({ processMetrics: false });
