@@ -223,7 +223,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // Every second node reaches Glance through the fault proxy (the answers lost); all are scraped.
     const args = ['--metrics-listen', `127.0.0.1:${ports.agents[index]}`, '--timeout', '5m',
       ...(index % 2 === 1 ? ['--glance-endpoint', proxy.url] : [])];
-    const agent = await startAgent(args, { socket, site, hostname });
+    // The agent lives as long as the soak may (startAgent's default, 30 min, SIGTERMed every agent mid-run).
+    const agent = await startAgent(args, { socket, site, hostname, lifetimeMs: limitSeconds * 1000 });
     const conf = novaConf(work, site, { socket }, site);
     nodes.push({ index, site, hostname, socket, args, agent, nova: startNovaNode(nova.root, conf, limitSeconds), agentStartedAt: now() });
     history.add('node', { index, site, hostname, agent_pid: agent.child.pid, glance: index % 2 === 1 ? 'fault proxy' : 'direct' });
@@ -364,7 +365,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   };
   const restartAgent = async (node: Node): Promise<void> => {
     const code = await node.agent.stop();
-    node.agent = await startAgent(node.args, { socket: node.socket, site: node.site, hostname: node.hostname });
+    node.agent = await startAgent(node.args, { socket: node.socket, site: node.site, hostname: node.hostname, lifetimeMs: limitSeconds * 1000 });
     node.agentStartedAt = at();
     node.warmRssKiB = undefined;
     history.add('agent-restarted', { node: node.index, exit: code, pid: node.agent.child.pid });

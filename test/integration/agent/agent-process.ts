@@ -8,7 +8,8 @@ import { service } from '../../helpers/spawn-budget.js';
 
 /**
  * An agent serves the tests of a file and is stopped by them (stop()); should a file hang, its agent is SIGTERMed after
- * this long. Longer than the longest file that keeps one (tenant-boot, nova-fallback: 3 min serially on 2 cores).
+ * this long. Longer than the longest file that keeps one (tenant-boot, nova-fallback: 3 min serially on 2 cores). A
+ * caller that runs longer (the soak) passes `lifetimeMs`: the 60-minute soaks' agents were SIGTERMed by this at 30 min.
  */
 const AGENT_LIFETIME_MS = 1_800_000;
 
@@ -29,7 +30,7 @@ export interface AgentProcess {
  * which tells hosts apart by os.hostname(), sees another host; the child is still the agent's own process (exec).
  */
 export async function startAgent(args: readonly string[] = [],
-  options: { socket?: string; hostname?: string; healthy?: boolean; site?: 'site-a' | 'site-b' } = {}): Promise<AgentProcess> {
+  options: { socket?: string; hostname?: string; healthy?: boolean; site?: 'site-a' | 'site-b'; lifetimeMs?: number } = {}): Promise<AgentProcess> {
   const dir = options.socket === undefined ? mkdtempSync(join(tmpdir(), 'ferry-agent-it-')) : undefined;
   const socket = options.socket ?? join(dir ?? '', 'agent.sock');
   const site = options.site ?? 'site-b';
@@ -39,7 +40,7 @@ export async function startAgent(args: readonly string[] = [],
   const [file = '', ...argv] = options.hostname === undefined ? agent
     : ['unshare', '--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, ...agent];
   const spawnOptions: SpawnOptionsWithStdioTuple<StdioNull, StdioPipe, StdioPipe> = {
-    env: { ...process.env, ...cloudEnv(identity.cloud), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: AGENT_LIFETIME_MS };
+    env: { ...process.env, ...cloudEnv(identity.cloud), FERRY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: options.lifetimeMs ?? AGENT_LIFETIME_MS };
   const child = spawn(file, argv, service(spawnOptions));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
