@@ -178,3 +178,13 @@ export function leaks(left: { processes: readonly string[]; sockets: readonly st
     ...left.staging.map((s) => `staging left: ${s}`),
   ];
 }
+
+/**
+ * What a tenant's `DELETE /v2/images/ID` did, from Glance's status: 204 deleted; 409 refused because an instance is
+ * cloned from one of its copies (glance_store InUseByStore, as stock Glance answers nova's users): the image stays,
+ * and the soak deletes it at its end like any other; anything else is not a tenant's delete to judge.
+ */
+export function tenantDeleteOutcome(status: number): 'deleted' | 'in-use' | 'refused' {
+  if (status === 204 || status === 200 || status === 404) return 'deleted';
+  return status === 409 ? 'in-use' : 'refused';
+}

@@ -87,7 +87,7 @@ describe('prewarm against real Glance (central, site-a, site-b, broken; site-c l
       const transport = countingTransport();
       const cloud = await devCloud({ transport });
       const events: PrewarmEvent[] = [];
-      let deleting: Promise<void> | undefined;
+      let deleting: Promise<number> | undefined;
       const report = await prewarm(cloud, { properties: { ferry_it: `${RUN}-main` } }, {
         stores: ['site-a', 'site-b', 'broken'], concurrency: 2,
         onProgress: (event) => {

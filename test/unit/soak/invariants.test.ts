@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, locksLeftByOutage, ownCopyCodes,
-  rssGrown, type BootContext, type BootOutcome } from '../../../scripts/soak/invariants.js';
+  rssGrown, tenantDeleteOutcome, type BootContext, type BootOutcome } from '../../../scripts/soak/invariants.js';
 
 const ID = '11111111-2222-4333-8444-555555555555';
 const QUIET: BootContext = { imageDeleted: false, tokenExpired: false, glanceDown: false, cephDown: false };
@@ -109,5 +109,16 @@ describe('the other invariants', () => {
     [100_000, 120_000, 0], [100_000, 120_001, 1], [100_000, 50_000, 0],
   ])('rssGrown: %i KiB after warm-up, %i at the end → %i violations', (warmKiB, endKiB, count) => {
     expect(rssGrown([{ agent: 'site-a-0', warmKiB, endKiB }])).toHaveLength(count);
+  });
+});
+
+describe('tenantDeleteOutcome', () => {
+  it.each([
+    [204, 'deleted'], [404, 'deleted'],
+    // glance_store InUseByStore: an instance is cloned from one of its copies (seed 36: taken for deleted, its copies for leaks)
+    [409, 'in-use'],
+    [403, 'refused'], [401, 'refused'],
+  ] as const)('Glance %i → %s', (status, outcome) => {
+    expect(tenantDeleteOutcome(status)).toBe(outcome);
   });
 });
