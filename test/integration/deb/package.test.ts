@@ -259,7 +259,8 @@ cat apt.log`, UPGRADE_MS);
     ok('test ! -e /etc/default/ferry-agent.dpkg-new && test ! -e /etc/default/ferry-agent.dpkg-dist');
     expect(ok('systemctl is-active ferry-agent.socket').trim()).toBe('active');
     expect(ensureThroughSocket(id)).toMatchObject({ image: id, store: 'site-b', copied: false });
-  }, UPGRADE_MS + 13 * INSIDE_MS);
+    // Two ferry ensure runs (before and after), the upgrade's shell, and the reads.
+  }, 2 * ENSURE_MS + UPGRADE_MS + 13 * INSIDE_MS);
 
   it('deb: a rollback installs the previous build over the newer one: the edited conffile stays, the agent answers again', () => {
     const before = ok('cat /etc/default/ferry-agent');
