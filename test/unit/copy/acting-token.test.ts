@@ -44,7 +44,8 @@ describe('createActingTokens', () => {
     expect(() => tokens.tokenFor('image\u0000site-b')).toThrow(expect.objectContaining({ code: 'FERRY_ABORTED' }) as Error);
   });
 
-  it('createActingTokens: a token Glance refused is passed over for the next caller\'s; when none is left, refuse() says so', () => {
+  /** Two callers of one copy, the first's token refused by Glance: the second's is the one acted with. */
+  function firstOfTwoRefused(): { tokens: ReturnType<typeof createActingTokens>; key: string; first: { leave(): void }; second: { leave(): void } } {
     const tokens = createActingTokens();
     const key = 'image\u0000site-b';
     const first = tokens.enter(key, 'token-a');
@@ -52,6 +53,11 @@ describe('createActingTokens', () => {
     expect(tokens.tokenFor(key)).toBe('token-a');
     expect(tokens.refuse(key)).toBe(true);
     expect(tokens.tokenFor(key)).toBe('token-b');
+    return { tokens, key, first, second };
+  }
+
+  it('createActingTokens: a token Glance refused is passed over for the next caller\'s; when none is left, refuse() says so', () => {
+    const { tokens, key, first, second } = firstOfTwoRefused();
     expect(tokens.refuse(key)).toBe(false);
     // A caller arriving later brings a token not yet refused.
     const third = tokens.enter(key, 'token-c');
@@ -62,13 +68,7 @@ describe('createActingTokens', () => {
   });
 
   it('createActingTokens: callers still waiting whose tokens were all refused → FERRY_AUTH_FAILED refused user, not "every caller has gone"', () => {
-    const tokens = createActingTokens();
-    const key = 'image\u0000site-b';
-    const first = tokens.enter(key, 'token-a');
-    const second = tokens.enter(key, 'token-b');
-    expect(tokens.tokenFor(key)).toBe('token-a');
-    expect(tokens.refuse(key)).toBe(true);
-    expect(tokens.tokenFor(key)).toBe('token-b');
+    const { tokens, key, first, second } = firstOfTwoRefused();
     second.leave();
     expect(() => tokens.tokenFor(key)).toThrow(expect.objectContaining({ code: 'FERRY_AUTH_FAILED', details: { refused: 'user' } }) as Error);
     first.leave();
