@@ -5,16 +5,18 @@ export interface Lane {
 }
 export declare const ALONE: readonly string[];
 export declare const FIRST_CLOUD: readonly string[];
+export declare const OWN_CLOUD: readonly string[];
 export declare const GROUPS: Readonly<Record<'deb' | 'site-c', readonly string[]>>;
 export declare const SECONDS: Readonly<Record<string, number>>;
 export declare const DEFAULT_SECONDS: number;
-export declare function planLanes(files: readonly string[], shared: number, options?: { readonly secondCloud?: boolean }): {
+export declare function planLanes(files: readonly string[], shared: number, options?: { readonly clouds?: number }): {
   lanes: Lane[];
   second: string[];
+  own: string[];
   alone: string[];
 };
 export declare function secondCloudPorts(base: number): Record<string, string>;
 export type LaneSettings =
-  | { readonly shared: number; readonly clouds: 1 | 2; readonly secondPortBase: number; readonly problem?: undefined }
+  | { readonly shared: number; readonly clouds: 1 | 2 | 3; readonly secondPortBase: number; readonly problem?: undefined }
   | { readonly problem: string };
 export declare function readLaneSettings(env: Readonly<Record<string, string | undefined>>): LaneSettings;

@@ -6,7 +6,8 @@
 //   OSD, a monitor: scripts/devcloud/fault kill, faults.kill, clearGlanceRules), changes Glance's policy for everyone
 //   (writeGlanceRules) or Keystone's catalog (an endpoint), or rebuilds this checkout's dist/ (build-artifact.sh).
 //   They run one at a time. With a second dev cloud (run-integration's default) those that disrupt only their cloud run
-//   on it, beside the lanes; the rest (FIRST_CLOUD) run after everything else, on the first cloud, with nothing beside.
+//   on it, beside the lanes, and the soak's smoke (OWN_CLOUD) on a third; the rest (FIRST_CLOUD) run after everything
+//   else, on the first cloud, with nothing beside.
 // - GROUPS: files that share one thing among themselves run in one lane of their own, one after another: store site-c
 //   (pool images-c, "which no other test fills": evict budgets and usage read the whole store) and the private systemd
 //   of scripts/systemd/up (one per state directory); the Debian package's clean system (its own systemd, builds).
@@ -27,7 +28,17 @@ export const ALONE = [
   // Places an image in store site-c (the site-c lane's evict and usage read the whole store) and boots the clean system
   // of scripts/systemd/up-clean (the deb lane's): after both lanes, with the .debs the deb lane built.
   'test/integration/ansible/ansible-rollout.test.ts',
-  // Kills glance-api, stops an OSD, restarts a monitor on its schedule (opt-in: FERRY_TEST_SOAK=1).
+  // Kills glance-api, stops an OSD, restarts a monitor on its schedule, for minutes (OWN_CLOUD).
+  'test/integration/soak/soak-smoke.test.ts',
+];
+
+/**
+ * Alone files that get a dev cloud of their own (a third, with FERRY_INTEGRATION_CLOUDS=3, the default) beside the
+ * lanes and the second cloud: the soak's smoke disrupts its cloud for its whole run (~7 min: set-up, 3 minutes of
+ * faults, the end's checks), as long as half the second cloud's files together; queued behind them it would add its
+ * whole time to the suite's.
+ */
+export const OWN_CLOUD = [
   'test/integration/soak/soak-smoke.test.ts',
 ];
 
@@ -82,16 +93,18 @@ export const DEFAULT_SECONDS = 5;
 const inGroup = (file, prefixes) => prefixes.some((prefix) => file === prefix || (prefix.endsWith('/') && file.startsWith(prefix)));
 
 /**
- * The plan for these files (paths relative to the repository): `lanes` run at the same time on the first dev cloud,
- * each its files one after another; `second` runs one file at a time on a second dev cloud beside them (empty without
- * `secondCloud`); `alone` runs after both, one file at a time. The files no group claims are spread over `shared`
- * lanes, longest first onto the lane with the least so far. Lanes keep the files' given order within a group.
+ * The plan for these files (paths relative to the repository) on `clouds` dev clouds: `lanes` run at the same time on
+ * the first dev cloud, each its files one after another; `second` runs one file at a time on a second dev cloud beside
+ * them (empty with one cloud); `own` runs on a third cloud beside those (empty with fewer than three: its files join
+ * `second`); `alone` runs after all, one file at a time. The files no group claims are spread over `shared` lanes,
+ * longest first onto the lane with the least so far. Lanes keep the files' given order within a group.
  */
-export function planLanes(files, shared, { secondCloud = false } = {}) {
+export function planLanes(files, shared, { clouds = 1 } = {}) {
   if (!Number.isInteger(shared) || shared < 1) throw new Error(`planLanes: shared lanes must be a whole number ≥ 1 (got ${shared})`);
   const disrupting = files.filter((file) => ALONE.includes(file));
-  const second = secondCloud ? disrupting.filter((file) => !FIRST_CLOUD.includes(file)) : [];
-  const alone = disrupting.filter((file) => !second.includes(file));
+  const own = clouds >= 3 ? disrupting.filter((file) => OWN_CLOUD.includes(file)) : [];
+  const second = clouds >= 2 ? disrupting.filter((file) => !FIRST_CLOUD.includes(file) && !own.includes(file)) : [];
+  const alone = disrupting.filter((file) => !second.includes(file) && !own.includes(file));
   const lanes = [];
   const claimed = new Set(disrupting);
   for (const [name, prefixes] of Object.entries(GROUPS)) {
@@ -108,10 +121,10 @@ export function planLanes(files, shared, { secondCloud = false } = {}) {
     lightest.seconds += seconds(file);
   }
   for (const lane of sharedLanes) if (lane.files.length > 0) lanes.push({ name: lane.name, files: lane.files });
-  return { lanes, second, alone };
+  return { lanes, second, own, alone };
 }
 
-/** The second dev cloud's ports (scripts/devcloud/lib/common.sh's names) from a base: clear of the first cloud's defaults. */
+/** An extra dev cloud's ports (scripts/devcloud/lib/common.sh's names) from a base: clear of the first cloud's defaults. */
 export function secondCloudPorts(base) {
   return {
     FERRY_DEVCLOUD_KEYSTONE_PORT: String(base), FERRY_DEVCLOUD_GLANCE_PORT: String(base + 1),
@@ -122,9 +135,10 @@ export function secondCloudPorts(base) {
 
 /**
  * The lane settings from the environment, or the one problem with them: FERRY_INTEGRATION_LANES (shared lanes, 0 =
- * every file one after another, default 2), FERRY_INTEGRATION_CLOUDS (1, or 2 = the disrupting files on a second dev
- * cloud beside the lanes, default 2), FERRY_INTEGRATION_SECOND_CLOUD_PORT (its first port, default 17000; it uses
- * that and the next 3, +100..+299 for its two Ceph clusters).
+ * every file one after another, default 2), FERRY_INTEGRATION_CLOUDS (1; 2 = the disrupting files on a second dev
+ * cloud beside the lanes; 3, the default = and OWN_CLOUD's on a third), FERRY_INTEGRATION_SECOND_CLOUD_PORT (its first
+ * port, default 17000; it uses that and the next 19 (the soak's metrics are at +10..+19), +100..+299 for its two Ceph
+ * clusters); the third cloud's base is the second's + 300.
  */
 export function readLaneSettings(env) {
   const whole = (name, fallback, ok, what) => {
@@ -133,8 +147,8 @@ export function readLaneSettings(env) {
     return ok(value) ? { value } : { problem: `${name}=${JSON.stringify(text)} is not ${what}: unset it for the default ${fallback}` };
   };
   const lanes = whole('FERRY_INTEGRATION_LANES', 2, (n) => n >= 0 && n <= 16, 'a number of shared lanes from 0 (one file after another) to 16');
-  const clouds = whole('FERRY_INTEGRATION_CLOUDS', 2, (n) => n === 1 || n === 2, '1 or 2 dev clouds');
-  const port = whole('FERRY_INTEGRATION_SECOND_CLOUD_PORT', 17000, (n) => n >= 1024 && n + 299 < 32768, 'a port from 1024 to 32468 (it and up to +299 are used, below the ephemeral range)');
+  const clouds = whole('FERRY_INTEGRATION_CLOUDS', 3, (n) => n >= 1 && n <= 3, '1, 2 or 3 dev clouds');
+  const port = whole('FERRY_INTEGRATION_SECOND_CLOUD_PORT', 17000, (n) => n >= 1024 && n + 599 < 32768, 'a port from 1024 to 32168 (it and up to +599 are used by the second and third clouds, below the ephemeral range)');
   const problem = [lanes, clouds, port].find((setting) => setting.problem)?.problem;
   return problem ? { problem } : { shared: lanes.value, clouds: clouds.value, secondPortBase: port.value };
 }

@@ -18,12 +18,13 @@
 //   the same time, FERRY_INTEGRATION_LANES (default 2; 0 runs every file one after another) shared lanes beside the
 //   lanes of their own (the .deb, store site-c and the private systemd). The files that disrupt their dev cloud (kill a
 //   service, change Glance's policy) run one at a time on a second dev cloud beside them ($FERRY_DEVCLOUD_DIR/second-cloud,
-//   ports from FERRY_INTEGRATION_SECOND_CLOUD_PORT, default 17000; FERRY_INTEGRATION_CLOUDS=1 runs them after the lanes
-//   on the first cloud instead); the few that disrupt more than a cloud run last, alone. A failure in any lane fails the
-//   run; every lane's reach markers count, on either cloud. Each lane's lines are prefixed with its name, and a table of
-//   every file's time, lane and verdict ends the run (from vitest's JSON report, $FERRY_DEVCLOUD_DIR/lanes/). The second
-//   cloud is stopped at the end (its state kept for its logs, reused by the next run); a bad setting exits 2 before
-//   anything starts.
+//   ports from FERRY_INTEGRATION_SECOND_CLOUD_PORT, default 17000), and the soak's smoke on a third
+//   ($FERRY_DEVCLOUD_DIR/third-cloud, the second's ports + 300); FERRY_INTEGRATION_CLOUDS=2 puts the smoke on the second
+//   cloud too, =1 runs them all after the lanes on the first cloud; the few that disrupt more than a cloud run last,
+//   alone. A failure in any lane fails the run; every lane's reach markers count, on any cloud. Each lane's lines are
+//   prefixed with its name, and a table of every file's time, lane and verdict ends the run (from vitest's JSON report,
+//   $FERRY_DEVCLOUD_DIR/lanes/). The extra clouds are stopped at the end (their state kept for their logs, reused by the
+//   next run); a bad setting exits 2 before anything starts.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -36,9 +37,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = process.env.FERRY_DEVCLOUD_DIR ?? join(root, '.devcloud');
 const required = process.env.FERRY_REQUIRE_INTEGRATION === '1';
 const REQUIRED_SERVICES = ['keystone', 'glance', 'placement', 'ceph-site-a', 'ceph-site-b'];
-// The second dev cloud of a full run (the files that disrupt their cloud run on it, beside the lanes), inside the first's
-// state directory: its own ports, databases, Ceph clusters and logs, kept after the run for inspection and reused by the next.
-const secondDir = join(dir, 'second-cloud');
+// The extra dev clouds of a full run (the files that disrupt their cloud run on them, beside the lanes), inside the
+// first's state directory: their own ports, databases, Ceph clusters and logs, kept after the run for inspection and
+// reused by the next. `files` names the plan's list each one runs.
+const CLOUDS = [{ name: 'second', files: 'second', offset: 0 }, { name: 'third', files: 'own', offset: 300 }];
 
 const run = (cmd, args, options = {}) => spawnSync(cmd, args, { stdio: 'inherit', cwd: root, env: { ...process.env, FERRY_DEVCLOUD_DIR: dir }, ...options });
 const banner = (text) => console.error(`\n${'!'.repeat(78)}\n${text}\n${'!'.repeat(78)}\n`);
@@ -58,7 +60,10 @@ if (settings.problem) {
   console.error(`integration: ${settings.problem}`);
   process.exit(2);
 }
-const secondEnv = { FERRY_DEVCLOUD_DIR: secondDir, ...secondCloudPorts(settings.secondPortBase) };
+const extraClouds = CLOUDS.map(({ name, files, offset }) => {
+  const cloudDir = join(dir, `${name}-cloud`);
+  return { name, files, dir: cloudDir, env: { FERRY_DEVCLOUD_DIR: cloudDir, ...secondCloudPorts(settings.secondPortBase + offset) }, started: false };
+});
 
 /**
  * The vitest runs, each in a process group of its own, stopped with this script (SIGINT, SIGTERM): the whole group, as
@@ -66,7 +71,6 @@ const secondEnv = { FERRY_DEVCLOUD_DIR: secondDir, ...secondCloudPorts(settings.
  * .deb build still running after a Ctrl-C). No lane outlives the run, nor a dev cloud this run started.
  */
 const running = new Set();
-let secondStarted = false;
 const signalGroups = (signal) => {
   for (const child of running) {
     try {
@@ -103,8 +107,9 @@ if (!healthy()) {
 }
 
 // Reach markers and spawn-limit findings, one set per cloud's directory (test/helpers write them where the cloud is).
-const reachedDirs = [join(dir, 'reached'), join(secondDir, 'reached')];
-const spawnLimitFiles = [join(dir, 'spawn-limits.txt'), join(secondDir, 'spawn-limits.txt')];
+const cloudDirs = [dir, ...extraClouds.map((cloud) => cloud.dir)];
+const reachedDirs = cloudDirs.map((path) => join(path, 'reached'));
+const spawnLimitFiles = cloudDirs.map((path) => join(path, 'spawn-limits.txt'));
 for (const path of [...reachedDirs, ...spawnLimitFiles]) rmSync(path, { recursive: true, force: true });
 mkdirSync(reachedDirs[0], { recursive: true });
 
@@ -159,13 +164,13 @@ if (findings.length > 0) {
 stopClouds();
 process.exit(code);
 
-/** Stop the dev clouds this run started (the second one always: it belongs to the run), unless FERRY_KEEP_DEVCLOUD=1. */
+/** Stop the dev clouds this run started (the extra ones always: they belong to the run), unless FERRY_KEEP_DEVCLOUD=1. */
 function stopClouds() {
   if (process.env.FERRY_KEEP_DEVCLOUD === '1') return;
-  if (secondStarted) {
-    console.error('integration: stopping the second dev cloud');
-    run('bash', [join(root, 'scripts/devcloud/down')], { env: { ...process.env, ...secondEnv } });
-    secondStarted = false;
+  for (const cloud of extraClouds.filter((each) => each.started)) {
+    console.error(`integration: stopping the ${cloud.name} dev cloud`);
+    run('bash', [join(root, 'scripts/devcloud/down')], { env: { ...process.env, ...cloud.env } });
+    cloud.started = false;
   }
   if (startedHere) {
     console.error('integration: stopping the dev cloud this run started');
@@ -214,39 +219,49 @@ function inGroup(cmd, args, stdio, env = { FERRY_DEVCLOUD_DIR: dir }, attach = (
 }
 
 /**
- * The second dev cloud brought up (after the first: one apt-get at a time), then its files one after another. A state
- * directory an earlier run left that does not come up is purged and made again, once.
+ * The extra clouds' lanes: each cloud brought up after the one before it (after the first: one apt-get at a time, and
+ * one burst of Ceph's start-up), then its files one after another. Resolves to each lane's exit code.
  */
-async function secondCloudLane(files, reportDir) {
+function extraCloudLanes(plan, reportDir) {
+  let previousUp = Promise.resolve();
+  return extraClouds.filter((cloud) => plan[cloud.files].length > 0).map((cloud) => {
+    const up = previousUp.then(() => bringUp(cloud));
+    previousUp = up;
+    return up.then((status) => (status === 0 ? lane(cloud.name, plan[cloud.files], reportDir, cloud.env) : 1));
+  });
+}
+
+/** An extra cloud up: a state directory an earlier run left that does not come up is purged and made again, once. */
+async function bringUp(cloud) {
   const up = join(root, 'scripts/devcloud/up');
-  secondStarted = true;
-  let status = await prefixed('second-cloud', 'bash', [up], secondEnv);
-  if (status !== 0 && existsSync(secondDir)) {
-    console.error('integration: the second dev cloud did not come up from its old state: purging it and starting it anew');
-    await prefixed('second-cloud', 'bash', [join(root, 'scripts/devcloud/down'), '--purge'], secondEnv);
-    status = await prefixed('second-cloud', 'bash', [up], secondEnv);
+  const label = `${cloud.name}-cloud`;
+  cloud.started = true;
+  let status = await prefixed(label, 'bash', [up], cloud.env);
+  if (status !== 0 && existsSync(cloud.dir)) {
+    console.error(`integration: the ${cloud.name} dev cloud did not come up from its old state: purging it and starting it anew`);
+    await prefixed(label, 'bash', [join(root, 'scripts/devcloud/down'), '--purge'], cloud.env);
+    status = await prefixed(label, 'bash', [up], cloud.env);
   }
   if (status !== 0) {
-    banner(`INTEGRATION TESTS FAILED TO START: the second dev cloud (${secondDir}) did not come up (see [second-cloud] above); `
+    banner(`INTEGRATION TESTS FAILED TO START: the ${cloud.name} dev cloud (${cloud.dir}) did not come up (see [${label}] above); `
       + 'FERRY_INTEGRATION_CLOUDS=1 runs its files on the first cloud instead.');
-    return 1;
   }
-  return lane('second', files, reportDir, secondEnv);
+  return status;
 }
 
 /** The lanes side by side, then the files that must run alone; a table of every file's time at the end. */
 async function runInLanes() {
-  const plan = planLanes(integrationFiles(), settings.shared, { secondCloud: settings.clouds === 2 });
+  const plan = planLanes(integrationFiles(), settings.shared, { clouds: settings.clouds });
   const reportDir = join(dir, 'lanes');
   rmSync(reportDir, { recursive: true, force: true });
   mkdirSync(reportDir, { recursive: true });
   for (const { name, files } of plan.lanes) console.error(`integration: lane ${name}: ${files.join(' ')}`);
   if (plan.second.length > 0) console.error(`integration: on a second dev cloud, beside them, one at a time: ${plan.second.join(' ')}`);
+  if (plan.own.length > 0) console.error(`integration: on a third dev cloud, beside them: ${plan.own.join(' ')}`);
   console.error(`integration: then alone: ${plan.alone.join(' ')}`);
   const loads = [];
   const sampler = setInterval(() => loads.push(loadavg()[0]), 15_000);
-  const codes = await Promise.all([...plan.lanes.map(({ name, files }) => lane(name, files, reportDir)),
-    ...(plan.second.length > 0 ? [secondCloudLane(plan.second, reportDir)] : [])]);
+  const codes = await Promise.all([...plan.lanes.map(({ name, files }) => lane(name, files, reportDir)), ...extraCloudLanes(plan, reportDir)]);
   const lanesDone = Date.now();
   if (plan.alone.length > 0) codes.push(await lane('alone', plan.alone, reportDir));
   clearInterval(sampler);

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALONE, FIRST_CLOUD, GROUPS, planLanes, readLaneSettings, secondCloudPorts } from '../../../scripts/integration-lanes.mjs';
+import { ALONE, FIRST_CLOUD, GROUPS, OWN_CLOUD, planLanes, readLaneSettings, secondCloudPorts } from '../../../scripts/integration-lanes.mjs';
 
 const I = 'test/integration';
 
@@ -21,7 +21,7 @@ describe('planLanes', () => {
       lanes: [{ name: 'deb', files: [`${I}/deb/package.test.ts`] }, { name: 'shared-1', files: [`${I}/copy/ensure.test.ts`] }], alone: [] },
   ];
   it.each(cases)('$name', ({ files, shared, lanes, alone }) => {
-    expect(planLanes(files, shared)).toEqual({ lanes, second: [], alone });
+    expect(planLanes(files, shared)).toEqual({ lanes, second: [], own: [], alone });
   });
 
   const secondCases = [
@@ -34,13 +34,26 @@ describe('planLanes', () => {
       lanes: [], second: [`${I}/devcloud/restart.test.ts`], alone: [`${I}/install/artifact.test.ts`, `${I}/ansible/ansible-rollout.test.ts`] },
   ];
   it.each(secondCases)('second cloud: $name', ({ files, lanes, second, alone }) => {
-    expect(planLanes(files, 1, { secondCloud: true })).toEqual({ lanes, second, alone });
+    expect(planLanes(files, 1, { clouds: 2 })).toEqual({ lanes, second, own: [], alone });
   });
 
-  it.each([false, true])('every file is planned exactly once (second cloud: %s)', (secondCloud) => {
+  const soak = `${I}/soak/soak-smoke.test.ts`;
+  it.each([
+    { clouds: 1, second: [], own: [], alone: [`${I}/faults/process-faults.test.ts`, soak] },
+    { clouds: 2, second: [`${I}/faults/process-faults.test.ts`, soak], own: [], alone: [] },
+    { clouds: 3, second: [`${I}/faults/process-faults.test.ts`], own: [soak], alone: [] },
+  ])('$clouds cloud(s): the soak\'s smoke runs on a third cloud of its own when there is one', ({ clouds, second, own, alone }) => {
+    expect(planLanes([`${I}/faults/process-faults.test.ts`, soak], 1, { clouds })).toEqual({ lanes: [], second, own, alone });
+  });
+
+  it('a file on a cloud of its own is one that disrupts its cloud', () => {
+    for (const file of OWN_CLOUD) expect(ALONE).toContain(file);
+  });
+
+  it.each([1, 2, 3])('every file is planned exactly once (%s clouds)', (clouds) => {
     const files = integrationFiles();
-    const plan = planLanes(files, 3, { secondCloud });
-    expect([...plan.lanes.flatMap((lane) => lane.files), ...plan.second, ...plan.alone].sort()).toEqual(files);
+    const plan = planLanes(files, 3, { clouds });
+    expect([...plan.lanes.flatMap((lane) => lane.files), ...plan.second, ...plan.own, ...plan.alone].sort()).toEqual(files);
   });
 
   it('refuses a lane count that is not a whole number ≥ 1', () => {
@@ -50,7 +63,7 @@ describe('planLanes', () => {
 
 describe('readLaneSettings', () => {
   it.each([
-    { env: {}, settings: { shared: 2, clouds: 2, secondPortBase: 17000 } },
+    { env: {}, settings: { shared: 2, clouds: 3, secondPortBase: 17000 } },
     { env: { FERRY_INTEGRATION_LANES: '0', FERRY_INTEGRATION_CLOUDS: '1', FERRY_INTEGRATION_SECOND_CLOUD_PORT: '27000' },
       settings: { shared: 0, clouds: 1, secondPortBase: 27000 } },
   ])('$env', ({ env, settings }) => {
@@ -60,8 +73,9 @@ describe('readLaneSettings', () => {
   it.each([
     [{ FERRY_INTEGRATION_LANES: 'two' }, 'FERRY_INTEGRATION_LANES="two" is not a number of shared lanes from 0 (one file after another) to 16: unset it for the default 2'],
     [{ FERRY_INTEGRATION_LANES: '-1' }, 'FERRY_INTEGRATION_LANES="-1" is not'],
-    [{ FERRY_INTEGRATION_CLOUDS: '3' }, 'FERRY_INTEGRATION_CLOUDS="3" is not 1 or 2 dev clouds: unset it for the default 2'],
-    [{ FERRY_INTEGRATION_SECOND_CLOUD_PORT: '32500' }, 'FERRY_INTEGRATION_SECOND_CLOUD_PORT="32500" is not a port from 1024 to 32468'],
+    [{ FERRY_INTEGRATION_CLOUDS: '4' }, 'FERRY_INTEGRATION_CLOUDS="4" is not 1, 2 or 3 dev clouds: unset it for the default 3'],
+    [{ FERRY_INTEGRATION_CLOUDS: '0' }, 'FERRY_INTEGRATION_CLOUDS="0" is not'],
+    [{ FERRY_INTEGRATION_SECOND_CLOUD_PORT: '32200' }, 'FERRY_INTEGRATION_SECOND_CLOUD_PORT="32200" is not a port from 1024 to 32168'],
     [{ FERRY_INTEGRATION_SECOND_CLOUD_PORT: '' }, 'FERRY_INTEGRATION_SECOND_CLOUD_PORT="" is not'],
   ])('%j → one problem naming the variable and the fix', (env, problem) => {
     expect(readLaneSettings(env).problem).toContain(problem);
