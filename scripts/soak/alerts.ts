@@ -98,17 +98,30 @@ export interface AlertJudgement {
   readonly stillFiring: string[];
 }
 
+/** The labels of promtool's `Labels:{a="x", b="y"}` text as a map. */
+function labelMap(labels: string): Map<string, string> {
+  return new Map([...labels.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!] as const));
+}
+
 /**
  * Judge what fired against the outages: every firing belongs to an outage (from its start to `afterMinutes` after its
- * end) or is false; a page is a critical alert (the rule's severity), counted once per alert and label set.
+ * end) or is false. A page is a notification group of the pager's route: the critical alerts (the rule's severity) of
+ * an outage counted once per value of the route's `group_by` labels (`pageGroupBy`), as Alertmanager groups them (a
+ * label an alert lacks groups as empty). Without `groupBy`, once per alert and label set.
  */
 export function judgeAlerts(fired: readonly { minute: number; alertname: string; labels: string }[], outages: readonly OutageWindow[],
-  lastMinute: number, critical: ReadonlySet<string>, afterMinutes = 6): AlertJudgement {
+  lastMinute: number, critical: ReadonlySet<string>, afterMinutes = 6, groupBy?: readonly string[]): AlertJudgement {
   const key = (f: { alertname: string; labels: string }): string => `${f.alertname}{${f.labels.replace(/alertname="[^"]*",?\s*/, '')}}`;
   const within = (f: { minute: number }, o: OutageWindow): boolean => f.minute >= o.from && f.minute <= o.to + afterMinutes;
+  const group = (f: { alertname: string; labels: string }): string => {
+    if (groupBy === undefined) return key(f);
+    const labels = labelMap(f.labels);
+    return groupBy.map((name) => `${name}=${name === 'alertname' ? f.alertname : labels.get(name) ?? ''}`).join(',');
+  };
   const perOutage = outages.map((outage) => {
-    const alerts = [...new Set(fired.filter((f) => within(f, outage)).map(key))];
-    const pages = alerts.filter((alert) => critical.has(alert.slice(0, alert.indexOf('{')))).length;
+    const during = fired.filter((f) => within(f, outage));
+    const alerts = [...new Set(during.map(key))];
+    const pages = new Set(during.filter((f) => critical.has(f.alertname)).map(group)).size;
     return { outage, alerts, pages };
   });
   const falseAlarms = [...new Set(fired.filter((f) => !outages.some((o) => within(f, o))).map(key))];
@@ -132,4 +145,19 @@ export function alertSeverities(rulesYaml: string): Map<string, string> {
     if (current && severity) severities.set(current, severity);
   }
   return severities;
+}
+
+/**
+ * The `group_by` of the pager's route in an Alertmanager configuration (packaging/monitoring/ferry-alertmanager.yml):
+ * the first route under the top one that matches `severity="critical"`, else the top route's. Undefined when the file
+ * names none (Alertmanager then groups everything of the route in one group: `[]`).
+ */
+export function pageGroupBy(config: unknown): string[] | undefined {
+  type Route = { matchers?: unknown; group_by?: unknown; routes?: unknown };
+  const top = (config as { route?: Route } | null)?.route;
+  if (top === undefined) return undefined;
+  const children = Array.isArray(top.routes) ? (top.routes as Route[]) : [];
+  const pager = children.find((route) => Array.isArray(route.matchers) && (route.matchers as unknown[]).some((m) => /^severity\s*=\s*"?critical"?$/.test(String(m))));
+  const groupBy = (pager ?? top).group_by ?? top.group_by;
+  return Array.isArray(groupBy) ? groupBy.map(String) : undefined;
 }

@@ -16,7 +16,8 @@ import { instanceSnapshot, removeSnapshotDisk, shareImage } from '../../test/hel
 import { startAgent, type AgentProcess } from '../../test/integration/agent/agent-process.js';
 import { novaConf, patchedNova } from '../../test/integration/agent/nova-tree.js';
 import { sha512OfSnapshot } from '../../test/integration/copy/rbd-transfer-helpers.js';
-import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, promtoolTest, type Scrape } from './alerts.js';
+import { parse as parseYaml } from 'yaml';
+import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, pageGroupBy, promtoolTest, type Scrape } from './alerts.js';
 import { failureText, History } from './history.js';
 import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, locksLeftByOutage, ownCopyCodes, rssGrown, tenantDeleteOutcome,
   type BootContext, type LocationsSeen, type LockSeen } from './invariants.js';
@@ -105,6 +106,8 @@ export function soakLimitSeconds(minutes: number): number {
 }
 
 const RULES = 'packaging/monitoring/ferry-alerts.yml';
+/** The shipped Alertmanager route: its pager route's group_by is what a page is (one notification group). */
+const ALERTMANAGER = 'packaging/monitoring/ferry-alertmanager.yml';
 /** The scrape interval (the scraper's pause; promtool's input interval). */
 const SCRAPE_S = 15;
 
@@ -131,7 +134,7 @@ function evaluateAlerts(scrapeFile: string, out: string, outages: readonly { kin
   const windows = outages.filter((o) => o.kind === 'glance-outage' || o.kind === 'osd-stop')
     .map((o) => ({ kind: o.kind, from: toMinute(o.from), to: toMinute(o.to) }));
   const critical = new Set([...severities.entries()].filter(([, severity]) => severity === 'critical').map(([name]) => name));
-  const judged = judgeAlerts(fired, windows, minutes, critical);
+  const judged = judgeAlerts(fired, windows, minutes, critical, 6, pageGroupBy(parseYaml(readFileSync(ALERTMANAGER, 'utf8'))));
   const rows = [
     ...judged.perOutage.map(({ outage, alerts, pages }) => ({ alert: alerts.join(', ') || 'none',
       fired: `${outage.kind} min ${outage.from.toFixed(1)}-${outage.to.toFixed(1)}`, cleared: alerts.some((a) => judged.stillFiring.includes(a)) ? 'no' : 'yes',
@@ -143,6 +146,8 @@ function evaluateAlerts(scrapeFile: string, out: string, outages: readonly { kin
     ...judged.stillFiring.map((alert) => `still firing at the end: ${alert}`),
     ...judged.perOutage.filter(({ outage, alerts }) => outage.to - outage.from > 5 + SCRAPE_S / 60 && alerts.length === 0)
       .map(({ outage }) => `${outage.kind} of ${(outage.to - outage.from).toFixed(1)} min fired no alert`),
+    ...judged.perOutage.filter(({ pages }) => pages > 1)
+      .map(({ outage, pages }) => `${outage.kind} min ${outage.from.toFixed(1)}-${outage.to.toFixed(1)} was ${pages} pages (one outage, one page)`),
   ];
   return { rows, problems };
 }

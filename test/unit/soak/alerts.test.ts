@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, parseSamples, promtoolTest } from '../../../scripts/soak/alerts.js';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, pageGroupBy, parseSamples, promtoolTest } from '../../../scripts/soak/alerts.js';
 
 const scrape = (t: number, instance: string, text: string, up = true) => ({ t, job: 'ferry-agent', instance, site: 'site-a', up, text });
 
@@ -57,6 +59,34 @@ describe('what fired, judged against the outages', () => {
     expect(judged.perOutage[0]).toMatchObject({ pages: 1, alerts: ['FerryFleetCheckFailing{check="glance", job="ferry-agent", severity="critical", site="site-a"}'] });
     expect(judged.falseAlarms).toEqual(['FerryCopiesFailing{instance="a:1", severity="warning"}']);
     expect(judged.stillFiring).toEqual(judged.falseAlarms);
+  });
+});
+
+describe('pages: the notification groups of the shipped Alertmanager route', () => {
+  const groupBy = pageGroupBy(parse(readFileSync('packaging/monitoring/ferry-alertmanager.yml', 'utf8')));
+  const critical = new Set(['FerryFleetCheckFailing', 'FerryAgentUnhealthy']);
+  const fleet = (minute: number, site: string, check = 'glance') => ({ minute, alertname: 'FerryFleetCheckFailing',
+    labels: `alertname="FerryFleetCheckFailing", check="${check}", job="ferry-agent", severity="critical", site="${site}"` });
+
+  it('pageGroupBy reads the pager route of packaging/monitoring/ferry-alertmanager.yml: alertname and check, not the site', () => {
+    expect(groupBy).toEqual(['alertname', 'check']);
+  });
+
+  it.each([
+    ['one central Glance outage failing the glance check at both sites: one page', [fleet(12, 'site-a'), fleet(12, 'site-b'), fleet(13, 'site-a')], 1],
+    ['one site\'s OSD stop: one page', [fleet(12, 'site-a', 'pool')], 1],
+    ['two different checks failing (glance, token): two pages', [fleet(12, 'site-a'), fleet(12, 'site-a', 'token')], 2],
+    ['a node\'s own check beside the fleet\'s: another alert, another page',
+      [fleet(12, 'site-a'), { minute: 12, alertname: 'FerryAgentUnhealthy', labels: 'alertname="FerryAgentUnhealthy", check="glance", instance="b:1", site="site-b"' }], 2],
+    ['a warning is no page', [{ minute: 12, alertname: 'FerryCopiesFailing', labels: 'alertname="FerryCopiesFailing", instance="a:1", severity="warning"' }], 0],
+  ])('%s', (_name, fired, pages) => {
+    expect(judgeAlerts(fired, [{ kind: 'glance-outage', from: 6, to: 13 }], 30, critical, 6, groupBy).perOutage[0]!.pages).toBe(pages);
+  });
+
+  it('pageGroupBy: a pager route without group_by inherits the top route\'s; no route, undefined', () => {
+    expect(pageGroupBy({ route: { group_by: ['alertname'], routes: [{ matchers: ['severity="critical"'] }] } })).toEqual(['alertname']);
+    expect(pageGroupBy({ route: { group_by: ['site'], routes: [{ matchers: ['severity="ticket"'], group_by: ['x'] }] } })).toEqual(['site']);
+    expect(pageGroupBy({})).toBeUndefined();
   });
 });
 
