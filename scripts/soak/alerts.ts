@@ -89,13 +89,48 @@ function minutesOf(duration: string): number {
 /** An outage of the run, in minutes from the first scrape. */
 export interface OutageWindow { readonly kind: string; readonly from: number; readonly to: number }
 
+/**
+ * A warning the run expects outside any outage: a planted copy (`forged-copy`) makes every copy into its name fail
+ * with FERRY_COPY_TARGET_EXISTS, which FerryCopiesFailing reports (a warning, the operator's cue) until the operator
+ * removes it (the soak does, as docs/runbooks.md says) and the rule's 10-minute window has passed. In minutes.
+ */
+export interface ExpectedWarning {
+  readonly alertname: string;
+  /** Labels the firing must carry (`outcome`, `site`). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * FerryCopiesFailing clears 10 min after the last failed copy (`increase(...[10m]) > 0`); one in flight at the removal
+ * fails a moment after it, and promtool evaluates every minute: 12 min after the removal it must be clear.
+ */
+export const TARGET_EXISTS_CLEARS_MINUTES = 12;
+
+/** The window in which a planted copy's warning may fire: from the planting to 12 min after its removal (or the end). */
+export function plantedCopyWarning(planted: { site: string; from: number; removedAt: number | undefined }, lastMinute: number): ExpectedWarning {
+  return { alertname: 'FerryCopiesFailing', labels: { outcome: 'FERRY_COPY_TARGET_EXISTS', site: planted.site }, from: planted.from,
+    to: planted.removedAt === undefined ? lastMinute : planted.removedAt + TARGET_EXISTS_CLEARS_MINUTES };
+}
+
 export interface AlertJudgement {
   /** Per outage: the alerts that fired during it (or within `afterMinutes` of its end). */
   readonly perOutage: { outage: OutageWindow; alerts: string[]; pages: number }[];
   /** Alerts that fired outside every outage (and its tail): false alarms. */
   readonly falseAlarms: string[];
-  /** Alerts still firing at the last minute. */
+  /** Alerts still firing at the last minute (an expected warning whose window reaches past the end is not). */
   readonly stillFiring: string[];
+  /** Expected warnings that fired (within their windows), by alert and label set. */
+  readonly expectedFired: string[];
+}
+
+export interface JudgeOptions {
+  /** How long after an outage's end its alerts may still fire (min). Default 6. */
+  readonly afterMinutes?: number;
+  /** The pager route's group_by (pageGroupBy): a page is one group. Default: one per alert and label set. */
+  readonly groupBy?: readonly string[] | undefined;
+  readonly expected?: readonly ExpectedWarning[];
 }
 
 /** The labels of promtool's `Labels:{a="x", b="y"}` text as a map. */
@@ -110,7 +145,8 @@ function labelMap(labels: string): Map<string, string> {
  * label an alert lacks groups as empty). Without `groupBy`, once per alert and label set.
  */
 export function judgeAlerts(fired: readonly { minute: number; alertname: string; labels: string }[], outages: readonly OutageWindow[],
-  lastMinute: number, critical: ReadonlySet<string>, afterMinutes = 6, groupBy?: readonly string[]): AlertJudgement {
+  lastMinute: number, critical: ReadonlySet<string>, options: JudgeOptions = {}): AlertJudgement {
+  const { afterMinutes = 6, groupBy, expected = [] } = options;
   const key = (f: { alertname: string; labels: string }): string => `${f.alertname}{${f.labels.replace(/alertname="[^"]*",?\s*/, '')}}`;
   const within = (f: { minute: number }, o: OutageWindow): boolean => f.minute >= o.from && f.minute <= o.to + afterMinutes;
   const group = (f: { alertname: string; labels: string }): string => {
@@ -124,9 +160,15 @@ export function judgeAlerts(fired: readonly { minute: number; alertname: string;
     const pages = new Set(during.filter((f) => critical.has(f.alertname)).map(group)).size;
     return { outage, alerts, pages };
   });
-  const falseAlarms = [...new Set(fired.filter((f) => !outages.some((o) => within(f, o))).map(key))];
-  const stillFiring = [...new Set(fired.filter((f) => f.minute === lastMinute).map(key))];
-  return { perOutage, falseAlarms, stillFiring };
+  const expectedBy = (f: { minute: number; alertname: string; labels: string }): ExpectedWarning | undefined => {
+    const labels = labelMap(f.labels);
+    return expected.find((e) => e.alertname === f.alertname && f.minute >= e.from && f.minute <= e.to
+      && Object.entries(e.labels).every(([name, value]) => labels.get(name) === value));
+  };
+  const falseAlarms = [...new Set(fired.filter((f) => !outages.some((o) => within(f, o)) && expectedBy(f) === undefined).map(key))];
+  const stillFiring = [...new Set(fired.filter((f) => f.minute === lastMinute && !((expectedBy(f)?.to ?? -1) > lastMinute)).map(key))];
+  const expectedFired = [...new Set(fired.filter((f) => expectedBy(f) !== undefined).map(key))];
+  return { perOutage, falseAlarms, stillFiring, expectedFired };
 }
 
 /** The alerts of a rules file and their severities (the `- alert:` lines and the `severity:` label after each). */
