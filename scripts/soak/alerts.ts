@@ -89,31 +89,86 @@ function minutesOf(duration: string): number {
 /** An outage of the run, in minutes from the first scrape. */
 export interface OutageWindow { readonly kind: string; readonly from: number; readonly to: number }
 
+/**
+ * A warning the run expects outside any outage: a planted copy (`forged-copy`) makes every copy into its name fail
+ * with FERRY_COPY_TARGET_EXISTS, which FerryCopiesFailing reports (a warning, the operator's cue) until the operator
+ * removes it (the soak does, as docs/runbooks.md says) and the rule's 10-minute window has passed. In minutes.
+ */
+export interface ExpectedWarning {
+  readonly alertname: string;
+  /** Labels the firing must carry (`outcome`, `site`). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * FerryCopiesFailing clears 10 min after the last failed copy (`increase(...[10m]) > 0`); one in flight at the removal
+ * fails a moment after it, and promtool evaluates every minute: 12 min after the removal it must be clear.
+ */
+export const TARGET_EXISTS_CLEARS_MINUTES = 12;
+
+/** The window in which a planted copy's warning may fire: from the planting to 12 min after its removal (or the end). */
+export function plantedCopyWarning(planted: { site: string; from: number; removedAt: number | undefined }, lastMinute: number): ExpectedWarning {
+  return { alertname: 'FerryCopiesFailing', labels: { outcome: 'FERRY_COPY_TARGET_EXISTS', site: planted.site }, from: planted.from,
+    to: planted.removedAt === undefined ? lastMinute : planted.removedAt + TARGET_EXISTS_CLEARS_MINUTES };
+}
+
 export interface AlertJudgement {
   /** Per outage: the alerts that fired during it (or within `afterMinutes` of its end). */
   readonly perOutage: { outage: OutageWindow; alerts: string[]; pages: number }[];
   /** Alerts that fired outside every outage (and its tail): false alarms. */
   readonly falseAlarms: string[];
-  /** Alerts still firing at the last minute. */
+  /** Alerts still firing at the last minute (an expected warning whose window reaches past the end is not). */
   readonly stillFiring: string[];
+  /** Expected warnings that fired (within their windows), by alert and label set. */
+  readonly expectedFired: string[];
+}
+
+export interface JudgeOptions {
+  /** How long after an outage's end its alerts may still fire (min). Default 6. */
+  readonly afterMinutes?: number;
+  /** The pager route's group_by (pageGroupBy): a page is one group. Default: one per alert and label set. */
+  readonly groupBy?: readonly string[] | undefined;
+  readonly expected?: readonly ExpectedWarning[];
+}
+
+/** The labels of promtool's `Labels:{a="x", b="y"}` text as a map. */
+function labelMap(labels: string): Map<string, string> {
+  return new Map([...labels.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!] as const));
 }
 
 /**
  * Judge what fired against the outages: every firing belongs to an outage (from its start to `afterMinutes` after its
- * end) or is false; a page is a critical alert (the rule's severity), counted once per alert and label set.
+ * end) or is false. A page is a notification group of the pager's route: the critical alerts (the rule's severity) of
+ * an outage counted once per value of the route's `group_by` labels (`pageGroupBy`), as Alertmanager groups them (a
+ * label an alert lacks groups as empty). Without `groupBy`, once per alert and label set.
  */
 export function judgeAlerts(fired: readonly { minute: number; alertname: string; labels: string }[], outages: readonly OutageWindow[],
-  lastMinute: number, critical: ReadonlySet<string>, afterMinutes = 6): AlertJudgement {
+  lastMinute: number, critical: ReadonlySet<string>, options: JudgeOptions = {}): AlertJudgement {
+  const { afterMinutes = 6, groupBy, expected = [] } = options;
   const key = (f: { alertname: string; labels: string }): string => `${f.alertname}{${f.labels.replace(/alertname="[^"]*",?\s*/, '')}}`;
   const within = (f: { minute: number }, o: OutageWindow): boolean => f.minute >= o.from && f.minute <= o.to + afterMinutes;
+  const group = (f: { alertname: string; labels: string }): string => {
+    if (groupBy === undefined) return key(f);
+    const labels = labelMap(f.labels);
+    return groupBy.map((name) => `${name}=${name === 'alertname' ? f.alertname : labels.get(name) ?? ''}`).join(',');
+  };
   const perOutage = outages.map((outage) => {
-    const alerts = [...new Set(fired.filter((f) => within(f, outage)).map(key))];
-    const pages = alerts.filter((alert) => critical.has(alert.slice(0, alert.indexOf('{')))).length;
+    const during = fired.filter((f) => within(f, outage));
+    const alerts = [...new Set(during.map(key))];
+    const pages = new Set(during.filter((f) => critical.has(f.alertname)).map(group)).size;
     return { outage, alerts, pages };
   });
-  const falseAlarms = [...new Set(fired.filter((f) => !outages.some((o) => within(f, o))).map(key))];
-  const stillFiring = [...new Set(fired.filter((f) => f.minute === lastMinute).map(key))];
-  return { perOutage, falseAlarms, stillFiring };
+  const expectedBy = (f: { minute: number; alertname: string; labels: string }): ExpectedWarning | undefined => {
+    const labels = labelMap(f.labels);
+    return expected.find((e) => e.alertname === f.alertname && f.minute >= e.from && f.minute <= e.to
+      && Object.entries(e.labels).every(([name, value]) => labels.get(name) === value));
+  };
+  const falseAlarms = [...new Set(fired.filter((f) => !outages.some((o) => within(f, o)) && expectedBy(f) === undefined).map(key))];
+  const stillFiring = [...new Set(fired.filter((f) => f.minute === lastMinute && !((expectedBy(f)?.to ?? -1) > lastMinute)).map(key))];
+  const expectedFired = [...new Set(fired.filter((f) => expectedBy(f) !== undefined).map(key))];
+  return { perOutage, falseAlarms, stillFiring, expectedFired };
 }
 
 /** The alerts of a rules file and their severities (the `- alert:` lines and the `severity:` label after each). */
@@ -132,4 +187,19 @@ export function alertSeverities(rulesYaml: string): Map<string, string> {
     if (current && severity) severities.set(current, severity);
   }
   return severities;
+}
+
+/**
+ * The `group_by` of the pager's route in an Alertmanager configuration (packaging/monitoring/ferry-alertmanager.yml):
+ * the first route under the top one that matches `severity="critical"`, else the top route's. Undefined when the file
+ * names none (Alertmanager then groups everything of the route in one group: `[]`).
+ */
+export function pageGroupBy(config: unknown): string[] | undefined {
+  type Route = { matchers?: unknown; group_by?: unknown; routes?: unknown };
+  const top = (config as { route?: Route } | null)?.route;
+  if (top === undefined) return undefined;
+  const children = Array.isArray(top.routes) ? (top.routes as Route[]) : [];
+  const pager = children.find((route) => Array.isArray(route.matchers) && (route.matchers as unknown[]).some((m) => /^severity\s*=\s*"?critical"?$/.test(String(m))));
+  const groupBy = (pager ?? top).group_by ?? top.group_by;
+  return Array.isArray(groupBy) ? groupBy.map(String) : undefined;
 }

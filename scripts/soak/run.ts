@@ -16,7 +16,9 @@ import { instanceSnapshot, removeSnapshotDisk, shareImage } from '../../test/hel
 import { startAgent, type AgentProcess } from '../../test/integration/agent/agent-process.js';
 import { novaConf, patchedNova } from '../../test/integration/agent/nova-tree.js';
 import { sha512OfSnapshot } from '../../test/integration/copy/rbd-transfer-helpers.js';
-import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, promtoolTest, type Scrape } from './alerts.js';
+import { parse as parseYaml } from 'yaml';
+import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, pageGroupBy, plantedCopyWarning, promtoolTest, TARGET_EXISTS_CLEARS_MINUTES,
+  type Scrape } from './alerts.js';
 import { failureText, History } from './history.js';
 import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, locksLeftByOutage, ownCopyCodes, rssGrown, tenantDeleteOutcome,
   type BootContext, type LocationsSeen, type LockSeen } from './invariants.js';
@@ -105,6 +107,8 @@ export function soakLimitSeconds(minutes: number): number {
 }
 
 const RULES = 'packaging/monitoring/ferry-alerts.yml';
+/** The shipped Alertmanager route: its pager route's group_by is what a page is (one notification group). */
+const ALERTMANAGER = 'packaging/monitoring/ferry-alertmanager.yml';
 /** The scrape interval (the scraper's pause; promtool's input interval). */
 const SCRAPE_S = 15;
 
@@ -112,8 +116,8 @@ const SCRAPE_S = 15;
  * promtool on the scraped metrics: which alerts fired when (minutes from the first scrape), each outage's alerts and
  * pages, false alarms, alerts still firing at the end. `outages` in seconds of the history's clock.
  */
-function evaluateAlerts(scrapeFile: string, out: string, outages: readonly { kind: string; from: number; to: number }[], startedAt: number)
-  : { rows: SoakReport['alerts'][number][]; problems: string[] } {
+function evaluateAlerts(scrapeFile: string, out: string, outages: readonly { kind: string; from: number; to: number }[], startedAt: number,
+  planted: readonly { site: string; from: number; removedAt: number | undefined }[]): { rows: SoakReport['alerts'][number][]; problems: string[] } {
   const scrapes = readFileSync(scrapeFile, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Scrape);
   if (scrapes.length === 0) return { rows: [], problems: ['no scrape'] };
   const promtool = spawnSync('bash', [join(process.cwd(), 'scripts/monitoring/ensure-promtool')], { encoding: 'utf8', timeout: 900_000 });
@@ -131,11 +135,15 @@ function evaluateAlerts(scrapeFile: string, out: string, outages: readonly { kin
   const windows = outages.filter((o) => o.kind === 'glance-outage' || o.kind === 'osd-stop')
     .map((o) => ({ kind: o.kind, from: toMinute(o.from), to: toMinute(o.to) }));
   const critical = new Set([...severities.entries()].filter(([, severity]) => severity === 'critical').map(([name]) => name));
-  const judged = judgeAlerts(fired, windows, minutes, critical);
+  const expected = planted.map((p) => plantedCopyWarning({ site: p.site, from: toMinute(p.from),
+    removedAt: p.removedAt === undefined ? undefined : toMinute(p.removedAt) }, minutes));
+  const judged = judgeAlerts(fired, windows, minutes, critical, { groupBy: pageGroupBy(parseYaml(readFileSync(ALERTMANAGER, 'utf8'))), expected });
   const rows = [
     ...judged.perOutage.map(({ outage, alerts, pages }) => ({ alert: alerts.join(', ') || 'none',
       fired: `${outage.kind} min ${outage.from.toFixed(1)}-${outage.to.toFixed(1)}`, cleared: alerts.some((a) => judged.stillFiring.includes(a)) ? 'no' : 'yes',
       expected: outage.to - outage.from > 5 + SCRAPE_S / 60 ? `fires (${pages} page${pages === 1 ? '' : 's'})` : 'none (shorter than the rules\' 5 min)' })),
+    ...judged.expectedFired.map((alert) => ({ alert, fired: 'a planted copy (forged-copy), until its removal',
+      cleared: judged.stillFiring.includes(alert) ? 'no' : 'yes', expected: `may fire until ${TARGET_EXISTS_CLEARS_MINUTES} min after the removal` })),
     ...judged.falseAlarms.map((alert) => ({ alert, fired: 'outside any outage', cleared: judged.stillFiring.includes(alert) ? 'no' : 'yes', expected: 'none' })),
   ];
   const problems = [
@@ -143,6 +151,8 @@ function evaluateAlerts(scrapeFile: string, out: string, outages: readonly { kin
     ...judged.stillFiring.map((alert) => `still firing at the end: ${alert}`),
     ...judged.perOutage.filter(({ outage, alerts }) => outage.to - outage.from > 5 + SCRAPE_S / 60 && alerts.length === 0)
       .map(({ outage }) => `${outage.kind} of ${(outage.to - outage.from).toFixed(1)} min fired no alert`),
+    ...judged.perOutage.filter(({ pages }) => pages > 1)
+      .map(({ outage, pages }) => `${outage.kind} min ${outage.from.toFixed(1)}-${outage.to.toFixed(1)} was ${pages} pages (one outage, one page)`),
   ];
   return { rows, problems };
 }
@@ -238,7 +248,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const tOffset = now();
   const sleepUntil = async (second: number): Promise<void> => { const wait = second * 1000 - (Date.now() - runStart); if (wait > 0) await sleep(wait); };
   const windows: Window[] = [];
-  const planted: { image: string; site: Site; at: number }[] = [];
+  const planted: { image: string; site: Site; at: number; removedAt?: number }[] = [];
   const live = new Map<string, { image: string; site: Site; name: string; since: number }>();
   const inFlight = new Map<string, { image: string; node: number }>();
   const bootRecords: (BootRecord & { name: string })[] = [];
@@ -281,7 +291,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       tokenExpired: (revoked.get(token) ?? Number.POSITIVE_INFINITY) <= to,
       glanceDown: windows.some((w) => w.kind === 'glance-outage' && overlaps(w)),
       cephDown: windows.some((w) => (w.kind === 'osd-stop' || w.kind === 'mon-restart') && w.site === site && overlaps(w)),
-      planted: planted.some((p) => p.image === image.id && p.site === site && p.at <= to),
+      // A boot that overlapped the planted copy's life (until its removal and the recovery after it).
+      planted: planted.some((p) => p.image === image.id && p.site === site && p.at <= to && (p.removedAt === undefined || p.removedAt + RECOVERY_S >= from)),
     };
   };
   const pickImage = (kind: ImageKind, n: number): SoakImage | undefined => {
@@ -436,8 +447,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           return;
         }
         faults.rbdLeftover(event.site, image.id);
-        planted.push({ image: image.id, site: event.site, at: at() });
-        history.add('fault', { kind: event.kind, site: event.site, image: image.id });
+        const plant: (typeof planted)[number] = { image: image.id, site: event.site, at: at() };
+        planted.push(plant);
+        history.add('fault', { kind: event.kind, site: event.site, image: image.id, remove_after: event.removeAfter });
+        // The operator, as docs/runbooks.md (FerryCopiesFailing → exit-codes.md 33) says: nothing cloned from it, no
+        // location of Glance's names it (it is not ferry's copy), then `rbd rm`; the next boot's copy goes through.
+        await sleep(event.removeAfter * 1000);
+        if (storesOf(await readImage(image.id)).includes(event.site)) {
+          history.add('forged-copy-removed', { site: event.site, image: image.id, skipped: 'Glance names a copy there' });
+          return;
+        }
+        faults.rbdRemove(event.site, image.id);
+        plant.removedAt = at();
+        history.add('forged-copy-removed', { site: event.site, image: image.id, after: Math.round(plant.removedAt - plant.at) });
         return;
       }
       case 'tenant-delete': {
@@ -596,7 +618,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // ---- clean up the cloud (the soak's images, planted copies Glance never took, the snapshot's disk), then look for
   // what is left: Glance keeps a failed copy's staged data until the image is deleted (shared/reference), so staging
   // is judged after the deletes ----
-  for (const leftover of planted) {
+  for (const leftover of planted.filter((p) => p.removedAt === undefined)) {
     if (!storesOf(await readImage(leftover.image)).includes(leftover.site)) ceph(leftover.site, 'rbd', ['rm', '--no-progress', `images/${leftover.image}`], 'admin');
   }
   for (const image of images.filter((i) => i.deletedAt === undefined)) {
@@ -620,7 +642,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
   // ---- the alerts: the shipped rules on the scraped metrics (promtool), judged against the outages ----
   const alerts = evaluateAlerts(scrapeFile, options.out, windows.map((w) => ({ kind: w.kind, from: w.from + tOffset, to: (w.to ?? at()) + tOffset })),
-    startedAt);
+    startedAt, planted.map((p) => ({ site: p.site, from: p.at + tOffset, removedAt: p.removedAt === undefined ? undefined : p.removedAt + tOffset })));
   history.add('alerts', { ...alerts });
   check('alerts: fire in outages, clear after, none falsely', alerts.problems, Math.max(1, alerts.rows.length));
 

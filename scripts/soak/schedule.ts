@@ -12,7 +12,11 @@ export type SoakEvent =
   | { readonly at: number; readonly kind: 'agent-restart'; readonly node: number }
   | { readonly at: number; readonly kind: 'upload'; readonly image: UploadKind }
   | { readonly at: number; readonly kind: 'prewarm' }
-  | { readonly at: number; readonly kind: 'forged-copy'; readonly site: Site }
+  /**
+   * A neighbour plants an RBD image where a copy would go; `removeAfter` s later the soak, as the operator following
+   * docs/runbooks.md (FerryCopiesFailing → exit-codes.md 33: check nothing was cloned from it, `rbd rm`), removes it.
+   */
+  | { readonly at: number; readonly kind: 'forged-copy'; readonly site: Site; readonly removeAfter: number }
   | { readonly at: number; readonly kind: 'tenant-delete' }
   | { readonly at: number; readonly kind: 'evict'; readonly site: Site };
 
@@ -107,7 +111,8 @@ export function soakSchedule(options: ScheduleOptions): Schedule {
       if (outage) continue; // a shorter fault may still fit
       break;
     }
-    events.push(faultEvent(kind, at, length, rng, options.nodes));
+    const event = faultEvent(kind, at, length, rng, options.nodes);
+    events.push(event.kind === 'forged-copy' ? { ...event, removeAfter: removalDelay(options.seed, at, coolDownAt, seconds) } : event);
     at += length + between(rng, 5, Math.max(5, Math.round(window / 60)));
   }
 
@@ -141,13 +146,31 @@ function faultEvent(kind: SoakEventKind, at: number, length: number, rng: () => 
     case 'token-expiry': return { at, kind, tenant: pick(rng, ['tenant-a', 'tenant-b'] as const) };
     case 'answers-lost': return { at, kind, seconds: length };
     case 'agent-restart': return { at, kind, node: Math.floor(rng() * nodes) };
-    case 'forged-copy': return { at, kind, site: pick(rng, SITES) };
+    case 'forged-copy': return { at, kind, site: pick(rng, SITES), removeAfter: 0 };
     case 'tenant-delete': return { at, kind };
     case 'upload': return { at, kind, image: 'public' };
     case 'prewarm': return { at, kind };
     case 'evict': return { at, kind, site: pick(rng, SITES) };
   }
 }
+
+/**
+ * When the operator removes a planted copy: 2-5 min after it was planted (an operator answering the warning), never
+ * after the cool-down starts nor later than REMOVED_BEFORE_END_S before the end (so that the warning can clear; a
+ * copy planted later is removed 1 s after). Drawn from a generator of its own,
+ * seeded by the seed and the second, so that adding it moved no other event of a seed's schedule.
+ */
+export function removalDelay(seed: number, at: number, coolDownAt: number, seconds: number): number {
+  const wanted = between(seededRandom(seed * 100_003 + at), 120, 300);
+  const latest = Math.min(coolDownAt, seconds - REMOVED_BEFORE_END_S);
+  return Math.max(1, Math.min(wanted, latest - at));
+}
+
+/**
+ * A planted copy is removed this long before the run's end at the latest: FerryCopiesFailing counts failures over
+ * 10 minutes (`increase(...[10m])`), so it clears 10 min after the last one; 13 min leaves the scrapes of the end.
+ */
+export const REMOVED_BEFORE_END_S = 780;
 
 /** Faults injected by kind (the report's table). */
 export function countByKind(events: readonly { readonly kind: string }[]): Record<string, number> {

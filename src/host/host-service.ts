@@ -13,6 +13,7 @@ import { lookAtCopies } from '../rbd/copy-look.js';
 import { ensureToHandOut, type FailedClone } from './hand-out-copy.js';
 import { ensureWithConfig } from './host-ensure.js';
 import { readNovaIntegration, type NovaIntegrationCheck } from './nova-integration-state.js';
+import { createPoolCheck } from './pool-check.js';
 import { servedTransfer } from './served-transfer.js';
 import { shareHandOut } from './shared-hand-out.js';
 
@@ -76,12 +77,18 @@ export interface HostHealth {
   readonly fsid: HealthCheck & { readonly fsid?: string; readonly source?: FsidSource; readonly warnings?: readonly string[] };
   /** Whether --transfer rbd has what it needs; failing: copies go through Glance (served-transfer.ts). */
   readonly transfer: HealthCheck;
+  /**
+   * Whether the site's images pool answers a read (pool-check.ts): the data path the fsid check (mons only) does not
+   * reach. Absent until a copy was handed out (its pool is the one read) or without a local ceph.conf.
+   */
+  readonly pool?: HealthCheck;
   /** Whether nova's image backend carries ferry's patch, where the Debian package keeps it applied (else absent). */
   readonly nova_integration?: NovaIntegrationCheck;
 }
 
 /** The host's service over its cloud holder: each call on the generation current when it starts. */
 export function createHostService(clouds: CloudSource): HostService {
+  const poolCheck = createPoolCheck();
   return {
     defaultStore: () => {
       const held = clouds.acquire();
@@ -93,6 +100,10 @@ export function createHostService(clouds: CloudSource): HostService {
         transfer: servedTransfer(config).transfer, onProgress: call.onProgress, userToken: call.userToken, onVisible: call.onVisible,
         ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
       const local = buildCephCluster(config.ceph);
+      const answer = (outcome: EnsureOutcome): HostEnsureAnswer => {
+        if (local !== undefined && outcome.needed) poolCheck.handedOut({ cluster: local, pool: outcome.target.pool });
+        return answerOf(outcome);
+      };
       // A first ask is one ensure. A retry after a failed clone looks at the copy before handing it out (an eviction
       // may be removing it), on one wait per (image, store) shared by every retry, each answered by its own deadline:
       // docs/evict.md, "Boot safety".
@@ -117,6 +128,7 @@ export function createHostService(clouds: CloudSource): HostService {
     status: (imageRef, signal) => withHeldCloud(clouds, async ({ cloud }) => statusDocument(await copyStatus(cloud, imageRef, { signal }))),
     health: (signal) => withHeldCloud(clouds, async ({ cloud, config }): Promise<HostHealth> => {
       let cluster: ResolvedLocalCluster | undefined;
+      const pool = poolCheck.check();
       const [token, glance, fsidCheck, novaIntegration] = await Promise.all([
         check(() => cloud.session.token(signal)),
         check(() => cloud.glance.getStoresInfo({ signal })),
@@ -125,12 +137,12 @@ export function createHostService(clouds: CloudSource): HostService {
       ]);
       return { token, glance, fsid: cluster === undefined ? fsidCheck
         : { ...fsidCheck, fsid: cluster.fsid, source: cluster.source, ...(cluster.warnings.length > 0 ? { warnings: cluster.warnings } : {}) },
-      transfer: servedTransfer(config).check, ...(novaIntegration === undefined ? {} : { nova_integration: novaIntegration }) };
+      transfer: servedTransfer(config).check, ...(pool === undefined ? {} : { pool }), ...(novaIntegration === undefined ? {} : { nova_integration: novaIntegration }) };
     }),
   };
 }
 
-function answer(outcome: EnsureOutcome): HostEnsureAnswer {
+function answerOf(outcome: EnsureOutcome): HostEnsureAnswer {
   return { document: ensureDocument(outcome), importRequests: outcome.needed ? outcome.importRequests : 0,
     joined: outcome.needed && outcome.joined, ...(outcome.needed ? { available: availability(outcome) } : {}) };
 }

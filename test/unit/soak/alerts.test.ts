@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, parseSamples, promtoolTest } from '../../../scripts/soak/alerts.js';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { alertSeverities, firedFromPromtool, inputSeries, judgeAlerts, pageGroupBy, parseSamples, plantedCopyWarning, promtoolTest } from '../../../scripts/soak/alerts.js';
 
 const scrape = (t: number, instance: string, text: string, up = true) => ({ t, job: 'ferry-agent', instance, site: 'site-a', up, text });
 
@@ -57,6 +59,54 @@ describe('what fired, judged against the outages', () => {
     expect(judged.perOutage[0]).toMatchObject({ pages: 1, alerts: ['FerryFleetCheckFailing{check="glance", job="ferry-agent", severity="critical", site="site-a"}'] });
     expect(judged.falseAlarms).toEqual(['FerryCopiesFailing{instance="a:1", severity="warning"}']);
     expect(judged.stillFiring).toEqual(judged.falseAlarms);
+  });
+});
+
+describe('pages: the notification groups of the shipped Alertmanager route', () => {
+  const groupBy = pageGroupBy(parse(readFileSync('packaging/monitoring/ferry-alertmanager.yml', 'utf8')));
+  const critical = new Set(['FerryFleetCheckFailing', 'FerryAgentUnhealthy']);
+  const fleet = (minute: number, site: string, check = 'glance') => ({ minute, alertname: 'FerryFleetCheckFailing',
+    labels: `alertname="FerryFleetCheckFailing", check="${check}", job="ferry-agent", severity="critical", site="${site}"` });
+
+  it('pageGroupBy reads the pager route of packaging/monitoring/ferry-alertmanager.yml: alertname and check, not the site', () => {
+    expect(groupBy).toEqual(['alertname', 'check']);
+  });
+
+  it.each([
+    ['one central Glance outage failing the glance check at both sites: one page', [fleet(12, 'site-a'), fleet(12, 'site-b'), fleet(13, 'site-a')], 1],
+    ['one site\'s OSD stop: one page', [fleet(12, 'site-a', 'pool')], 1],
+    ['two different checks failing (glance, token): two pages', [fleet(12, 'site-a'), fleet(12, 'site-a', 'token')], 2],
+    ['a node\'s own check beside the fleet\'s: another alert, another page',
+      [fleet(12, 'site-a'), { minute: 12, alertname: 'FerryAgentUnhealthy', labels: 'alertname="FerryAgentUnhealthy", check="glance", instance="b:1", site="site-b"' }], 2],
+    ['a warning is no page', [{ minute: 12, alertname: 'FerryCopiesFailing', labels: 'alertname="FerryCopiesFailing", instance="a:1", severity="warning"' }], 0],
+  ])('%s', (_name, fired, pages) => {
+    expect(judgeAlerts(fired, [{ kind: 'glance-outage', from: 6, to: 13 }], 30, critical, { groupBy }).perOutage[0]!.pages).toBe(pages);
+  });
+
+  it('pageGroupBy: a pager route without group_by inherits the top route\'s; no route, undefined', () => {
+    expect(pageGroupBy({ route: { group_by: ['alertname'], routes: [{ matchers: ['severity="critical"'] }] } })).toEqual(['alertname']);
+    expect(pageGroupBy({ route: { group_by: ['site'], routes: [{ matchers: ['severity="ticket"'], group_by: ['x'] }] } })).toEqual(['site']);
+    expect(pageGroupBy({})).toBeUndefined();
+  });
+});
+
+describe('a planted copy: FerryCopiesFailing with FERRY_COPY_TARGET_EXISTS may fire from the planting to 12 min after its removal', () => {
+  const exists = (minute: number, site = 'site-a', outcome = 'FERRY_COPY_TARGET_EXISTS') => ({ minute, alertname: 'FerryCopiesFailing',
+    labels: `alertname="FerryCopiesFailing", instance="a:1", job="ferry-agent", outcome="${outcome}", severity="warning", site="${site}"` });
+  const planted = (removedAt: number | undefined, lastMinute: number) => [plantedCopyWarning({ site: 'site-a', from: 20, removedAt }, lastMinute)];
+  it.each([
+    ['firing after the planting, cleared 12 min after the removal: expected, no problem', [exists(26), exists(34)], planted(24, 60), 60, [], [], 1],
+    ['still firing 13 min after the removal: false', [exists(26), exists(37)], planted(24, 60), 60, ['FerryCopiesFailing'], [], 1],
+    ['before the planting: false', [exists(15)], planted(24, 60), 60, ['FerryCopiesFailing'], [], 0],
+    ['at the other site: false', [exists(26, 'site-b')], planted(24, 60), 60, ['FerryCopiesFailing'], [], 0],
+    ['another outcome: false', [exists(26, 'site-a', 'FERRY_COPY_FAILED')], planted(24, 60), 60, ['FerryCopiesFailing'], [], 0],
+    ['never removed, firing at the end: did not clear', [exists(26), exists(60)], planted(undefined, 60), 60, [], ['FerryCopiesFailing'], 1],
+    ['removed, the run ended within its 12 min: not yet due to clear', [exists(26), exists(30)], planted(24, 30), 30, [], [], 1],
+  ])('%s', (_name, fired, expected, last, falseAlarms, stillFiring, expectedFired) => {
+    const judged = judgeAlerts(fired, [], last, new Set(), { expected });
+    expect(judged.falseAlarms.map((a) => a.slice(0, a.indexOf('{')))).toEqual(falseAlarms);
+    expect(judged.stillFiring.map((a) => a.slice(0, a.indexOf('{')))).toEqual(stillFiring);
+    expect(judged.expectedFired).toHaveLength(expectedFired);
   });
 });
 

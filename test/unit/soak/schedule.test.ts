@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { countByKind, FAULT_KINDS, OUTAGES, soakSchedule, type SoakEvent } from '../../../scripts/soak/schedule.js';
+import { countByKind, FAULT_KINDS, OUTAGES, REMOVED_BEFORE_END_S, soakSchedule, type SoakEvent } from '../../../scripts/soak/schedule.js';
 
+/** Seed 35's Glance outage before the removal was scheduled (the 60-minute run's report: minute 28.3): it stays. */
+const GLANCE_OUTAGE_35 = 1701;
 const faults = (events: readonly SoakEvent[]) => events.filter((e) => FAULT_KINDS.includes(e.kind));
 const lasting = (e: SoakEvent): number => ('seconds' in e ? e.seconds : 0);
 
@@ -66,5 +68,23 @@ describe('the soak schedule', () => {
     [{ seed: 1, minutes: 0 }, 'minutes must be more than 0, got 0'],
   ])('refuses %j: %s', (options, message) => {
     expect(() => soakSchedule({ ...options, nodes: 4 })).toThrow(message);
+  });
+
+  it.each([[3, 15], [20, 3], [60, 35], [60, 36]])('%i minutes, seed %i: each planted copy is removed (the runbook\'s rbd rm) minutes later, seeded, before the cool-down', (minutes, seed) => {
+    const schedule = soakSchedule({ seed, minutes, nodes: 4 });
+    const forged = schedule.events.filter((e) => e.kind === 'forged-copy');
+    expect(forged.length).toBeGreaterThan(0);
+    for (const event of forged) {
+      expect(event.removeAfter).toBeGreaterThan(0);
+      expect(event.at + event.removeAfter).toBeLessThanOrEqual(Math.max(event.at + 1, Math.min(schedule.coolDownAt, schedule.seconds - REMOVED_BEFORE_END_S)));
+      if (event.at + 300 <= schedule.seconds - REMOVED_BEFORE_END_S) expect(event.removeAfter).toBeGreaterThanOrEqual(120);
+    }
+    expect(soakSchedule({ seed, minutes, nodes: 4 }).events).toEqual(schedule.events);
+  });
+
+  it('the removal draws from a generator of its own: every other event of seed 35 is where it was before', () => {
+    const events = soakSchedule({ seed: 35, minutes: 60, nodes: 4 }).events;
+    expect(events.filter((e) => e.kind !== 'forged-copy').length + events.filter((e) => e.kind === 'forged-copy').length).toBe(events.length);
+    expect(events.find((e) => e.kind === 'glance-outage')?.at).toBe(GLANCE_OUTAGE_35);
   });
 });
