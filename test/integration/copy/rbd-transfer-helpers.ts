@@ -2,7 +2,7 @@
 // run it (the exact flags of issue 19), and reads of both clusters with the rbd CLI.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { ceph, CEPH_MS, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, cephAll, CEPH_MS, cloudEnv, devcloud, FERRY, type CephCommand } from '../../helpers/devcloud.js';
 import { expect } from 'vitest';
 import { readImage, tokenFor } from '../../helpers/glance-admin.js';
 
@@ -149,11 +149,10 @@ export async function siteBLocations(id: string): Promise<string[]> {
     .filter((location) => location.metadata.store === 'site-b').map((location) => location.url);
 }
 
-/** Remove an RBD image of site-b whatever its state (unprotect, purge, rm), as admin; best effort. */
-export function removeSiteB(name: string): void {
-  ceph('site-b', 'rbd', ['snap', 'unprotect', `images/${name}@snap`], 'admin');
-  ceph('site-b', 'rbd', ['snap', 'purge', '--no-progress', `images/${name}`], 'admin');
-  ceph('site-b', 'rbd', ['rm', '--no-progress', `images/${name}`], 'admin');
+/** Remove RBD images of site-b whatever their state (unprotect, purge, rm), as admin, in one program (CEPH_MS); best effort. */
+export function removeSiteB(...names: string[]): void {
+  cephAll('site-b', names.flatMap((name): CephCommand[] => [['rbd', 'snap', 'unprotect', `images/${name}@snap`],
+    ['rbd', 'snap', 'purge', '--no-progress', `images/${name}`], ['rbd', 'rm', '--no-progress', `images/${name}`]]), 'admin');
 }
 
 /** expectConverged's programs: the md5 of the copy and one rbd ls. */
