@@ -13,7 +13,6 @@
 //   evict's fenced() every 200 ms during a run, boot-race's evict loop (ferryChild per round);
 const FILES = [
   'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
-  'copy/rbd-transfer.test.ts',
   'evict/boot-race.test.ts', 'evict/evict.test.ts',
   'faults/rbd-transfer-faults.test.ts',
   'faults/rbd-two-hosts.test.ts',
