@@ -14,7 +14,6 @@
 const FILES = [
   'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
   'evict/boot-race.test.ts', 'evict/evict.test.ts',
-  'faults/rbd-two-hosts.test.ts',
   'security/least-privilege.test.ts',
 ];
 
