@@ -13,7 +13,7 @@
 //   evict's fenced() every 200 ms during a run, boot-race's evict loop (ferryChild per round);
 const FILES = [
   'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
-  'evict/boot-race.test.ts', 'evict/evict.test.ts',
+  'evict/boot-race.test.ts',
   'security/least-privilege.test.ts',
 ];
 
