@@ -12,7 +12,7 @@
 // - polls through one spawn per round: rbd-forged's wait for ferry's mark (rbdMeta), rbd-two-hosts' rbdWatchers,
 //   evict's fenced() every 200 ms during a run, boot-race's evict loop (ferryChild per round);
 const FILES = [
-  'agent/nova-fallback.test.ts', 'agent/tenant-boot.test.ts',
+  'agent/nova-fallback.test.ts',
   'evict/boot-race.test.ts',
   'security/least-privilege.test.ts',
 ];
