@@ -14,7 +14,6 @@
 const FILES = [
   'agent/nova-fallback.test.ts',
   'evict/boot-race.test.ts',
-  'security/least-privilege.test.ts',
 ];
 
 export const SPAWN_LIMIT_DEBT: ReadonlySet<string> = new Set(FILES.map((file) => `test/integration/${file}`));
