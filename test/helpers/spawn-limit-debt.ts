@@ -13,7 +13,6 @@
 //   evict's fenced() every 200 ms during a run, boot-race's evict loop (ferryChild per round);
 const FILES = [
   'agent/nova-fallback.test.ts',
-  'evict/boot-race.test.ts',
 ];
 
 export const SPAWN_LIMIT_DEBT: ReadonlySet<string> = new Set(FILES.map((file) => `test/integration/${file}`));
