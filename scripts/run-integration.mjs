@@ -12,8 +12,7 @@
 //   `systemd` is required too, in a full run and in a run that names that directory. Where systemd cannot run at all
 //   the test skips itself and this script prints why — and fails under FERRY_REQUIRE_INTEGRATION=1 (CI).
 // - A program a test spawns without a timeout, or with one past the test's limit, fails that test
-//   (test/helpers/spawn-limit-runner.ts), except in the files of test/helpers/spawn-limit-debt.ts: there it is listed at
-//   the end, naming the test ($FERRY_DEVCLOUD_DIR/spawn-limits.txt).
+//   (test/helpers/spawn-limit-runner.ts).
 // - A full run (no file named) runs the files in lanes (scripts/integration-lanes.mjs): files that share nothing run at
 //   the same time, FERRY_INTEGRATION_LANES (default 2; 0 runs every file one after another) shared lanes beside the
 //   lanes of their own (the .deb, store site-c and the private systemd). The files that disrupt their dev cloud (kill a
@@ -106,11 +105,9 @@ if (!healthy()) {
   startedHere = true;
 }
 
-// Reach markers and spawn-limit findings, one set per cloud's directory (test/helpers write them where the cloud is).
-const cloudDirs = [dir, ...extraClouds.map((cloud) => cloud.dir)];
-const reachedDirs = cloudDirs.map((path) => join(path, 'reached'));
-const spawnLimitFiles = cloudDirs.map((path) => join(path, 'spawn-limits.txt'));
-for (const path of [...reachedDirs, ...spawnLimitFiles]) rmSync(path, { recursive: true, force: true });
+// Reach markers, one set per cloud's directory (test/helpers write them where the cloud is).
+const reachedDirs = [dir, ...extraClouds.map((cloud) => cloud.dir)].map((path) => join(path, 'reached'));
+for (const path of reachedDirs) rmSync(path, { recursive: true, force: true });
 mkdirSync(reachedDirs[0], { recursive: true });
 
 const fullRun = process.argv.length <= 2;
@@ -153,12 +150,6 @@ if (systemdRequired && !seen.includes('systemd')) {
   banner('SYSTEMD UNIT TEST DID NOT RUN: this machine can run systemd (scripts/systemd/up --check), but\n'
     + 'test/integration/systemd never reached it — ferry-agent.service must be tested under its unit here.');
   code = code || 1;
-}
-
-const findings = [...new Set(spawnLimitFiles.filter((path) => existsSync(path)).flatMap((path) => readFileSync(path, 'utf8').trim().split('\n')))];
-if (findings.length > 0) {
-  banner(`SPAWN LIMITS: ${findings.length} spawn(s) in the tests whose verdict may depend on the machine's speed `
-    + `(test/helpers/spawn-limit-runner.ts; reported, not failed, in the files of test/helpers/spawn-limit-debt.ts):\n${findings.join('\n')}`);
 }
 
 stopClouds();

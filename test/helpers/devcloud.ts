@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectCloud } from '../../src/cloud/connect-cloud.js';
 import type { Cloud } from '../../src/cloud/cloud.js';
@@ -140,4 +141,31 @@ export function ceph(site: 'site-a' | 'site-b', command: 'rbd' | 'ceph', args: r
   const result = spawnSync('timeout', ['60', command, '-c', devcloud().ceph[site].conf, '--id', user, ...args], { encoding: 'utf8', timeout: CEPH_MS });
   if (result.status === 0) markReached(site === 'site-a' ? 'ceph-site-a' : 'ceph-site-b');
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** One command of cephAll(): rbd or ceph and its arguments (the cluster's conf and the user are added). */
+export type CephCommand = readonly ['rbd' | 'ceph', ...string[]];
+const quoted = (arg: string): string => `'${arg.replace(/'/g, `'\\''`)}'`;
+/**
+ * Several rbd or ceph commands against one cluster, one after another in ONE program bounded as one ceph() call: 60 s
+ * for all of them (each command gets what is left), CEPH_MS for the spawn. A test's back-to-back commands (set-up,
+ * clean-up, the reads after a run) count CEPH_MS once, where a ceph() per command counts 70 s each. Every command
+ * runs whatever the others answered; each one's result in order, code -1 when the 60 s ran out before it ran.
+ */
+export function cephAll(site: 'site-a' | 'site-b', commands: readonly CephCommand[], user = 'nova'): { code: number; stdout: string; stderr: string }[] {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-it-ceph-'));
+  try {
+    const connect = ['-c', devcloud().ceph[site].conf, '--id', user].map(quoted).join(' ');
+    const steps = commands.map(([program, ...args], n) => `run ${n} ${program} ${connect} ${args.map(quoted).join(' ')}`);
+    const script = ['end=$(( $(date +%s) + 60 ))',
+      'run() { n=$1; shift; left=$(( end - $(date +%s) )); [ "$left" -gt 0 ] || return 0; timeout "$left" "$@" >"$n.out" 2>"$n.err"; echo $? >"$n.code"; }',
+      ...steps].join('\n');
+    spawnSync('sh', ['-c', script], { cwd: dir, timeout: CEPH_MS });
+    const read = (file: string): string => (existsSync(join(dir, file)) ? readFileSync(join(dir, file), 'utf8') : '');
+    const results = commands.map((_, n) => ({ code: read(`${n}.code`) === '' ? -1 : Number(read(`${n}.code`)), stdout: read(`${n}.out`), stderr: read(`${n}.err`) }));
+    if (results.some((result) => result.code === 0)) markReached(site === 'site-a' ? 'ceph-site-a' : 'ceph-site-b');
+    return results;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

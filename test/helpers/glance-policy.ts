@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { devcloud } from './devcloud.js';
-import { faults } from './devcloud-faults.js';
+import { FAULT_KILL_MS, faults, FAULTS_UP_MS } from './devcloud-faults.js';
 
 /** The opt-in files ferry ships, as the operator would install them. */
 export const OPT_IN = {
@@ -26,6 +26,8 @@ export function writeGlanceRules(name: string, text: string): void {
 /** The files in the dev cloud's Glance policy directory (empty unless a test put some there). */
 export const glanceRuleFiles = (): string[] => readdirSync(devcloud().ferry.glancePolicy.dir);
 
+/** clearGlanceRules()'s programs: glance-api killed, the dev cloud brought up again. */
+export const CLEAR_GLANCE_RULES_MS = FAULT_KILL_MS + FAULTS_UP_MS;
 /**
  * Remove every file of the policy directory and restart glance-api (the dev cloud's fault kill + up: data kept), so
  * that no rule of theirs stays: removing alone would leave them in force (and a rule written back just before the

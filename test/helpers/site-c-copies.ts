@@ -7,6 +7,8 @@ import { glanceRequest, tokenFor, uploadImage, waitUnlocked } from './glance-adm
 
 export const SITE_C = { store: 'site-c', pool: 'images-c' } as const;
 
+/** How long copyImage() waits for Glance's copies of one image. */
+export const COPY_MS = 120_000;
 /** An image uploaded to stores[0] and copied by Glance to the others; its id pushed to `created` (deleted after all). */
 export async function copyImage(created: string[], size: number, stores: readonly string[], name: string): Promise<string> {
   const id = await uploadImage({ name, store: stores[0] ?? 'central', sizeBytes: size });
@@ -15,9 +17,9 @@ export async function copyImage(created: string[], size: number, stores: readonl
     const admin = await tokenFor('admin');
     const answer = await glanceRequest(admin, 'POST', `/v2/images/${id}/import`, { method: { name: 'copy-image' }, stores: stores.slice(1) });
     expect(answer.status).toBe(202);
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + COPY_MS;
     for (;;) {
-      const image = await waitUnlocked(id, 120_000);
+      const image = await waitUnlocked(id, COPY_MS);
       if (stores.every((store) => String(image.stores).split(',').includes(store))) break;
       if (Date.now() > deadline) throw new Error(`copy of ${id} to ${stores.join(',')} not done: ${String(image.stores)}`);
       await new Promise((resolve) => setTimeout(resolve, 250));

@@ -4,28 +4,19 @@
 // Otherwise the call throws, on every machine, fast or slow: a test whose limit is vitest's 5 s default while its
 // spawnSync may take 120 s passes on a quiet machine and times out on a busy one (issue 36).
 // Programs ferry itself spawns (src/) keep their own limits and are not judged here.
-// The integration project judges as the unit project does, except in the files of spawn-limit-debt.ts (findings seen
-// and not fixed yet): there a finding is only reported, a line on stderr and in $FERRY_DEVCLOUD_DIR/spawn-limits.txt,
-// which scripts/run-integration.mjs prints at the end. A file leaves that list once a run shows it clean; a new file
-// is judged from the start.
+// Both projects, unit and integration, judge every file alike (the integration files that only reported their findings
+// while they were being fixed, spawn-limit-debt.ts, are all judged now).
 import type * as ChildProcess from 'node:child_process';
-import { appendFileSync, mkdirSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestRunner } from 'vitest';
 import { judgeSpawn, SERVICE } from './spawn-budget.js';
-import { SPAWN_LIMIT_DEBT } from './spawn-limit-debt.js';
 
 type ChildProcessModule = typeof ChildProcess;
 const SPAWNERS = ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'execSync', 'fork'] as const;
 /** Those that return once the program ended; the others return a running child. */
 const SYNCHRONOUS = new Set<string>(['spawnSync', 'execFileSync', 'execSync']);
-
-/** Projects where the files of SPAWN_LIMIT_DEBT only report their findings. */
-const REPORT_ONLY = new Set(['integration']);
-/** Where a report-only project's findings go, one a line. */
-export const SPAWN_LIMITS_REPORT = 'spawn-limits.txt';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const ROOT = process.cwd();
@@ -60,19 +51,8 @@ interface RunnerTaskState {
 }
 
 let installed = false;
-/** The test (or the suite whose hooks run) now: named in a finding, which a helper's call site alone does not say. */
-let runningTask = '';
-/** Its file, relative to the repository. */
-let runningFile = '';
 
-function report(reason: string): void {
-  const dir = process.env.FERRY_DEVCLOUD_DIR ?? join(ROOT, '.devcloud');
-  mkdirSync(dir, { recursive: true });
-  appendFileSync(join(dir, SPAWN_LIMITS_REPORT), `${reason}\n`);
-  process.stderr.write(`spawn-limits: ${reason}\n`);
-}
-
-function install(runner: RunnerTaskState, reportOnly: boolean): void {
+function install(runner: RunnerTaskState): void {
   if (installed) return;
   installed = true;
   const childProcess = createRequire(import.meta.url)('node:child_process') as ChildProcessModule;
@@ -89,9 +69,8 @@ function install(runner: RunnerTaskState, reportOnly: boolean): void {
       const budget = current();
       const verdict = judgeSpawn({ call: `${name}('${String(args[0])}')`, site, timeoutMs: timeoutOption(args), service: optionsOf(args)?.[SERVICE] === true },
         { limitMs: runner._currentTaskTimeout, declaredMs: budget.declaredMs });
-      if (!verdict.allowed && !(reportOnly && SPAWN_LIMIT_DEBT.has(runningFile))) throw new Error(verdict.reason);
-      if (!verdict.allowed) report(`${verdict.reason} [in ${runningTask}]`);
-      const endsAtMs = verdict.allowed ? verdict.endsAtMs : budget.declaredMs + (timeoutOption(args) ?? 0);
+      if (!verdict.allowed) throw new Error(verdict.reason);
+      const { endsAtMs } = verdict;
       if (SYNCHRONOUS.has(name)) {
         budget.declaredMs = endsAtMs;
         return original.apply(this, args);
@@ -108,25 +87,9 @@ function install(runner: RunnerTaskState, reportOnly: boolean): void {
   syncBuiltinESMExports();
 }
 
-type Task = Parameters<TestRunner['onBeforeTryTask']>[0];
-type Suite = Parameters<TestRunner['onBeforeRunSuite']>[0];
-
 export default class SpawnLimitRunner extends TestRunner {
   constructor(...args: ConstructorParameters<typeof TestRunner>) {
     super(...args);
-    install(this as unknown as RunnerTaskState, REPORT_ONLY.has(this.config.name ?? ''));
-  }
-
-  override onBeforeRunSuite(suite: Suite): Promise<void> {
-    runningTask = `${suite.file.name} > ${suite.name || '(file)'}: a hook`;
-    runningFile = relative(ROOT, suite.file.filepath);
-    return super.onBeforeRunSuite(suite);
-  }
-
-  override onBeforeTryTask(...args: Parameters<TestRunner['onBeforeTryTask']>): void {
-    const [test]: [Task] = [args[0]];
-    runningTask = `${test.file.name} > ${test.name}`;
-    runningFile = relative(ROOT, test.file.filepath);
-    super.onBeforeTryTask(...args);
+    install(this as unknown as RunnerTaskState);
   }
 }

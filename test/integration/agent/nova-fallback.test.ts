@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent } from '../../../src/agent/agent-client.js';
-import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { ceph, cephAll, CEPH_MS, devcloud } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { clearGlanceRules, OPT_IN, shippedPolicy, writeGlanceRules } from '../../helpers/glance-policy.js';
+import { CLEAR_GLANCE_RULES_MS, clearGlanceRules, OPT_IN, shippedPolicy, writeGlanceRules } from '../../helpers/glance-policy.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
-import { novaClone, novaConf, patchedNova, type CloneResult, type FerryOptions } from './nova-tree.js';
+import { novaClone, novaCloneMs, novaConf, patchedNova, type CloneResult, type FerryOptions } from './nova-tree.js';
 
 const created: string[] = [];
 const clones: string[] = [];
@@ -30,12 +31,17 @@ function clone(id: string, name: string, ferry: FerryOptions, options: { without
   return novaClone({ root: nova.root, conf: novaConf(work, 'site-b', ferry), image: id, name, token, socket: ferry.socket, ...options });
 }
 
-/** A clone nova made from the site-b copy of the image (not a download: that would have no parent). */
-function expectClonedFromCopy(name: string, id: string): void {
-  const info = ceph('site-b', 'rbd', ['info', `vms/${name}`]);
-  expect(info.code, info.stderr).toBe(0);
-  expect(info.stdout).toContain(`parent: images/${id}@snap`);
+/** Clones nova made from the site-b copy of each image (not a download: that would have no parent), read in one program (CEPH_MS). */
+function expectClonedFromCopies(clones: readonly { name: string; id: string }[]): void {
+  const infos = cephAll('site-b', clones.map(({ name }) => ['rbd', 'info', `vms/${name}`] as const));
+  clones.forEach(({ id }, n) => {
+    expect(infos[n]?.code, infos[n]?.stderr).toBe(0);
+    expect(infos[n]?.stdout).toContain(`parent: images/${id}@snap`);
+  });
 }
+const expectClonedFromCopy = (name: string, id: string): void => { expectClonedFromCopies([{ name, id }]); };
+/** A test that has nova clone once (120 s, novaCloneMs) and reads the clone (CEPH_MS). */
+const ONE_CLONE_MS = INTEGRATION_TEST_MS + novaCloneMs() + CEPH_MS;
 
 /** Whether nova processes have reached the agent: a wait in flight, or an ensure answered (its metrics). */
 async function novaReachedAgent(socket: string): Promise<boolean> {
@@ -52,13 +58,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   nova.cleanup();
-  for (const name of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', name]);
+  // Every clone removed in one program.
+  cephAll('site-b', clones.map((name) => ['rbd', 'rm', '--no-progress', name] as const));
   for (const id of created) {
     await waitUnlocked(id);
     await deleteImage(id);
   }
   rmSync(work, { recursive: true, force: true });
-});
+}, INTEGRATION_TEST_MS + CEPH_MS);
 
 describe('nova 26 with the ferry patch, the agent away', () => {
   it('no agent (no socket file) → nova asks again for images_rbd_ferry_agent_retry_timeout, logs ONE warning naming the cause, and clones through its own copy', async () => {
@@ -74,7 +81,7 @@ describe('nova 26 with the ferry patch, the agent away', () => {
     expectClonedFromCopy(name, id);
     // nova's own copy: one Glance copy task, requested by nova.
     expect((await imageTasks(id)).filter((t) => t.input.backend?.includes('site-b'))).toHaveLength(1);
-  });
+  }, ONE_CLONE_MS);
 
   it('the ferry_agent module missing → the same fallback, the warning names the import error', async () => {
     const id = await image('no-module');
@@ -84,7 +91,7 @@ describe('nova 26 with the ferry patch, the agent away', () => {
     expect(result.warnings).toHaveLength(1);
     expect(result.warnings[0]).toContain("the ferry_agent module cannot be imported (ModuleNotFoundError: No module named 'ferry_agent')");
     expectClonedFromCopy(name, id);
-  });
+  }, ONE_CLONE_MS);
 
   it('images_rbd_ferry_agent_fallback = false and no agent → ImageUnacceptable naming FERRY_AGENT_UNAVAILABLE, nova does not copy', async () => {
     const id = await image('no-fallback');
@@ -94,7 +101,7 @@ describe('nova 26 with the ferry patch, the agent away', () => {
     // No retry (retry timeout 0) and no copy's wait; seconds are mostly nova's imports, slow on a loaded machine.
     expect(result.seconds).toBeLessThan(30);
     expect(await imageTasks(id)).toHaveLength(0);
-  });
+  }, INTEGRATION_TEST_MS + novaCloneMs());
 });
 
 describe('nova 26 with the ferry patch, the agent restarted', () => {
@@ -128,10 +135,11 @@ describe('nova 26 with the ferry patch, the agent restarted', () => {
       + `${retried} asked again, ${fellBack} fell back, ${failed.length} failed`);
     expect(stopped).toBe(0);
     expect(failed.map(({ result }) => result.message)).toEqual([]);
-    for (const { id, name } of done) expectClonedFromCopy(name, id);
+    expectClonedFromCopies(done);
     // The restart came while nova was cloning: some process found the agent away and asked again.
     expect(retried).toBeGreaterThan(0);
-  }, 420_000);
+    // The ten nova processes side by side count once.
+  }, INTEGRATION_TEST_MS + novaCloneMs(300) + CEPH_MS);
 });
 
 /** A stand-in for the agent on a Unix socket: it answers every ensure with `document` (HTTP `status`), counts the
@@ -175,7 +183,7 @@ describe('nova 26 with the ferry patch, an answer it must not trust', () => {
     } finally {
       await new Promise((resolve) => liar.server.close(resolve));
     }
-  });
+  }, ONE_CLONE_MS);
 
   it('an agent that does not serve nova\'s store (the site-a agent asked for site-b) → FERRY_STORE_NOT_ALLOWED: nova falls back at once (not asked again), one warning naming the code, clones from its own copy', async () => {
     const agent = await startAgent([], { site: 'site-a' });
@@ -193,7 +201,7 @@ describe('nova 26 with the ferry patch, an answer it must not trust', () => {
     } finally {
       await agent.stop();
     }
-  });
+  }, ONE_CLONE_MS);
 });
 
 /** The agent's error document, as ferry's agent answers it (src/contract/error-document.ts). */
@@ -213,7 +221,7 @@ describe('nova 26 with the ferry patch, a tenant\'s boot: each kind of answer of
   });
   afterAll(() => {
     clearGlanceRules({ onlyIfAny: true });
-  });
+  }, INTEGRATION_TEST_MS + CLEAR_GLANCE_RULES_MS);
 
   /** nova's real clone() with the member's token against a stand-in answering `document` with `status`. */
   async function tenantBoot(label: string, document: unknown, status: number): Promise<{ id: string; name: string; result: CloneResult; tokens: (string | undefined)[] }> {
@@ -252,7 +260,7 @@ describe('nova 26 with the ferry patch, a tenant\'s boot: each kind of answer of
     expectClonedFromCopy(name, id);
     // nova's own copy: one Glance copy task into site-b.
     expect((await imageTasks(id)).filter((t) => t.input.backend?.includes('site-b'))).toHaveLength(1);
-  }, 180_000);
+  }, ONE_CLONE_MS);
 
   // A verdict on the image or the copy: ImageUnacceptable naming the code, at once; nova does not copy.
   it.each([
@@ -267,5 +275,5 @@ describe('nova 26 with the ferry patch, a tenant\'s boot: each kind of answer of
     expect(tokens).toEqual([demo]);
     expect(await imageTasks(id)).toHaveLength(0);
     expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).code).not.toBe(0);
-  }, 180_000);
+  }, ONE_CLONE_MS);
 });

@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgent, type AgentAnswer } from '../../../src/agent/agent-client.js';
-import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { ceph, cephAll, CEPH_MS, devcloud } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { instanceSnapshot as snapshotImage, removeSnapshotDisk, shareImage } from '../../helpers/tenant-images.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { INSTANCE_SNAPSHOT_MS, instanceSnapshot as snapshotImage, removeSnapshotDisks, shareImage } from '../../helpers/tenant-images.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
-import { novaClone, novaConf, patchedNova } from './nova-tree.js';
+import { novaClone, novaCloneMs, novaConf, patchedNova } from './nova-tree.js';
 
 const created: { id: string; as: 'admin' | 'tenant-a' | 'tenant-b' }[] = [];
 const disks: string[] = [];
@@ -93,14 +94,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent.stop();
   nova.cleanup();
-  for (const clone of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', clone]);
+  // Every clone removed in one program, every snapshot disk in another.
+  cephAll('site-b', clones.map((clone) => ['rbd', 'rm', '--no-progress', clone] as const));
   rmSync(work, { recursive: true, force: true });
   for (const { id, as } of created) {
     await waitUnlocked(id, 30_000);
     await deleteImage(id, as);
   }
-  for (const disk of disks) removeSnapshotDisk(disk);
-}, 120_000);
+  removeSnapshotDisks(disks);
+}, INTEGRATION_TEST_MS + 2 * CEPH_MS);
 
 describe('the agent acting for the booting user', () => {
   it('a tenant\'s private image: invisible to ferry\'s own identity (404 without a token); with the member\'s token copied to site-b, the clone target returned', async () => {
@@ -112,7 +114,7 @@ describe('the agent acting for the booting user', () => {
     expectClonableInSiteB(answer, id);
     expect(answer.body).toMatchObject({ copied: true, import_requests: 1 });
     expect(agent.stderr()).not.toContain(tokens['tenant-a']);
-  }, 120_000);
+  }, INTEGRATION_TEST_MS + CEPH_MS);
 
   it('another tenant\'s token for that private image → FERRY_IMAGE_NOT_FOUND, and nothing copied', async () => {
     const id = await privateImage('other-tenant');
@@ -127,14 +129,14 @@ describe('the agent acting for the booting user', () => {
     expect(again.status).toBe(404);
     expect(again.body).toMatchObject({ error: { code: 'FERRY_IMAGE_NOT_FOUND' } });
     expect(agent.stderr()).not.toContain(tokens['tenant-b']);
-  }, 120_000);
+  }, INTEGRATION_TEST_MS + CEPH_MS);
 
   it('an instance snapshot (an image made from a clone in vms) with its tenant\'s token → copied to site-b, the clone target returned', async () => {
     const id = await instanceSnapshot('snapshot');
     const answer = await ensureAs(id, tokens['tenant-a']);
     expectClonableInSiteB(answer, id);
     expect(answer.body).toMatchObject({ copied: true });
-  }, 120_000);
+  }, INTEGRATION_TEST_MS + INSTANCE_SNAPSHOT_MS + CEPH_MS);
 
   it('two tenants ask for one public image at once → one copy (one import request), both answered with the same target', async () => {
     const id = await uploadImage({ name: 'it-tenant-public', store: 'site-a', sizeBytes: 32 * 1024 * 1024 });
@@ -145,7 +147,7 @@ describe('the agent acting for the booting user', () => {
     expect(answers[0]?.body).toEqual(answers[1]?.body);
     expect(answers[0]?.body).toMatchObject({ copied: true, import_requests: 1 });
     expect(await copiesToSiteB(id)).toBe(1);
-  }, 120_000);
+  }, INTEGRATION_TEST_MS + 2 * CEPH_MS);
 
   it('a token Keystone never issued → FERRY_AUTH_FAILED saying the user\'s token was refused (ferry\'s own is fine), nothing copied', async () => {
     const id = await privateImage('bad-token');
@@ -176,7 +178,8 @@ describe('the agent acting for the booting user', () => {
     expect(info.code, info.stderr).toBe(0);
     expect(info.stdout).toContain(`parent: images/${id}@snap`);
     console.log(`nova 26 Rbd.clone() of ${kind} for tenant-a: ${result.seconds} s`);
-  }, 180_000);
+    // An instance snapshot's making (the other kinds spawn nothing), nova's clone, the clone's read.
+  }, INTEGRATION_TEST_MS + INSTANCE_SNAPSHOT_MS + novaCloneMs() + CEPH_MS);
 
   // nova reads the image with the user's token before it asks anyone (Rbd.clone: IMAGE_API.get): stock nova's failure.
   it('nova 26\'s Rbd.clone() of tenant-a\'s private image with tenant-b\'s token → ImageNotFound, as stock nova; nothing copied or cloned', async () => {
@@ -188,5 +191,5 @@ describe('the agent acting for the booting user', () => {
     expect(result).toMatchObject({ ok: false, error: 'ImageNotFound' });
     expect(await copiesToSiteB(id)).toBe(0);
     expect(ceph('site-b', 'rbd', ['info', `vms/${name}`]).code).not.toBe(0);
-  }, 180_000);
+  }, INTEGRATION_TEST_MS + novaCloneMs() + CEPH_MS);
 });

@@ -2,7 +2,7 @@
 // run it (the exact flags of issue 19), and reads of both clusters with the rbd CLI.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { ceph, CEPH_MS, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, cephAll, CEPH_MS, cloudEnv, devcloud, FERRY, type CephCommand } from '../../helpers/devcloud.js';
 import { expect } from 'vitest';
 import { readImage, tokenFor } from '../../helpers/glance-admin.js';
 
@@ -109,12 +109,11 @@ export function rbdWatchers(name: string): number {
   return out.code === 0 ? (JSON.parse(out.stdout) as { watchers?: unknown[] }).watchers?.length ?? 0 : 0;
 }
 
-/** nova's step: a copy-on-write clone of images/IMAGE@snap into site-b's vms pool, as nova's cephx user; removed again. */
+/** nova's step: a copy-on-write clone of images/IMAGE@snap into site-b's vms pool, as nova's cephx user; removed again (one program: CEPH_MS). */
 export function cloneInSiteB(id: string): { readonly code: number; readonly stderr: string } {
   const clone = `vms/it-rbd-clone-${id.slice(0, 8)}-${randomBytes(3).toString('hex')}`;
-  const cloned = ceph('site-b', 'rbd', ['clone', `images/${id}@snap`, clone], 'nova');
-  if (cloned.code === 0) ceph('site-b', 'rbd', ['rm', '--no-progress', clone], 'nova');
-  return { code: cloned.code, stderr: cloned.stderr };
+  const [cloned] = cephAll('site-b', [['rbd', 'clone', `images/${id}@snap`, clone], ['rbd', 'rm', '--no-progress', clone]], 'nova');
+  return { code: cloned?.code ?? -1, stderr: cloned?.stderr ?? '' };
 }
 
 /** Bytes used by the image and its snapshots (`rbd du`, fast-diff: exact per object). */
@@ -132,10 +131,20 @@ export function usedBytes(site: 'site-a' | 'site-b', image: string): number {
  * ceph() calls counts each call's 70 s. Returns whether it came; the caller asserts what it needs.
  */
 export function waitForRbd(state: 'exists' | 'open', name: string, seconds: number): boolean {
+  return spawnSync('timeout', ...rbdWait(state, name, seconds)).status === 0;
+}
+
+/** waitForRbd() without blocking the test's event loop: while it waits, the test's own requests (to an agent) go on. */
+export function waitingForRbd(state: 'exists' | 'open', name: string, seconds: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    spawn('timeout', ...rbdWait(state, name, seconds)).once('exit', (code) => resolve(code === 0));
+  });
+}
+
+function rbdWait(state: 'exists' | 'open', name: string, seconds: number): [string[], { timeout: number }] {
   const rbd = `rbd -c '${devcloud().ceph['site-b'].conf}' --id admin`;
   const check = state === 'exists' ? `${rbd} ls images | grep -qxF '${name}'` : `${rbd} status --format json 'images/${name}' | grep -q '"watchers":\\[{'`;
-  const waited = spawnSync('timeout', [String(seconds), 'sh', '-c', `until ${check}; do sleep 0.05; done`], { timeout: (seconds + 10) * 1000 });
-  return waited.status === 0;
+  return [[String(seconds), 'sh', '-c', `until ${check}; do sleep 0.05; done`], { timeout: (seconds + 10) * 1000 }];
 }
 
 export function rbdNames(site: 'site-a' | 'site-b'): string[] {
@@ -149,11 +158,10 @@ export async function siteBLocations(id: string): Promise<string[]> {
     .filter((location) => location.metadata.store === 'site-b').map((location) => location.url);
 }
 
-/** Remove an RBD image of site-b whatever its state (unprotect, purge, rm), as admin; best effort. */
-export function removeSiteB(name: string): void {
-  ceph('site-b', 'rbd', ['snap', 'unprotect', `images/${name}@snap`], 'admin');
-  ceph('site-b', 'rbd', ['snap', 'purge', '--no-progress', `images/${name}`], 'admin');
-  ceph('site-b', 'rbd', ['rm', '--no-progress', `images/${name}`], 'admin');
+/** Remove RBD images of site-b whatever their state (unprotect, purge, rm), as admin, in one program (CEPH_MS); best effort. */
+export function removeSiteB(...names: string[]): void {
+  cephAll('site-b', names.flatMap((name): CephCommand[] => [['rbd', 'snap', 'unprotect', `images/${name}@snap`],
+    ['rbd', 'snap', 'purge', '--no-progress', `images/${name}`], ['rbd', 'rm', '--no-progress', `images/${name}`]]), 'admin');
 }
 
 /** expectConverged's programs: the md5 of the copy and one rbd ls. */

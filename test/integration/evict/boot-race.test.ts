@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema, type EvictJson } from '../../../src/contract/evict-document.js';
-import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
-import { ferryChild } from '../../helpers/devcloud-faults.js';
+import { ceph, CEPH_MS, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { imagesDeletedAfterAll, tokenFor, uploadImage } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from '../agent/agent-process.js';
 import { DEBIAN_NOVA, novaConf, patchedNova } from '../agent/nova-tree.js';
@@ -41,20 +41,66 @@ interface BootLine {
   readonly remove_error?: string;
 }
 
-async function evict(): Promise<EvictJson> {
-  const run = await ferryChild(['evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.evictRbdUser,
-    '--idle', '0', '--grace', '1s', '--json']);
-  if (run.code !== 0) throw new Error(`ferry evict exited ${run.code}: ${run.stdout}\n${run.stderr}`);
-  return evictJsonSchema.parse(JSON.parse(run.stdout));
+/** nova_boot_loop.py: killed after 1800 s inside `timeout`, and the spawn's own 10 s more. */
+const BOOT_LOOP_S = 1800;
+const BOOT_LOOP_MS = (BOOT_LOOP_S + 10) * 1000;
+/** One ferry evict run of the loop (one image's copy in site-c): 120 s inside `timeout`, as evict/evict's runs. */
+const EVICT_RUN_S = 120;
+/** The evict loop: while the boots run, and the one run under way when they end. */
+const EVICT_LOOP_MS = BOOT_LOOP_MS + EVICT_RUN_S * 1000;
+/** Ends each run's stdout in the loop's, with its exit code. */
+const RUN_END = /\n?--ferry evict exited (\d+)--\n/;
+
+/**
+ * `ferry evict --idle 0` against the copy again and again, as ferry-evict (evict/evict's ferryChild, whose identity and
+ * log level it has), in ONE program until stop() (each run ended, the one under way finished): one spawn bounded by
+ * EVICT_LOOP_MS beside the boot loop, where a ferryChild per round counted 240 s each. Each run's report to onRun; a
+ * run that exits non-zero stops the loop, and done rejects with it.
+ */
+function evictLoop(onRun: (report: EvictJson) => void): { stop: () => void; done: Promise<void> } {
+  const stopFile = join(work, 'evict-loop.stop');
+  const args = ['evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.evictRbdUser, '--idle', '0', '--grace', '1s', '--json'];
+  const script = 'stop=$1; shift; while [ ! -e "$stop" ]; do timeout "$0" "$@"; echo "--ferry evict exited $?--"; done';
+  const child = spawn('sh', ['-c', script, String(EVICT_RUN_S), stopFile, process.execPath, join(process.cwd(), 'bin', 'ferry'), ...args],
+    { env: { ...process.env, ...cloudEnv(FERRY.evictCloud), FERRY_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: EVICT_LOOP_MS });
+  const stop = (): void => { if (!existsSync(stopFile)) writeFileSync(stopFile, ''); };
+  let pending = '';
+  let stderr = '';
+  let failed: Error | undefined;
+  child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    for (let end = RUN_END.exec(pending); end !== null; end = RUN_END.exec(pending)) {
+      const stdout = pending.slice(0, end.index);
+      pending = pending.slice(end.index + end[0].length);
+      if (failed !== undefined) continue;
+      if (end[1] !== '0') {
+        failed = new Error(`ferry evict exited ${end[1]}: ${stdout}\n${stderr}`);
+        stop();
+      } else {
+        onRun(evictJsonSchema.parse(JSON.parse(stdout)));
+      }
+      stderr = '';
+    }
+  });
+  const done = new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (failed !== undefined) reject(failed);
+      else if (code !== 0) reject(new Error(`the evict loop exited ${code ?? signal}: ${stderr}`));
+      else resolve();
+    });
+  });
+  return { stop, done };
 }
 
 /** nova_boot_loop.py: nova imported once, BOOTS clones in a loop, one JSON line per boot. */
 function bootLoop(options: { conf: string; image: string; prefix: string; token: string }, onBoot: (line: BootLine) => void,
   onImported: (seconds: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('timeout', ['1800', PYTHON, '-I', `${process.cwd()}/test/integration/evict/nova_boot_loop.py`, nova.root, options.conf,
+    const child = spawn('timeout', [String(BOOT_LOOP_S), PYTHON, '-I', `${process.cwd()}/test/integration/evict/nova_boot_loop.py`, nova.root, options.conf,
       options.image, options.prefix, String(BOOTS), `${process.cwd()}/integrations/nova`, String(GAP_SECONDS)],
-    { cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', OS_TOKEN: options.token }, stdio: ['ignore', 'pipe', 'pipe'] });
+    { cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', OS_TOKEN: options.token }, stdio: ['ignore', 'pipe', 'pipe'], timeout: BOOT_LOOP_MS });
     let pending = '';
     let stderr = '';
     let done = false;
@@ -99,34 +145,25 @@ describe('the boot race: nova\'s real Rbd.clone() through the agent while ferry 
     const prefix = `it-evict-race-${id.slice(0, 8)}`;
     const boots: BootLine[] = [];
     const runs = { total: 0, evicted: 0, keptInUse: 0, refused: 0 };
-    let booting = true;
-    let started = false;
+    let evictor: ReturnType<typeof evictLoop> | undefined;
     let importSeconds = 0;
-
-    const evictor = (async () => {
-      while (booting) {
-        // Evictions start with the first boot: nova's import takes its time, and an eviction before it races nothing.
-        if (!started) {
-          await new Promise((resolve) => setTimeout(resolve, 200));
-          continue;
-        }
-        const report = await evict();
-        runs.total += 1;
-        const row = report.copies.find((copy) => copy.image === id);
-        if (row?.outcome === 'evicted') runs.evicted += 1;
-        if (row?.outcome === 'kept' && row.outcome_reason === 'in-use') runs.keptInUse += 1;
-        if (row?.outcome === 'failed') runs.refused += 1;
-      }
-    })();
+    const counted = (report: EvictJson): void => {
+      runs.total += 1;
+      const row = report.copies.find((copy) => copy.image === id);
+      if (row?.outcome === 'evicted') runs.evicted += 1;
+      if (row?.outcome === 'kept' && row.outcome_reason === 'in-use') runs.keptInUse += 1;
+      if (row?.outcome === 'failed') runs.refused += 1;
+    };
     const loopStarted = performance.now();
     try {
       await bootLoop({ conf, image: id, prefix, token }, (line) => {
-        started = true;
+        // Evictions start with the first boot: nova's import takes its time, and an eviction before it races nothing.
+        evictor ??= evictLoop(counted);
         boots.push(line);
       }, (seconds) => { importSeconds = seconds; });
     } finally {
-      booting = false;
-      await evictor;
+      evictor?.stop();
+      await evictor?.done;
     }
     const seconds = Math.round((performance.now() - loopStarted) / 1000);
     const failed = boots.filter((boot) => !boot.ok);
@@ -142,5 +179,6 @@ describe('the boot race: nova\'s real Rbd.clone() through the agent while ferry 
     expect(boots.filter((boot) => boot.removed !== true).map((boot) => boot.remove_error)).toEqual([]);
     expect(runs.evicted, 'the copy was evicted during the loop, again and again').toBeGreaterThanOrEqual(MIN_EVICTIONS);
     expect(ceph('site-b', 'rbd', ['ls', 'vms'], 'admin').stdout).not.toContain(prefix);
-  }, 1_800_000);
+    // The boot loop and the evict loop side by side, then the pool's look.
+  }, INTEGRATION_TEST_MS + Math.max(BOOT_LOOP_MS, EVICT_LOOP_MS) + CEPH_MS);
 });

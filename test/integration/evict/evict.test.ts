@@ -1,12 +1,14 @@
+import { spawn } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evictJsonSchema, type EvictJson } from '../../../src/contract/evict-document.js';
 import { COPY_SNAPSHOT, readStoreCopies } from '../../../src/rbd/store-copies.js';
-import { ceph, devcloud, FERRY } from '../../helpers/devcloud.js';
+import { ceph, cephAll, CEPH_MS, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { ferryChild } from '../../helpers/devcloud-faults.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { glanceRequest, imagesDeletedAfterAll, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { cloneOf as cloneCopy, copyImage as copyImageTo } from '../../helpers/site-c-copies.js';
+import { cloneOf as cloneCopy, COPY_MS, copyImage as copyImageTo } from '../../helpers/site-c-copies.js';
 
 // ferry evict against the dev cloud (Glance 25, glance_store 4.1, Ceph 16), in store site-c (pool images-c of site-b's
 // cluster), which no other test fills. ferry runs as ferry-evict (role ferry-evict in the images' project, which
@@ -30,10 +32,12 @@ let barrier: { matches: (method: string, path: string) => boolean; count: number
 const copyImage = (size: number, stores: readonly string[], name: string): Promise<string> => copyImageTo(created, size, stores, `it-evict-${name}`);
 const cloneOf = (id: string, name: string): string => cloneCopy(clones, id, `it-evict-${name}`);
 
+/** One ferry evict run of these tests (a few copies of a few MiB in site-c), killed after that: as evict/usage's. */
+const EVICT_RUN_MS = 120_000;
 /** `ferry evict --store site-c … --json` as ferry-evict (ferryChild), through the recording proxy. */
 async function evict(args: readonly string[]): Promise<{ code: number; json: EvictJson; stderr: string }> {
   const run = await ferryChild(['evict', '--store', STORE, '--ceph-conf', devcloud().ceph['site-b'].conf, '--rbd-user', FERRY.evictRbdUser, ...args, '--json'],
-    { env: { FERRY_GLANCE_ENDPOINT: proxyUrl } });
+    { env: { FERRY_GLANCE_ENDPOINT: proxyUrl }, killAfterMs: EVICT_RUN_MS });
   try {
     return { code: run.code ?? -1, json: evictJsonSchema.parse(JSON.parse(run.stdout)), stderr: run.stderr };
   } catch (error) {
@@ -41,7 +45,8 @@ async function evict(args: readonly string[]): Promise<{ code: number; json: Evi
   }
 }
 
-const poolHas = (id: string): boolean => ceph('site-b', 'rbd', ['info', `${POOL}/${id}`], 'admin').code === 0;
+/** Whether the pool holds every one of these images (one rbd program: CEPH_MS). */
+const poolHas = (...ids: string[]): boolean => cephAll('site-b', ids.map((id) => ['rbd', 'info', `${POOL}/${id}`] as const), 'admin').every((out) => out.code === 0);
 // Sorted: Glance reorders an image's stores when a removal is refused (seen: site-c moved first after the 409).
 const storesOf = async (id: string): Promise<string[]> => String((await readImage(id)).stores).split(',').sort();
 const row = (json: EvictJson, id: string) => json.copies.find((copy) => copy.image === id);
@@ -77,9 +82,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const clone of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', clone], 'admin');
+  // Every clone removed in one program.
+  cephAll('site-b', clones.map((clone) => ['rbd', 'rm', '--no-progress', clone] as const), 'admin');
   await new Promise((resolve) => proxy.close(resolve));
-}, 60_000);
+}, CEPH_MS);
 
 describe('ferry evict against the dev cloud (site-c)', () => {
   it('a budget met from a filled store: the idle copies go least recently used first through Glance; the last copy and the cloned copy stay, never asked for', async () => {
@@ -105,7 +111,7 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     expect(poolHas(gone[0] ?? '')).toBe(false);
     expect(row(run.json, only)).toMatchObject({ action: 'keep', reason: 'last-copy' });
     expect(row(run.json, cloned)).toMatchObject({ action: 'keep', reason: 'in-use', clones: 1 });
-    expect(poolHas(only) && poolHas(cloned)).toBe(true);
+    expect(poolHas(only, cloned)).toBe(true);
 
     // No budget, idle 0: everything that may go goes; the last copy and the cloned copy still are never asked for.
     deletes.length = 0;
@@ -114,8 +120,9 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     expect(deletes.filter((path) => path.endsWith(only) || path.endsWith(cloned))).toEqual([]);
     expect(await storesOf(only)).toEqual([STORE]);
     expect(await storesOf(cloned)).toEqual(['central', STORE]);
-    expect(poolHas(only) && poolHas(cloned)).toBe(true);
-  }, 600_000);
+    expect(poolHas(only, cloned)).toBe(true);
+    // Three copies by Glance, the clone, three ferry runs, three looks at the pool.
+  }, INTEGRATION_TEST_MS + 3 * COPY_MS + CEPH_MS + 3 * EVICT_RUN_MS + 3 * CEPH_MS);
 
   it('a clone made during the grace (a boot handed the copy before the fence): kept at the last look, no DELETE sent — what protects it on a Glance that would trash it instead of refusing (glance_store ≥ 4.6)', async () => {
     const id = await copyImage(4 * MIB, ['central', STORE], 'grace');
@@ -124,10 +131,9 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     // The run looks at the round's copies in the pool right after the grace (one process), before any Glance read.
     let cloned = '';
     let clonedBeforeLook = false;
-    const fenced = (): boolean => ceph('site-b', 'rbd', ['image-meta', 'get', `${POOL}/${id}`, 'ferry.evicting'], 'admin').code === 0;
     onRequest = { match: `/v2/images/${id}`, run: () => { clonedBeforeLook = cloned !== ''; } };
-    const watch = setInterval(() => { if (cloned === '' && fenced()) cloned = cloneOf(id, 'grace'); }, 200);
-    const run = await evict(['--idle', '0', '--grace', '5s']).finally(() => clearInterval(watch));
+    const watch = cloneWhenFenced(id, 'grace', (clone) => { cloned = clone; });
+    const run = await evict(['--idle', '0', '--grace', '5s']).finally(() => watch.kill());
     expect(cloned, 'the clone was made while the copy was fenced').not.toBe('');
     expect(clonedBeforeLook, 'the clone was there before the run read the image again').toBe(true);
     expect(run.code, run.stderr).toBe(0);
@@ -135,7 +141,8 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     expect(deletes.filter((path) => path.endsWith(id))).toEqual([]);
     expect(await storesOf(id)).toEqual(['central', STORE]);
     expect(ceph('site-b', 'rbd', ['image-meta', 'list', `${POOL}/${id}`], 'admin').stdout).not.toContain('ferry.evicting');
-  }, 600_000);
+    // The watch runs beside the run, bounded as it.
+  }, INTEGRATION_TEST_MS + COPY_MS + EVICT_RUN_MS + CEPH_MS);
 
   it('two ferry evict runs started together where one copy can go: removed once (one DELETE), the other run finds it fenced or gone, counts it as leaving (budget met, exit 0), never fails; Glance and the pool agree, no fence left', async () => {
     const id = await copyImage(6 * MIB, ['central', STORE], 'race');
@@ -180,7 +187,8 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     // under, exit 0, and no other copy taken in its place (it was exit 51, unmet, whenever it saw the copy fenced).
     expect(loser?.code, said).toBe(0);
     expect(['met', 'under'], said).toContain(loser?.json.budget.verdict);
-  }, 300_000);
+    // The two runs side by side count once.
+  }, INTEGRATION_TEST_MS + COPY_MS + 2 * EVICT_RUN_MS + CEPH_MS);
 
   it('Glance 25 itself refuses a copy with a clone (409 in use) and removes nothing: the backstop a newer Glance no longer gives', async () => {
     const id = await copyImage(4 * MIB, ['central', STORE], 'backstop');
@@ -189,7 +197,7 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     expect(answer.status).toBe(409);
     expect(await storesOf(id)).toEqual(['central', STORE]);
     expect(poolHas(id)).toBe(true);
-  }, 300_000);
+  }, INTEGRATION_TEST_MS + COPY_MS + 2 * CEPH_MS);
 
   it('the policy: the role ferry-evict in the images\' project removes a copy (204); the direct transfer\'s role ferry in the same project and a plain member of an image\'s own project may not (403 delete_image_location)', async () => {
     const ours = await copyImage(4 * MIB, ['central', STORE], 'policy');
@@ -211,3 +219,18 @@ describe('ferry evict against the dev cloud (site-c)', () => {
     expect(await storesOf(demo)).toEqual(['central', STORE]);
   }, 300_000);
 });
+
+/**
+ * A boot handed the copy before the fence: one program beside the evict run (bounded as it, EVICT_RUN_MS) that waits
+ * for the fence (ferry.evicting on the copy, looked at every 50 ms) and clones the copy at once, as the clone's name
+ * is pushed to `clones` (removed after all); `onCloned` gets it once made. Where a ceph() every 200 ms counted 70 s each.
+ */
+function cloneWhenFenced(id: string, name: string, onCloned: (clone: string) => void): { kill: () => void } {
+  const clone = `vms/it-evict-${name}-${id.slice(0, 8)}`;
+  const rbd = `rbd -c '${devcloud().ceph['site-b'].conf}' --id admin`;
+  const child = spawn('sh', ['-c', `until ${rbd} image-meta get '${POOL}/${id}' ferry.evicting >/dev/null 2>&1; do sleep 0.05; done; ${rbd} clone '${POOL}/${id}@snap' '${clone}'`],
+    { stdio: 'ignore', timeout: EVICT_RUN_MS });
+  clones.push(clone);
+  child.once('exit', (code) => { if (code === 0) onCloned(clone); });
+  return { kill: () => { child.kill(); } };
+}

@@ -1,15 +1,16 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ceph, devcloud } from '../../helpers/devcloud.js';
+import { cephAll, CEPH_MS, devcloud, type CephCommand } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import {
-  ferryAsync, ferrySync, md5OfSnapshot, MiB, rbdEnsureArgs, rbdImageId, rbdMeta, rbdNames, removeSiteB, sha512OfSnapshot, siteBLocations, sparseBytes,
+  DIGEST_MS, ferryAsync, ferrySync, FERRY_RUN_MS, md5OfSnapshot, MiB, rbdEnsureArgs, rbdImageId, rbdNames, removeSiteB, sha512OfSnapshot, siteBLocations, sparseBytes,
   uploadBytes,
 } from '../copy/rbd-transfer-helpers.js';
 
@@ -26,10 +27,16 @@ async function image(name: string): Promise<string> {
   return id;
 }
 
-function siteB(args: readonly string[]): void {
-  const out = ceph('site-b', 'rbd', args, 'admin');
-  expect(out.code, `rbd ${args.join(' ')}: ${out.stderr}`).toBe(0);
+/** rbd commands against site-b as admin, back to back in one program (cephAll: CEPH_MS), each asserted to succeed. */
+function siteB(...commands: (readonly string[])[]): void {
+  const outs = cephAll('site-b', commands.map((args): CephCommand => ['rbd', ...args]), 'admin');
+  commands.forEach((args, n) => expect(outs[n]?.code, `rbd ${args.join(' ')}: ${outs[n]?.stderr ?? ''}`).toBe(0));
 }
+
+/** plantForgery()'s programs: the forgery written, its snapshot and mark in one rbd program. */
+const PLANT_MS = CEPH_MS;
+/** plantTrueCopy()'s programs: the image created, then the bytes piped from site-a (each end bounded as ceph()). */
+const PLANT_TRUE_COPY_MS = 2 * CEPH_MS;
 
 /** The neighbour's image under `name`: Glance's size, 1 MiB of its own bytes, `snap` protected, the mark copied. */
 async function plantForgery(id: string, name: string): Promise<void> {
@@ -39,16 +46,14 @@ async function plantForgery(id: string, name: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-it-forged-'));
   try {
     writeFileSync(join(dir, 'forged.raw'), bytes);
-    siteB(['import', '--no-progress', '--object-size', '8M', join(dir, 'forged.raw'), `images/${name}`]);
+    siteB(['import', '--no-progress', '--object-size', '8M', join(dir, 'forged.raw'), `images/${name}`], ['snap', 'create', `images/${name}@snap`],
+      ['snap', 'protect', `images/${name}@snap`], ['image-meta', 'set', `images/${name}`, 'ferry.verified', `sha512:${String(glance.os_hash_value)}`]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  siteB(['snap', 'create', `images/${name}@snap`]);
-  siteB(['snap', 'protect', `images/${name}@snap`]);
-  siteB(['image-meta', 'set', `images/${name}`, 'ferry.verified', `sha512:${String(glance.os_hash_value)}`]);
 }
 
-/** A true copy of the image's bytes under `name` in site-b (what a neighbour can make: the bytes are Glance's). */
+/** A true copy of the image's bytes under `name` in site-b (what a neighbour can make: the bytes are Glance's), its snapshot not protected yet. */
 async function plantTrueCopy(id: string, name: string): Promise<void> {
   const glance = await readImage(id);
   siteB(['create', '--size', `${String(glance.size)}B`, '--object-size', '8M', `images/${name}`]);
@@ -56,9 +61,8 @@ async function plantTrueCopy(id: string, name: string): Promise<void> {
   const { conf: b } = devcloud().ceph['site-b'];
   // Both ends bounded as ceph() bounds one rbd command (test/helpers/devcloud.ts).
   const pipe = spawnSync('sh', ['-c', `timeout 60 rbd -c ${a} --id admin export-diff --no-progress images/${id}@snap - | timeout 60 rbd -c ${b} --id admin import-diff --no-progress - images/${name}`],
-    { timeout: 70_000 });
+    { timeout: CEPH_MS });
   expect(pipe.status, String(pipe.stderr)).toBe(0);
-  siteB(['snap', 'protect', `images/${name}@snap`]);
 }
 
 describe('direct transfer: forged copies are never registered', () => {
@@ -78,16 +82,15 @@ describe('direct transfer: forged copies are never registered', () => {
     } finally {
       removeSiteB(id);
     }
-  });
+  }, INTEGRATION_TEST_MS + PLANT_MS + FERRY_RUN_MS + 4 * CEPH_MS);
 
   it('forged final name that is a clone of a true copy (its bytes hash right, they live in its parent) → 33, nothing registered', async () => {
     const id = await image('final-clone');
     const base = `${id}.neighbour-base`;
     await plantTrueCopy(id, base);
-    siteB(['clone', `images/${base}@snap`, `images/${id}`]);
-    siteB(['snap', 'create', `images/${id}@snap`]);
-    siteB(['snap', 'protect', `images/${id}@snap`]);
-    siteB(['image-meta', 'set', `images/${id}`, 'ferry.verified', `sha512:${String((await readImage(id)).os_hash_value)}`]);
+    const hash = String((await readImage(id)).os_hash_value);
+    siteB(['snap', 'protect', `images/${base}@snap`], ['clone', `images/${base}@snap`, `images/${id}`], ['snap', 'create', `images/${id}@snap`],
+      ['snap', 'protect', `images/${id}@snap`], ['image-meta', 'set', `images/${id}`, 'ferry.verified', `sha512:${hash}`]);
     // The clone reads Glance's bytes: only its parent makes it not a copy.
     expect(sha512OfSnapshot('site-b', id)).toBe((await readImage(id)).os_hash_value);
     try {
@@ -97,10 +100,9 @@ describe('direct transfer: forged copies are never registered', () => {
       expect((run.json.error as { message: string }).message).toContain('parent');
       expect(await siteBLocations(id)).toEqual([]);
     } finally {
-      removeSiteB(id);
-      removeSiteB(base);
+      removeSiteB(id, base);
     }
-  });
+  }, INTEGRATION_TEST_MS + PLANT_TRUE_COPY_MS + CEPH_MS + DIGEST_MS + FERRY_RUN_MS + CEPH_MS);
 
   it('forged temporary name (the mark copied, random bytes, nobody watching) → removed, copied fresh; the location holds Glance\'s bytes', async () => {
     const id = await image('temporary');
@@ -118,7 +120,7 @@ describe('direct transfer: forged copies are never registered', () => {
     expect(rbdImageId('site-b', id)).not.toBe(forged);
     expect(rbdNames('site-b').filter((name) => name.startsWith(id))).toEqual([id]);
     expect(run.stderr).toContain('does not prove');
-  });
+  }, INTEGRATION_TEST_MS + PLANT_MS + CEPH_MS + FERRY_RUN_MS + 2 * DIGEST_MS + 2 * CEPH_MS);
 
   // Issue 34: the copy this run streamed was renamed and registered by name, without the image-id/snapshot-id check a
   // found copy gets. The neighbour waits until ferry has verified and marked its temporary image, renames it away and
@@ -137,18 +139,14 @@ describe('direct transfer: forged copies are never registered', () => {
     const forged = rbdImageId('site-b', planted);
     const proxy = await startFaultProxy(devcloud().glance.url);
     let swapped = false;
+    // Started beside ferry, bounded as its run: one program asked at each of ferry's looks at the image.
+    const neighbour = swapper({ partial, planted, stolen });
     proxy.add({
       method: 'GET', path: new RegExp(`^/v2/images/${id}$`), times: Infinity, fault: { kind: 'slow-body', chunkBytes: 1 << 20, intervalMs: 1 },
       then: async () => {
-        if (swapped || !protectedSnap(partial)) return;
-        // ferry's copy is written and verified: wait for its mark (set while this answer is held), then swap.
-        for (const until = Date.now() + 60_000; rbdMeta('site-b', partial, 'ferry.verified') === undefined;) {
-          if (Date.now() > until) throw new Error(`no mark on ${partial} within 60 s`);
-          await sleep(50);
-        }
-        siteB(['rename', `images/${partial}`, `images/${stolen}`]);
-        siteB(['rename', `images/${planted}`, `images/${partial}`]);
-        swapped = true;
+        if (swapped) return;
+        // If ferry's copy is written and verified: its mark awaited (set while this answer is held), then the swap.
+        swapped = await neighbour.look();
       },
     });
     try {
@@ -161,14 +159,43 @@ describe('direct transfer: forged copies are never registered', () => {
       // The forgery holds the final name now (ferry's rename moved it), never registered, never removed.
       expect(rbdImageId('site-b', id)).toBe(forged);
     } finally {
+      neighbour.stop();
       await proxy.close();
-      for (const name of [id, partial, planted, stolen]) removeSiteB(name);
+      removeSiteB(id, partial, planted, stolen);
     }
-  });
+  }, INTEGRATION_TEST_MS + PLANT_MS + CEPH_MS + FERRY_RUN_MS + 2 * CEPH_MS);
 });
 
-/** An image of site-b's images pool with a protected snapshot `snap` (ferry's copy, once written). */
-function protectedSnap(name: string): boolean {
-  const out = ceph('site-b', 'rbd', ['snap', 'ls', '--format', 'json', `images/${name}`], 'admin');
-  return out.code === 0 && (JSON.parse(out.stdout) as { name: string; protected: string }[]).some((snap) => snap.name === 'snap' && snap.protected === 'true');
+/**
+ * The neighbour, one program beside ferry's run (its timeout FERRY_RUN_MS: the two side by side count once) asked at
+ * each look of ferry's at the image: when the temporary image has its protected snapshot `snap` (ferry's copy, once
+ * written), it waits up to 60 s for ferry's mark, renames ferry's image away and its forgery into the temporary name,
+ * and answers `swapped`; else `not yet`. One spawn, where a ceph() per look and per round of the mark's wait counted
+ * 70 s each.
+ */
+function swapper(names: { partial: string; planted: string; stolen: string }): { look: () => Promise<boolean>; stop: () => void } {
+  const rbd = `rbd -c '${devcloud().ceph['site-b'].conf}' --id admin`;
+  const image = (name: string): string => `'images/${name}'`;
+  const script = `while read -r _; do
+  if timeout 60 ${rbd} snap ls --format json ${image(names.partial)} | grep -q '"name":"snap"[^}]*"protected":"true"'; then
+    timeout 60 sh -c "until ${rbd} image-meta get ${image(names.partial)} ferry.verified >/dev/null 2>&1; do sleep 0.05; done" || { echo "no mark on ${names.partial} within 60 s"; exit 1; }
+    timeout 60 ${rbd} rename ${image(names.partial)} ${image(names.stolen)} >&2 && timeout 60 ${rbd} rename ${image(names.planted)} ${image(names.partial)} >&2 || { echo "the swap failed"; exit 1; }
+    echo swapped; exit 0
+  fi
+  echo 'not yet'
+done`;
+  const child = spawn('sh', ['-c', script], { stdio: ['pipe', 'pipe', 'pipe'], timeout: FERRY_RUN_MS });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    look: async () => {
+      child.stdin.write('look\n');
+      const answer = await lines.next();
+      if (answer.done === true || answer.value === 'not yet') return false;
+      if (answer.value !== 'swapped') throw new Error(`${answer.value}: ${stderr}`);
+      return true;
+    },
+    stop: () => { child.kill(); },
+  };
 }

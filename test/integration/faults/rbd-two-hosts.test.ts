@@ -1,12 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureJsonSchema } from '../../../src/contract/ensure-document.js';
-import { ceph, devcloud } from '../../helpers/devcloud.js';
-import { until } from '../../helpers/devcloud-faults.js';
+import { cephAll, CEPH_MS, devcloud } from '../../helpers/devcloud.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { imagesDeletedAfterAll, readImage } from '../../helpers/glance-admin.js';
 import { startAgent, type AgentProcess } from '../agent/agent-process.js';
 import {
-  cloneInSiteB, md5OfSnapshot, MiB, rbdImageId, rbdMeta, rbdNames, rbdWatchers, sha512OfSnapshot, siteBLocations, sparseBytes, uploadBytes,
+  cloneInSiteB, DIGEST_MS, md5OfSnapshot, MiB, rbdImageId, rbdMeta, rbdNames, sha512OfSnapshot, siteBLocations, sparseBytes, uploadBytes, waitingForRbd,
 } from '../copy/rbd-transfer-helpers.js';
 
 // Issue 19, item 4: two `ferry agent` processes that are two hosts to ferry (each in a UTS namespace of its own, so
@@ -18,6 +18,10 @@ const created = imagesDeletedAfterAll();
 const RACE_RUNS = Number(process.env.FERRY_RBD_RACE_RUNS ?? 5);
 const QUIET_S = 90;
 const HOSTS = ['ferry-it-host-a', 'ferry-it-host-b'] as const;
+/** The races, one test each: a test's limit is one race's spawns, a hang found within one run's. */
+const RACES = Array.from({ length: RACE_RUNS }, (_, run) => ({ run: run + 1 }));
+/** From the abandoned image's modify time until host-b must have answered: the quiet time and 45 s (asserted below). */
+const QUIET_WAIT_MS = (QUIET_S + 45) * 1000;
 let passedRaces = 0;
 let contendedRaces = 0;
 let hostA: AgentProcess;
@@ -73,6 +77,8 @@ function documentOf(answer: StreamedEnsure): ReturnType<typeof ensureJsonSchema.
 const waitedForWriter = (answer: StreamedEnsure, partial: string): boolean =>
   answer.progress.some((event) => event.phase === 'joining' && (event.note ?? '').includes(`${partial} open: waiting`));
 
+/** expectConverged()'s programs: two digests, the pool's names, nova's clone (made and removed in one program). */
+const CONVERGED_MS = 2 * DIGEST_MS + 2 * CEPH_MS;
 /** One location, holding Glance's bytes (sha512 and md5 of what a clone reads), clonable by nova, no temporary image left. */
 async function expectConverged(id: string): Promise<void> {
   const glance = await readImage(id);
@@ -84,50 +90,54 @@ async function expectConverged(id: string): Promise<void> {
   expect(clone.code, clone.stderr).toBe(0);
 }
 
-/** The image's modify time as ferry reads it (`rbd info`, whole seconds). */
-function modifiedAtSec(name: string): number {
-  const out = ceph('site-b', 'rbd', ['info', '--format', 'json', `images/${name}`], 'admin');
-  const info = JSON.parse(out.stdout) as { modify_timestamp?: string; create_timestamp?: string };
-  return Math.floor(Date.parse(info.modify_timestamp ?? info.create_timestamp ?? '') / 1000);
+/**
+ * What a host finds of the abandoned temporary image, in one program: its writer (image-meta ferry.writer), its RBD
+ * id, and its modify time as ferry reads it (`rbd info`, whole seconds).
+ */
+function leftoverOf(name: string): { writer: string | undefined; id: string | undefined; modifiedAtSec: number } {
+  const [writer, out] = cephAll('site-b', [['rbd', 'image-meta', 'get', `images/${name}`, 'ferry.writer'], ['rbd', 'info', '--format', 'json', `images/${name}`]], 'admin');
+  const info = (out?.code === 0 ? JSON.parse(out.stdout) : {}) as { id?: string; modify_timestamp?: string; create_timestamp?: string };
+  return { writer: writer?.code === 0 ? writer.stdout.trim() : undefined, id: info.id,
+    modifiedAtSec: Math.floor(Date.parse(info.modify_timestamp ?? info.create_timestamp ?? '') / 1000) };
 }
 
 describe('direct transfer: two agents on two hosts', () => {
-  it(`race: both hosts asked at once for the same image and store (${RACE_RUNS} runs): one writes, both answer the same clone target, one location`, async () => {
-    for (let run = 0; run < RACE_RUNS; run += 1) {
-      const id = await image(`race-${run}`, 16 * MiB, 4 * MiB);
-      const [answerA, answerB] = await Promise.all([ensureOn(hostA, id), ensureOn(hostB, id)]);
-      const [a, b] = [documentOf(answerA), documentOf(answerB)];
-      expect(a.target).toEqual({ fsid: devcloud().ceph['site-b'].fsid, pool: 'images', image: id, snapshot: 'snap',
-        url: `rbd://${devcloud().ceph['site-b'].fsid}/images/${id}/snap` });
-      expect(b.target).toEqual(a.target);
-      expect([a.copied, b.copied].filter((copied) => copied === true), JSON.stringify([a, b])).toHaveLength(1);
-      const [writer, doc] = a.copied ? [hostA, a] : [hostB, b];
-      expect(doc.transfer).toBe('rbd');
-      // The committed image names its one writer: the host that answered copied, by its own host name and pid.
-      expect(rbdMeta('site-b', id, 'ferry.writer')).toBe(`${HOSTS[writer === hostA ? 0 : 1]}:${String(writer.child.pid)}`);
-      if (waitedForWriter(a.copied ? answerB : answerA, `${id}.ferry-partial`)) contendedRaces += 1;
-      await expectConverged(id);
-      passedRaces += 1;
-    }
+  it.each(RACES)(`race: both hosts asked at once for the same image and store (run $run of ${RACE_RUNS}): one writes, both answer the same clone target, one location`, async ({ run }) => {
+    const id = await image(`race-${run - 1}`, 16 * MiB, 4 * MiB);
+    const [answerA, answerB] = await Promise.all([ensureOn(hostA, id), ensureOn(hostB, id)]);
+    const [a, b] = [documentOf(answerA), documentOf(answerB)];
+    expect(a.target).toEqual({ fsid: devcloud().ceph['site-b'].fsid, pool: 'images', image: id, snapshot: 'snap',
+      url: `rbd://${devcloud().ceph['site-b'].fsid}/images/${id}/snap` });
+    expect(b.target).toEqual(a.target);
+    expect([a.copied, b.copied].filter((copied) => copied === true), JSON.stringify([a, b])).toHaveLength(1);
+    const [writer, doc] = a.copied ? [hostA, a] : [hostB, b];
+    expect(doc.transfer).toBe('rbd');
+    // The committed image names its one writer: the host that answered copied, by its own host name and pid.
+    expect(rbdMeta('site-b', id, 'ferry.writer')).toBe(`${HOSTS[writer === hostA ? 0 : 1]}:${String(writer.child.pid)}`);
+    if (waitedForWriter(a.copied ? answerB : answerA, `${id}.ferry-partial`)) contendedRaces += 1;
+    await expectConverged(id);
+    passedRaces += 1;
     // Neither host ever took the other's live image for a leftover.
     expect(hostA.stderr() + hostB.stderr()).not.toContain('removing the leftover temporary image');
-  }, 60_000 * RACE_RUNS);
+  }, INTEGRATION_TEST_MS + CEPH_MS + CONVERGED_MS);
 
   it(`cross-host: host-a killed -9 mid-transfer → host-b waits while the temporary image is recent, removes it after ${QUIET_S} s quiet, copies`, async () => {
     const id = await image('abandoned', 256 * MiB, 192 * MiB);
     const partial = `${id}.ferry-partial`;
     const onA = ensureOn(hostA, id).then((answer) => (ensureJsonSchema.safeParse(answer.last).success ? 'answered' : 'connection lost'),
       () => 'connection lost');
-    // host-a is writing once import-diff has the temporary image open.
-    await until('host-a to write the temporary image', () => Promise.resolve(rbdWatchers(partial) > 0 ? true : undefined), 60_000, 50);
+    // host-a is writing once import-diff has the temporary image open: waited for in one program, 60 s at most, beside
+    // the request to host-a.
+    if (!(await waitingForRbd('open', partial, 60))) throw new Error('timed out after 60000 ms waiting for host-a to write the temporary image');
     hostA.child.kill('SIGKILL');
     expect(await onA).toBe('connection lost');
     expect(await hostA.stop()).toBeNull();
+    const found = leftoverOf(partial);
     // Left behind, naming its writer on the other host: host-b cannot ask that pid.
-    expect(rbdMeta('site-b', partial, 'ferry.writer')).toBe(`${HOSTS[0]}:${String(hostA.child.pid)}`);
+    expect(found.writer).toBe(`${HOSTS[0]}:${String(hostA.child.pid)}`);
     expect(await siteBLocations(id)).toEqual([]);
-    const leftover = rbdImageId('site-b', partial);
-    const quietFromMs = modifiedAtSec(partial) * 1000;
+    const leftover = found.id;
+    const quietFromMs = found.modifiedAtSec * 1000;
     expect(Date.now() - quietFromMs).toBeLessThan(30_000);
 
     let answeredAt: number | undefined;
@@ -149,5 +159,6 @@ describe('direct transfer: two agents on two hosts', () => {
     console.log(`cross-host leftover: host-b answered ${((answeredAt ?? 0) - quietFromMs) / 1000} s after the image's modify time (quiet time ${QUIET_S} s)`);
     expect(hostB.stderr()).toContain('removing the leftover temporary image');
     await expectConverged(id);
-  }, 240_000);
+    // The wait for host-a's write and the leftover's read before the quiet time, its id read after it.
+  }, INTEGRATION_TEST_MS + 3 * CEPH_MS + QUIET_WAIT_MS + CONVERGED_MS);
 });

@@ -9,11 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ceph, cloudEnv, devcloud, FERRY, markReached } from '../../helpers/devcloud.js';
-import { faults, lockedBy, rawImport, until } from '../../helpers/devcloud-faults.js';
+import { cephAll, CEPH_MS, cloudEnv, devcloud, FERRY, markReached, type CephCommand } from '../../helpers/devcloud.js';
+import { FAULT_MS, faults, lockedBy, rawImport, until } from '../../helpers/devcloud-faults.js';
 import { appcredToken, deleteImage, glanceRequest, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { clearGlanceRules, OPT_IN, shippedPolicy, writeGlanceRules } from '../../helpers/glance-policy.js';
-import { novaClone, novaConf } from '../agent/nova-tree.js';
+import { CLEAR_GLANCE_RULES_MS, clearGlanceRules, OPT_IN, shippedPolicy, writeGlanceRules } from '../../helpers/glance-policy.js';
+import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
+import { novaClone, novaCloneMs, novaConf } from '../agent/nova-tree.js';
 
 const created: { id: string; as: 'admin' | 'demo' }[] = [];
 // The files this test puts into Glance's policy directory, one per rule it changes: glance-api reads the whole
@@ -42,18 +43,19 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'ferry-it-least-privilege-'));
   // Rules an interrupted run left behind would change what this file sees: start from the shipped policy alone.
   clearGlanceRules({ onlyIfAny: true });
-}, 180_000);
+}, INTEGRATION_TEST_MS + CLEAR_GLANCE_RULES_MS);
 
 afterAll(async () => {
   clearGlanceRules();
   markReached('glance');
-  for (const name of clones) ceph('site-b', 'rbd', ['rm', '--no-progress', name]);
+  // Every clone removed in one program.
+  cephAll('site-b', clones.map((name) => ['rbd', 'rm', '--no-progress', name] as const));
   for (const { id, as } of created) {
     await waitUnlocked(id, 30_000);
     await deleteImage(id, as);
   }
   rmSync(work, { recursive: true, force: true });
-}, 300_000);
+}, INTEGRATION_TEST_MS + CLEAR_GLANCE_RULES_MS + CEPH_MS);
 
 /** Glance's error body: the message with the `<br />` tail its webob pages carry. */
 const refusal = (status: 403 | 404, message: string): { status: number; body: unknown } => ({
@@ -67,10 +69,12 @@ async function unchanged(id: string): Promise<Record<string, unknown>> {
   return { checksum, stores, visibility, status, locations };
 }
 
+/** One ferry() run (an ensure or a sync of a 2 MiB image, or a refusal), killed after that. */
+const FERRY_MS = 120_000;
 /** `bin/ferry ARGS --json` as the identity given, site-b's fsid. */
 function ferry(args: readonly string[], cloud: string = FERRY.cloud): { code: number; json: Record<string, unknown>; stderr: string } {
   const result = spawnSync(process.execPath, [`${process.cwd()}/bin/ferry`, ...args, '--json'], {
-    encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...cloudEnv(cloud), FERRY_FSID: devcloud().ceph['site-b'].fsid },
+    encoding: 'utf8', timeout: FERRY_MS, env: { ...process.env, ...cloudEnv(cloud), FERRY_FSID: devcloud().ceph['site-b'].fsid },
   });
   return { code: result.status ?? -1, json: JSON.parse(result.stdout || '{}') as Record<string, unknown>, stderr: result.stderr };
 }
@@ -110,7 +114,7 @@ describe('ferry\'s paths as its own identity', () => {
     const second = ferry(['sync', '--policy', policy]);
     expect(second.json).toMatchObject({ drift_before: 0, result: { requests: { import_requests: 0 } } });
     expect(String((await readImage(id)).stores).split(',').sort()).toEqual(['site-a', 'site-b']);
-  });
+  }, INTEGRATION_TEST_MS + 2 * FERRY_MS);
 
   it('the grant is what lets ferry copy: with Glance\'s stock copy_image (admin only) the same ensure is refused, 11 FERRY_FORBIDDEN, nothing locked', async () => {
     const id = await image('stock-copy-rule');
@@ -124,7 +128,7 @@ describe('ferry\'s paths as its own identity', () => {
     }
     expect((await waitUnlocked(id, 1_000)).os_glance_import_task).toBeUndefined();
     expect(ferry(['ensure', id, '--store', 'site-b'])).toMatchObject({ code: 0, json: { copied: true } });
-  });
+  }, INTEGRATION_TEST_MS + 2 * FERRY_MS);
 
   it('another project\'s import lock (a task ferry\'s project cannot read): ferry asks Glance once, is refused, waits; stuck (32, unseen-task) after --stale-lock-after; aged past 60 min, the next run takes it over', async () => {
     const id = await image('unseen-lock');
@@ -150,7 +154,7 @@ describe('ferry\'s paths as its own identity', () => {
     const again = ferry(['ensure', id, '--store', 'site-b', '--timeout', '110']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.json).toMatchObject({ image: id, copied: true, took_over: task, import_requests: 2 });
-  });
+  }, INTEGRATION_TEST_MS + 2 * FERRY_MS + FAULT_MS);
 });
 
 describe('Glance refuses ferry\'s role what ferry must never do (ferry-policy.yaml installed)', () => {
@@ -224,7 +228,7 @@ describe('Glance refuses ferry\'s role what ferry must never do (ferry-policy.ya
         .toEqual(refusal(404, `No image found with ID ${id}`));
     }
     expect(ferry(['ensure', id, '--store', 'site-b'])).toMatchObject({ code: 20, json: { error: { code: 'FERRY_IMAGE_NOT_FOUND' } } });
-  });
+  }, INTEGRATION_TEST_MS + FERRY_MS);
 
   it('application credentials: the access rules refuse any other call (401 before Glance\'s policy); the compute node\'s and the evicting host\'s may not PATCH at all', async () => {
     const id = await image('appcred');
@@ -284,7 +288,7 @@ describe('nova\'s own copy when ferry is away (stock nova 26, Rbd.clone with a m
     const result = await novaBoots(id, 'stock');
     expect(result).toMatchObject({ ok: false, error: 'ImageNotAuthorized', patched: false });
     expect(String((await readImage(id)).stores)).toBe('site-a');
-  });
+  }, INTEGRATION_TEST_MS + novaCloneMs());
 
   it('with packaging/glance/opt-in/nova-fallback.yaml: the member\'s boot copies the public image and its own private one, and clones from site-b', async () => {
     const shared = await image('nova-opt-in-public');
@@ -294,8 +298,8 @@ describe('nova\'s own copy when ferry is away (stock nova 26, Rbd.clone with a m
       for (const [id, label] of [[shared, 'public'], [own, 'own']] as const) {
         const result = await novaBoots(id, label);
         expect(result, JSON.stringify(result)).toMatchObject({ ok: true, patched: false });
-        const info = ceph('site-b', 'rbd', ['info', `vms/it-least-privilege-nova-${label}-${id.slice(0, 8)}`]);
-        expect(info.stdout).toContain(`parent: images/${id}@snap`);
+        const [info] = cephAll('site-b', [['rbd', 'info', `vms/it-least-privilege-nova-${label}-${id.slice(0, 8)}`]]);
+        expect(info?.stdout).toContain(`parent: images/${id}@snap`);
       }
       // The member still may not copy what it cannot see: another project's private image stays not found.
       const hidden = await image('nova-opt-in-hidden', { visibility: 'private' });
@@ -307,7 +311,7 @@ describe('nova\'s own copy when ferry is away (stock nova 26, Rbd.clone with a m
     // Back to the shipped rule: refused again.
     expect(await glanceRequest(await tokenFor('demo'), 'POST', `/v2/images/${shared}/import`, { method: { name: 'copy-image' }, stores: ['site-c'] }))
       .toEqual(notAuthorized('copy_image'));
-  });
+  }, INTEGRATION_TEST_MS + 2 * (novaCloneMs() + CEPH_MS));
 });
 
 describe('opt-in: other projects\' private images (packaging/glance/opt-in/private-images.yaml)', () => {
@@ -329,49 +333,60 @@ describe('opt-in: other projects\' private images (packaging/glance/opt-in/priva
     expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'remove', path: '/locations/0' }])).toEqual(notAuthorized('delete_image_location'));
     expect(await glanceRequest(token, 'PATCH', `/v2/images/${id}`, [{ op: 'add', path: '/locations/-', value: location }])).toEqual(notAuthorized('set_image_location'));
     expect(await unchanged(id)).toEqual(before);
-  });
+  }, INTEGRATION_TEST_MS + FERRY_MS);
 });
 
 describe('Ceph refuses ferry\'s cephx users what their role does not need', () => {
   const denied = (stderr: string): boolean => /\(1\) Operation not permitted/.test(stderr);
+  /** What one cephx user's commands answered, in one program per site and user (cephAll: CEPH_MS), in order. */
+  const asUser = (site: 'site-a' | 'site-b', user: string, ...commands: CephCommand[]): { code: number; stdout: string; stderr: string }[] =>
+    cephAll(site, commands, user);
+  const at = <T>(results: readonly T[], n: number): T => {
+    const result = results[n];
+    if (result === undefined) throw new Error(`no result ${n}`);
+    return result;
+  };
 
   it('client.ferry (a compute node): reads the images pools and the fsid; writes nothing, reads no VM disk', () => {
     for (const site of ['site-a', 'site-b'] as const) {
-      expect(ceph(site, 'rbd', ['ls', 'images'], FERRY.rbdUser).code).toBe(0);
-      expect(ceph(site, 'ceph', ['fsid'], FERRY.rbdUser).stdout.trim()).toBe(devcloud().ceph[site].fsid);
-      const create = ceph(site, 'rbd', ['create', '--size', '1M', 'images/it-least-privilege-probe'], FERRY.rbdUser);
+      const outs = asUser(site, FERRY.rbdUser, ['rbd', 'ls', 'images'], ['ceph', 'fsid'], ['rbd', 'create', '--size', '1M', 'images/it-least-privilege-probe'],
+        ['rbd', 'ls', 'vms'], ...(site === 'site-b' ? [['rbd', 'ls', 'images-c'] as const] : []));
+      expect(at(outs, 0).code).toBe(0);
+      expect(at(outs, 1).stdout.trim()).toBe(devcloud().ceph[site].fsid);
+      const create = at(outs, 2);
       expect(create.code).not.toBe(0);
       expect(denied(create.stderr), create.stderr).toBe(true);
-      const vms = ceph(site, 'rbd', ['ls', 'vms'], FERRY.rbdUser);
+      const vms = at(outs, 3);
       expect(denied(vms.stderr), vms.stderr).toBe(true);
+      if (site === 'site-b') expect(at(outs, 4).code).toBe(0);
     }
-    expect(ceph('site-b', 'rbd', ['ls', 'images-c'], FERRY.rbdUser).code).toBe(0);
-  });
+  }, INTEGRATION_TEST_MS + 2 * CEPH_MS);
 
   it('client.ferry-transfer: writes the target pools (site-b), only reads the source (site-a), reads no VM disk anywhere', () => {
     const name = 'images-c/it-least-privilege-probe';
-    expect(ceph('site-b', 'rbd', ['create', '--size', '1M', name], FERRY.transferRbdUser).code).toBe(0);
-    expect(ceph('site-b', 'rbd', ['rm', '--no-progress', name], FERRY.transferRbdUser).code).toBe(0);
-    const source = ceph('site-a', 'rbd', ['create', '--size', '1M', 'images/it-least-privilege-probe'], FERRY.transferRbdUser);
-    expect(denied(source.stderr), source.stderr).toBe(true);
-    for (const site of ['site-a', 'site-b'] as const) {
-      const vms = ceph(site, 'rbd', ['ls', 'vms'], FERRY.transferRbdUser);
-      expect(denied(vms.stderr), vms.stderr).toBe(true);
-    }
-    expect(ceph('site-a', 'rbd', ['ls', 'images'], 'admin').stdout.split('\n')).not.toContain('it-least-privilege-probe');
-  });
+    const [create, rm, vmsB] = asUser('site-b', FERRY.transferRbdUser, ['rbd', 'create', '--size', '1M', name], ['rbd', 'rm', '--no-progress', name], ['rbd', 'ls', 'vms']);
+    expect(create?.code).toBe(0);
+    expect(rm?.code).toBe(0);
+    const [source, vmsA] = asUser('site-a', FERRY.transferRbdUser, ['rbd', 'create', '--size', '1M', 'images/it-least-privilege-probe'], ['rbd', 'ls', 'vms']);
+    expect(denied(source?.stderr ?? ''), source?.stderr).toBe(true);
+    for (const vms of [vmsA, vmsB]) expect(denied(vms?.stderr ?? ''), vms?.stderr).toBe(true);
+    expect(at(asUser('site-a', 'admin', ['rbd', 'ls', 'images']), 0).stdout.split('\n')).not.toContain('it-least-privilege-probe');
+  }, INTEGRATION_TEST_MS + 3 * CEPH_MS);
 
   it('client.ferry-evict: writes the images pools (the fence is image metadata), reads every pool (a copy\'s clones are nova\'s disks in vms), writes no VM disk', () => {
     const name = 'images-c/it-least-privilege-evict-probe';
-    expect(ceph('site-b', 'rbd', ['create', '--size', '1M', name], 'admin').code).toBe(0);
+    expect(at(asUser('site-b', 'admin', ['rbd', 'create', '--size', '1M', name]), 0).code).toBe(0);
+    let vmsAfter = '';
     try {
-      expect(ceph('site-b', 'rbd', ['image-meta', 'set', name, 'ferry.probe', '1'], FERRY.evictRbdUser).code).toBe(0);
-      expect(ceph('site-b', 'rbd', ['ls', 'vms'], FERRY.evictRbdUser).code).toBe(0);
-      const vmDisk = ceph('site-b', 'rbd', ['create', '--size', '1M', 'vms/it-least-privilege-evict-probe'], FERRY.evictRbdUser);
-      expect(denied(vmDisk.stderr), vmDisk.stderr).toBe(true);
+      const [meta, vms, vmDisk] = asUser('site-b', FERRY.evictRbdUser, ['rbd', 'image-meta', 'set', name, 'ferry.probe', '1'], ['rbd', 'ls', 'vms'],
+        ['rbd', 'create', '--size', '1M', 'vms/it-least-privilege-evict-probe']);
+      expect(meta?.code).toBe(0);
+      expect(vms?.code).toBe(0);
+      expect(denied(vmDisk?.stderr ?? ''), vmDisk?.stderr).toBe(true);
     } finally {
-      ceph('site-b', 'rbd', ['rm', '--no-progress', name], 'admin');
+      // Removed, and vms looked at, in one program.
+      vmsAfter = at(asUser('site-b', 'admin', ['rbd', 'rm', '--no-progress', name], ['rbd', 'ls', 'vms']), 1).stdout;
     }
-    expect(ceph('site-b', 'rbd', ['ls', 'vms'], 'admin').stdout.split('\n')).not.toContain('it-least-privilege-evict-probe');
-  });
+    expect(vmsAfter.split('\n')).not.toContain('it-least-privilege-evict-probe');
+  }, INTEGRATION_TEST_MS + 3 * CEPH_MS);
 });

@@ -6,7 +6,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { judgeSpawn, type SpawnRequest, type TaskBudget } from '../../helpers/spawn-budget.js';
-import { SPAWN_LIMIT_DEBT } from '../../helpers/spawn-limit-debt.js';
 
 const CALL = { call: "spawnSync('python3')", site: 'test/unit/x.test.ts:7' } as const;
 
@@ -109,39 +108,5 @@ describe('spawn-limit-runner on planted tests', () => {
     // beforeAll's limit is vitest's default hook timeout (10 s): the hook fails, and the test under it does not run.
     expect(printed).toContain("spawnSync('true') at test/spawning.test.ts:19 may run 30 s, but the test (or hook) that spawns it has a limit of 10 s");
     expect(results['runs after it']).toMatchObject({ status: 'skipped' });
-  }, PLANTED_RUN_MS);
-});
-
-// The integration project judges as unit does, except in the files of spawn-limit-debt.ts, which only report: a planted
-// integration project with one debt file and one new file, both spawning 60 s under the default 5 s.
-const plantedIntegration = mkdtempSync(join(ROOT, 'test', '.planted-integration-'));
-afterAll(() => rmSync(plantedIntegration, { recursive: true, force: true }));
-const SPAWN_UNDER_DEFAULT = `import { spawnSync } from 'node:child_process';
-import { it } from 'vitest';
-it('a 60 s spawn under the default 5 s', () => { spawnSync('true', [], { timeout: 60_000 }); });
-`;
-
-describe('spawn-limit-runner in the integration project', () => {
-  // A file still on the list (it shrinks as files are fixed); the day it is empty, this goes with REPORT_ONLY.
-  const [debtFile = ''] = SPAWN_LIMIT_DEBT;
-  it.skipIf(debtFile === '')('fails a new file\'s finding; a file of spawn-limit-debt.ts only reports it, naming the test', () => {
-    const newFile = 'test/integration/planted/new.test.ts';
-    for (const file of [debtFile, newFile]) {
-      mkdirSync(join(plantedIntegration, file, '..'), { recursive: true });
-      writeFileSync(join(plantedIntegration, file), SPAWN_UNDER_DEFAULT);
-    }
-    writeFileSync(join(plantedIntegration, 'vitest.config.ts'), `import { defineConfig } from 'vitest/config';
-export default defineConfig({ test: { projects: [{ test: { name: 'integration', include: ['test/**/*.test.ts'],
-  runner: ${JSON.stringify(join(ROOT, 'test/helpers/spawn-limit-runner.ts'))} } }] } });\n`);
-    const report = join(plantedIntegration, 'report.json');
-    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=json', `--outputFile.json=${report}`],
-      { cwd: plantedIntegration, encoding: 'utf8', timeout: PLANTED_RUN_MS, env: { ...process.env, NO_COLOR: '1', FERRY_DEVCLOUD_DIR: plantedIntegration } });
-    expect(run.status, `${run.stdout}${run.stderr}`).toBe(1);
-    const byFile = Object.fromEntries((JSON.parse(readFileSync(report, 'utf8')) as { testResults: { name: string; status: string; message: string }[] })
-      .testResults.map((result) => [result.name.slice(plantedIntegration.length + 1), result.status]));
-    expect(byFile).toEqual({ [debtFile]: 'passed', [newFile]: 'failed' });
-    expect(readFileSync(join(plantedIntegration, 'spawn-limits.txt'), 'utf8')).toContain(
-      `spawnSync('true') at ${debtFile}:3 may run 60 s, but the test (or hook) that spawns it has a limit of 5 s`);
-    expect(readFileSync(join(plantedIntegration, 'spawn-limits.txt'), 'utf8')).toContain(`${debtFile.split('/').at(-1) ?? ''} > a 60 s spawn under the default 5 s]`);
   }, PLANTED_RUN_MS);
 });
