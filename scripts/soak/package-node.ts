@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { clientOf, kollaDebs } from '../../test/helpers/built-debs.js';
 import { devcloud, FERRY } from '../../test/helpers/devcloud.js';
-import { CHANGE_MS, cleanDown, cleanEnv, cleanUp, computeNodeScript, DPKG_MS, inside, insideAsync, type Run } from '../../test/integration/deb/clean-system.js';
+import { CHANGE_MS, cleanDown, cleanEnv, cleanUp, computeNodeScript, DPKG_MS, insideAsync, type Run } from '../../test/integration/deb/clean-system.js';
 import { cannotRunSystemd } from '../../test/integration/systemd/private-systemd.js';
 import { upgradeProblems, type UpgradeSeen } from './package-upgrade.js';
 
@@ -69,7 +69,7 @@ function parseState(stdout: string): { socket: string; pid: number; ferry?: stri
  * FERRY_KOLLA_DEB_NEWER: test/helpers/built-debs.ts), a fresh clean system under host name `hostname`, the older .deb
  * installed, the node configured for site-b with the agent's `agentArgs`, the agent started and healthy.
  */
-export function startPackagedNode(hostname: string, agentArgs: string): PackagedNode {
+export async function startPackagedNode(hostname: string, agentArgs: string): Promise<PackagedNode> {
   const { deb, newer } = kollaDebs(devcloud().dir, true);
   const [olderVersion, newerVersion] = [debVersion(deb), debVersion(newer)];
   must(cleanUp(), 'scripts/systemd/up-clean');
@@ -78,13 +78,15 @@ export function startPackagedNode(hostname: string, agentArgs: string): Packaged
   const initPid = pidOf('init.pid');
   const socket = `/proc/${initPid}/root${SOCKET}`;
   try {
-    must(inside(`hostname '${hostname}'`), 'hostname');
-    must(inside(`dpkg -i '${clientOf(deb)}' '${deb}' </dev/null`, DPKG_MS), `dpkg -i ${deb}`);
-    must(inside(computeNodeScript(FERRY.cloud, agentArgs)), 'the compute node\'s configuration');
+    // Not blocking the soak's event loop: the agent's health checks reach Glance through the soak's fault proxy (seen:
+    // every /healthz timed out while a spawnSync held the loop).
+    must(await insideAsync(`hostname '${hostname}'`, 30_000), 'hostname');
+    must(await insideAsync(`dpkg -i '${clientOf(deb)}' '${deb}' </dev/null`, DPKG_MS), `dpkg -i ${deb}`);
+    must(await insideAsync(computeNodeScript(FERRY.cloud, agentArgs), 30_000), 'the compute node\'s configuration');
     // Healthy: its first /healthz may time out on a loaded machine (seen at load 15), so asked until 200 (2 min).
-    must(inside(`systemctl start ferry-agent.service
-for _ in $(seq 1 60); do curl -sf -o /dev/null --max-time 10 --unix-socket ${SOCKET} http://agent/healthz && exit 0; sleep 2; done
-curl -s --max-time 10 --unix-socket ${SOCKET} http://agent/healthz; journalctl -u ferry-agent.service -n 20 --no-pager -o cat; exit 1`, CHANGE_MS + 840_000),
+    must(await insideAsync(`systemctl start ferry-agent.service
+for _ in $(seq 1 12); do curl -sf -o /dev/null --max-time 10 --unix-socket ${SOCKET} http://agent/healthz && exit 0; sleep 2; done
+curl -s --max-time 10 --unix-socket ${SOCKET} http://agent/healthz; journalctl -u ferry-agent.service -n 20 --no-pager -o cat; exit 1`, CHANGE_MS + 150_000),
     'the agent\'s start (its /healthz never 200)');
     if (!existsSync(socket)) throw new Error(`packaged node: ${socket} does not exist`);
   } catch (error) {

@@ -241,7 +241,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const args = ['--metrics-listen', `127.0.0.1:${ports.agents[index]}`, '--timeout', '5m',
       ...(index % 2 === 1 ? ['--glance-endpoint', proxy.url] : [])];
     // The packaged node: the .deb's units in the clean system, nova on the host through the unit's socket.
-    const packaged = index === packagedIndex ? startPackagedNode(hostname, args.join(' ')) : undefined;
+    const packaged = index === packagedIndex ? await startPackagedNode(hostname, args.join(' ')) : undefined;
     // The agent lives as long as the soak may (startAgent's default, 30 min, SIGTERMed every agent mid-run).
     const agent = packaged ? undefined : await startAgent(args, { socket, site, hostname, lifetimeMs: limitSeconds * 1000 });
     const conf = novaConf(work, site, { socket: packaged?.socket ?? socket }, site);
