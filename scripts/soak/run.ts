@@ -264,7 +264,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const inFlight = new Map<string, { image: string; node: number }>();
   const bootRecords: (BootRecord & { name: string })[] = [];
   const jobs: SoakEvent[] = [];
-  const upgrades: { from: number; to?: number; seconds?: number; boots: { name: string; ok: boolean; route: string; seconds: number }[] }[] = [];
+  const upgrades: { from: number; to?: number; seconds?: number; rolledBackSeconds?: number; boots: { name: string; ok: boolean; route: string; seconds: number }[] }[] = [];
   const injected: SoakEvent[] = [];
   let stopping = false;
 
@@ -502,6 +502,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const record = await node.packaged.upgrade();
         upgrade.to = at();
         upgrade.seconds = record.aptSeconds;
+        if (record.rolledBackSeconds !== undefined) upgrade.rolledBackSeconds = record.rolledBackSeconds;
         node.agentStartedAt = at();
         node.warmRssKiB = undefined;
         history.add('upgraded', { node: node.index, ...record, boots: upgrade.boots });
@@ -690,6 +691,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     notes: [`history: ${history.file} (${history.entries.length} events); set-up took ${tOffset.toFixed(0)} s (nova imported once per node)`,
       ...(packagedIndex === undefined ? [`**NO PACKAGED NODE: the package upgrade was not injected** (${noPackage})`]
         : upgrades.map((u) => `package-upgrade of ${nodes[packagedIndex]?.hostname} at ${u.from.toFixed(0)} s: apt-get install ${u.seconds?.toFixed(1) ?? '?'} s `
+          + `${u.rolledBackSeconds === undefined ? '' : `after dpkg -i of the older build (${u.rolledBackSeconds.toFixed(1)} s) `}`
           + `(${((u.to ?? u.from) - u.from).toFixed(0)} s with the checks); that node's boots during it: ${u.boots.length}, `
           + `${u.boots.filter((b) => b.ok).length} ok (${u.boots.map((b) => `${b.route} ${b.seconds.toFixed(1)} s`).join(', ') || 'none'})`))],
   };
