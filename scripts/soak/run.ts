@@ -24,8 +24,9 @@ import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judg
   type BootContext, type LocationsSeen, type LockSeen } from './invariants.js';
 import { metricsPortsOf } from './metrics-ports.js';
 import { startNovaNode, type NovaNode } from './nova-node.js';
+import { packagedNodeUnavailable, startPackagedNode, type PackagedNode } from './package-node.js';
 import { renderReport, type BootRecord, type SoakReport } from './report.js';
-import { countByKind, FAULT_KINDS, soakSchedule, type ImageKind, type Site, type SoakEvent, type Tenant } from './schedule.js';
+import { ALL_FAULT_KINDS, countByKind, soakSchedule, type ImageKind, type Site, type SoakEvent, type Tenant } from './schedule.js';
 
 export interface SoakOptions {
   readonly minutes: number;
@@ -36,6 +37,11 @@ export interface SoakOptions {
   readonly nodesPerSite?: number;
   /** First of the TCP ports the agents' and the sync watch's --metrics-listen take (default: the dev cloud's Keystone port + 10). */
   readonly metricsPort?: number;
+  /**
+   * site-b's last node runs the Debian package's agent under the clean system's systemd, upgraded under load
+   * (scripts/soak/package-node.ts). Default: in runs of 10 minutes or more (building the .debs takes minutes).
+   */
+  readonly packageNode?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -70,7 +76,9 @@ interface Node {
   readonly hostname: string;
   readonly socket: string;
   readonly args: readonly string[];
-  agent: AgentProcess;
+  /** The plain process's agent; undefined on the packaged node, whose agent is the unit's. */
+  agent?: AgentProcess;
+  packaged?: PackagedNode;
   nova: NovaNode;
   agentStartedAt: number;
   warmRssKiB?: number;
@@ -89,7 +97,7 @@ const BUDGET = '40M';
 const RECOVERY_S = 20;
 const INVARIANTS = ['boots (0 failed that stock nova would not fail too)', 'no last location removed', 'no copy with clones removed',
   'no bytes differing from Glance\'s hash', 'no fence left after its run', 'budgets met at the end', 'no leaks', 'agent RSS flat (≤ 20 %)',
-  'alerts: fire in outages, clear after, none falsely'] as const;
+  'alerts: fire in outages, clear after, none falsely', 'packaged node upgraded (dpkg and its agent at the newer version)'] as const;
 type InvariantName = typeof INVARIANTS[number];
 
 /** Set-up's bound: uploads, four agents, four nova imports (64 s each at load 30 on 2 cores). */
@@ -175,7 +183,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const facts = devcloud();
   const perSite = options.nodesPerSite ?? 2;
   const ports = metricsPortsOf(facts.keystone.url, perSite * 2, options.metricsPort);
-  const schedule = soakSchedule({ seed: options.seed, minutes: options.minutes, nodes: perSite * 2 });
+  // The packaged node: asked for (or a run of 10 minutes or more), and possible here (a private systemd).
+  const packageWanted = options.packageNode ?? options.minutes >= 10;
+  const noPackage = packageWanted ? packagedNodeUnavailable() : 'not asked for (--package-node, or a run of 10 minutes or more)';
+  const packagedIndex = noPackage === '' ? perSite * 2 - 1 : undefined;
+  const schedule = soakSchedule({ seed: options.seed, minutes: options.minutes, nodes: perSite * 2, packagedNode: packagedIndex });
   mkdirSync(options.out, { recursive: true });
   const startedAt = Date.now();
   const history = new History(join(options.out, 'history.jsonl'), startedAt);
@@ -197,6 +209,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const loads: number[] = [];
   history.add('start', { seed: options.seed, minutes: options.minutes, prefix, events: schedule.events.length });
   log(`soak: seed ${options.seed}, ${options.minutes} min, ${perSite * 2} nodes; history ${history.file}`);
+  if (packagedIndex === undefined) {
+    const loud = `NO PACKAGED NODE: every node is a plain process, no package upgrade is injected: ${noPackage}`;
+    log(`soak: ${loud}`);
+    history.add('no-packaged-node', { reason: noPackage });
+  }
 
   // ---- the images: every kind a tenant boots (tenant-boot.test.ts), in central (both sites copy them) ----
   const tokens: Record<Tenant, string> = { 'tenant-a': await tokenFor('tenant-a'), 'tenant-b': await tokenFor('tenant-b') };
@@ -233,11 +250,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // Every second node reaches Glance through the fault proxy (the answers lost); all are scraped.
     const args = ['--metrics-listen', `127.0.0.1:${ports.agents[index]}`, '--timeout', '5m',
       ...(index % 2 === 1 ? ['--glance-endpoint', proxy.url] : [])];
+    // The packaged node: the .deb's units in the clean system, nova on the host through the unit's socket.
+    const packaged = index === packagedIndex ? await startPackagedNode(hostname, args.join(' ')) : undefined;
     // The agent lives as long as the soak may (startAgent's default, 30 min, SIGTERMed every agent mid-run).
-    const agent = await startAgent(args, { socket, site, hostname, lifetimeMs: limitSeconds * 1000 });
-    const conf = novaConf(work, site, { socket }, site);
-    nodes.push({ index, site, hostname, socket, args, agent, nova: startNovaNode(nova.root, conf, limitSeconds), agentStartedAt: now() });
-    history.add('node', { index, site, hostname, agent_pid: agent.child.pid, glance: index % 2 === 1 ? 'fault proxy' : 'direct' });
+    const agent = packaged ? undefined : await startAgent(args, { socket, site, hostname, lifetimeMs: limitSeconds * 1000 });
+    const conf = novaConf(work, site, { socket: packaged?.socket ?? socket }, site);
+    nodes.push({ index, site, hostname, socket, args, ...(agent ? { agent } : {}), ...(packaged ? { packaged } : {}),
+      nova: startNovaNode(nova.root, conf, limitSeconds), agentStartedAt: now() });
+    history.add('node', { index, site, hostname, agent_pid: agent?.child.pid, glance: index % 2 === 1 ? 'fault proxy' : 'direct',
+      ...(packaged ? { packaged: packaged.olderVersion, socket: packaged.socket } : {}) });
   }
   const importSeconds = await Promise.all(nodes.map((node) => node.nova.imported));
   log(`soak: ${nodes.length} nodes up, nova imported in ${importSeconds.map((s) => s.toFixed(0)).join(', ')} s`);
@@ -253,6 +274,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const inFlight = new Map<string, { image: string; node: number }>();
   const bootRecords: (BootRecord & { name: string })[] = [];
   const jobs: SoakEvent[] = [];
+  const upgrades: { from: number; to?: number; seconds?: number; rolledBackSeconds?: number; boots: { name: string; ok: boolean; route: string; seconds: number }[] }[] = [];
   const injected: SoakEvent[] = [];
   let stopping = false;
 
@@ -331,6 +353,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         verdict: verdict.ok ? verdict.route : 'VIOLATION', why: verdict.why });
       check('boots (0 failed that stock nova would not fail too)', verdict.ok ? [] : [`${name} (${image.kind} ${image.id} at ${node.site}): ${verdict.why}`]);
       bootRecords.push({ name, kind: image.kind, route: verdict.ok ? verdict.route : 'violation', seconds: answer.seconds, ok: answer.ok });
+      // The packaged node's boots while it was upgraded (judged as any other above; the report lists them).
+      for (const upgrade of node.packaged ? upgrades : []) {
+        if (from <= (upgrade.to ?? Number.POSITIVE_INFINITY) && to >= upgrade.from) {
+          upgrade.boots.push({ name, ok: answer.ok, route: verdict.ok ? verdict.route : 'violation', seconds: answer.seconds });
+        }
+      }
       if (answer.ok) {
         live.set(name, { image: image.id, site: node.site, name, since: to });
         // The instance deleted after its life; a delete that fails (its Ceph down) is tried again, as nova's is.
@@ -375,7 +403,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     return next;
   };
   const restartAgent = async (node: Node): Promise<void> => {
-    const code = await node.agent.stop();
+    if (node.packaged) {
+      const restart = await node.packaged.restart();
+      node.agentStartedAt = at();
+      node.warmRssKiB = undefined;
+      history.add('agent-restarted', { node: node.index, packaged: true, code: restart.code, seconds: restart.seconds });
+      return;
+    }
+    const code = await node.agent?.stop();
     node.agent = await startAgent(node.args, { socket: node.socket, site: node.site, hostname: node.hostname, lifetimeMs: limitSeconds * 1000 });
     node.agentStartedAt = at();
     node.warmRssKiB = undefined;
@@ -480,6 +515,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         return;
       }
       case 'evict': return evict(event.site, 'scheduled');
+      case 'package-upgrade': {
+        const node = nodes[event.node];
+        if (node?.packaged === undefined) return;
+        const upgrade: (typeof upgrades)[number] = { from: at(), boots: [] };
+        upgrades.push(upgrade);
+        history.add('fault', { kind: event.kind, node: node.index, to: node.packaged.newerVersion });
+        const record = await node.packaged.upgrade();
+        upgrade.to = at();
+        upgrade.seconds = record.aptSeconds;
+        if (record.rolledBackSeconds !== undefined) upgrade.rolledBackSeconds = record.rolledBackSeconds;
+        node.agentStartedAt = at();
+        node.warmRssKiB = undefined;
+        history.add('upgraded', { node: node.index, ...record, boots: upgrade.boots });
+        check('packaged node upgraded (dpkg and its agent at the newer version)', record.problems.map((problem) => `${node.hostname}: ${problem}`));
+        return;
+      }
     }
   };
   /** A job that needs Glance (an upload, a tenant's delete, a look) waits out an outage as its user would: tried again. */
@@ -498,7 +549,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const event of schedule.events) {
       await sleepUntil(event.at);
       if (stopping) break;
-      (FAULT_KINDS.includes(event.kind) ? injected : jobs).push(event);
+      (ALL_FAULT_KINDS.includes(event.kind) ? injected : jobs).push(event);
       pendingEvents.push(whenGlanceAnswers(() => runEvent(event)).catch((error: unknown) => {
         history.add('event-error', { kind: event.kind, error: String(error).slice(0, 500) });
         log(`[${now()} s] ${event.kind} failed: ${String(error)}`);
@@ -535,7 +586,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }
       for (const node of nodes) {
         if (node.warmRssKiB === undefined && at() >= Math.max(schedule.warmUpSeconds, node.agentStartedAt + 60)) {
-          node.warmRssKiB = rssKiB(node.agent.child.pid);
+          node.warmRssKiB = node.packaged ? await node.packaged.rssKiB() : rssKiB(node.agent?.child.pid);
           history.add('rss-warm', { node: node.index, kib: node.warmRssKiB });
         }
       }
@@ -602,16 +653,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   check('no fence left after its run', fencesLeft(fenced), Math.max(1, hashes.length));
   check('no bytes differing from Glance\'s hash', hashMismatches(hashes), Math.max(1, hashes.length));
 
-  const rss = nodes.map((node) => ({ agent: node.hostname, warmKiB: node.warmRssKiB ?? Number.NaN, endKiB: rssKiB(node.agent.child.pid) ?? Number.NaN }));
+  const rss = await Promise.all(nodes.map(async (node) => ({ agent: node.hostname, warmKiB: node.warmRssKiB ?? Number.NaN,
+    endKiB: (node.packaged ? await node.packaged.rssKiB() : rssKiB(node.agent?.child.pid)) ?? Number.NaN })));
   history.add('rss-end', { rss });
   const measured = rss.filter((r) => !Number.isNaN(r.warmKiB) && !Number.isNaN(r.endKiB));
   check('agent RSS flat (≤ 20 %)', rssGrown(measured), Math.max(1, measured.length));
 
   // ---- stop what the soak started, then look for what it left ----
-  const pids = nodes.flatMap((node) => [node.agent.child.pid, node.nova.child.pid]).filter((pid): pid is number => pid !== undefined);
+  const pids = nodes.flatMap((node) => [node.agent?.child.pid, node.nova.child.pid, ...(node.packaged?.pids ?? [])]).filter((pid): pid is number => pid !== undefined);
   for (const node of nodes) {
     await node.nova.stop();
-    await node.agent.stop();
+    await node.agent?.stop();
+    // The clean system by its own script (scripts/systemd/down); what it leaves is looked for below with the rest.
+    const down = node.packaged?.down();
+    if (down !== undefined) history.add('packaged-node-down', { code: down.code, ...(down.code !== 0 ? { output: `${down.stdout}${down.stderr}`.slice(-500) } : {}) });
   }
   await proxy.close();
   nova.cleanup();
@@ -649,12 +704,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const boots = bootRecords;
   const report: SoakReport = {
     seed: options.seed, minutes: options.minutes, startedAt: new Date(startedAt).toISOString(),
-    nodes: `${nodes.length} compute nodes (${perSite} per site, two sites), each a real \`ferry agent\` (plain processes, ferry's least-privilege identity) and nova 26's patched Rbd.clone()`,
+    nodes: `${nodes.length} compute nodes (${perSite} per site, two sites), each a real \`ferry agent\` (${packagedIndex === undefined
+      ? 'plain processes' : `plain processes but ${nodes[packagedIndex]?.hostname}: the .deb's units in the clean system's systemd`}, ferry's least-privilege identity) and nova 26's patched Rbd.clone()`,
     boots, faults: countByKind(injected), jobs: countByKind(jobs),
     invariants: INVARIANTS.map((name) => ({ name, checks: checks.get(name) ?? 0, violations: violations.filter((v) => v.invariant === name).length })),
     alerts: alerts.rows,
     load: { min: Math.min(...loads, Number.POSITIVE_INFINITY), mean: loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length), max: Math.max(...loads, 0) },
-    notes: [`history: ${history.file} (${history.entries.length} events); set-up took ${tOffset.toFixed(0)} s (nova imported once per node)`],
+    notes: [`history: ${history.file} (${history.entries.length} events); set-up took ${tOffset.toFixed(0)} s (nova imported once per node)`,
+      ...(packagedIndex === undefined ? [`**NO PACKAGED NODE: the package upgrade was not injected** (${noPackage})`]
+        : upgrades.map((u) => `package-upgrade of ${nodes[packagedIndex]?.hostname} at ${u.from.toFixed(0)} s: apt-get install ${u.seconds?.toFixed(1) ?? '?'} s `
+          + `${u.rolledBackSeconds === undefined ? '' : `after dpkg -i of the older build (${u.rolledBackSeconds.toFixed(1)} s) `}`
+          + `(${((u.to ?? u.from) - u.from).toFixed(0)} s with the checks); that node's boots during it: ${u.boots.length}, `
+          + `${u.boots.filter((b) => b.ok).length} ok (${u.boots.map((b) => `${b.route} ${b.seconds.toFixed(1)} s`).join(', ') || 'none'})`))],
   };
   const markdown = renderReport(report);
   writeFileSync(join(options.out, 'report.md'), markdown);

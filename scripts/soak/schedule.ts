@@ -18,7 +18,8 @@ export type SoakEvent =
    */
   | { readonly at: number; readonly kind: 'forged-copy'; readonly site: Site; readonly removeAfter: number }
   | { readonly at: number; readonly kind: 'tenant-delete' }
-  | { readonly at: number; readonly kind: 'evict'; readonly site: Site };
+  | { readonly at: number; readonly kind: 'evict'; readonly site: Site }
+  | { readonly at: number; readonly kind: 'package-upgrade'; readonly node: number; readonly seconds: number };
 
 export type SoakEventKind = SoakEvent['kind'];
 export type Site = 'site-a' | 'site-b';
@@ -35,6 +36,15 @@ export const OUTAGES: readonly SoakEventKind[] = ['glance-outage', 'osd-stop', '
 /** Every fault kind the schedule draws from, outages first in a cycle so that a short run still gets each. */
 export const FAULT_KINDS: readonly SoakEventKind[] = ['glance-outage', 'agent-restart', 'osd-stop', 'token-expiry', 'forged-copy',
   'tenant-delete', 'mon-restart', 'answers-lost'];
+/**
+ * The packaged node's upgrade (`apt-get install ./newer.deb` under load, scripts/soak/package-node.ts): in the cycle
+ * only when the run has a packaged node, so that the schedules of runs without one stay those of before.
+ */
+export const PACKAGE_UPGRADE = 'package-upgrade' satisfies SoakEventKind;
+/** Every fault kind a run may inject (what is a fault, not a job, in the history and the report). */
+export const ALL_FAULT_KINDS: readonly SoakEventKind[] = [...FAULT_KINDS, PACKAGE_UPGRADE];
+/** The upgrade's slot (s): apt-get install under load took 30-90 s here; no other fault starts meanwhile. */
+const UPGRADE_SLOT_S = 120;
 
 export interface NodeBoot {
   /** Which kind of image the boot takes. */
@@ -67,6 +77,8 @@ export interface ScheduleOptions {
    * Default: 6 min from a 30-minute run on, else a fifth of the fault window.
    */
   readonly outageSeconds?: number;
+  /** The node whose agent is the Debian package's (scripts/soak/package-node.ts): upgraded once per cycle. */
+  readonly packagedNode?: number;
 }
 
 const pick = <T>(rng: () => number, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
@@ -91,6 +103,11 @@ function shuffled<T>(rng: () => number, items: readonly T[]): T[] {
 export function soakSchedule(options: ScheduleOptions): Schedule {
   if (!Number.isInteger(options.seed) || options.seed < 0) throw new Error(`seed must be a whole number ≥ 0, got ${options.seed}`);
   if (!(options.minutes > 0)) throw new Error(`minutes must be more than 0, got ${options.minutes}`);
+  const packaged = options.packagedNode;
+  if (packaged !== undefined && !(Number.isInteger(packaged) && packaged >= 0 && packaged < options.nodes)) {
+    throw new Error(`packagedNode must be one of the ${options.nodes} nodes (0-${options.nodes - 1}), got ${packaged}`);
+  }
+  const kinds = packaged === undefined ? FAULT_KINDS : ALL_FAULT_KINDS;
   const rng = seededRandom(options.seed);
   const seconds = Math.round(options.minutes * 60);
   const warmUpSeconds = Math.min(120, Math.round(seconds / 5));
@@ -103,15 +120,16 @@ export function soakSchedule(options: ScheduleOptions): Schedule {
   let at = warmUpSeconds;
   let cycle: SoakEventKind[] = [];
   while (at < coolDownAt) {
-    if (cycle.length === 0) cycle = shuffled(rng, FAULT_KINDS);
+    if (cycle.length === 0) cycle = shuffled(rng, kinds);
     const kind = cycle.shift()!;
     const outage = OUTAGES.includes(kind);
-    const length = outage ? outageSeconds : Math.max(10, Math.round(window / 24));
+    const upgrade = kind === PACKAGE_UPGRADE;
+    const length = outage ? outageSeconds : upgrade ? UPGRADE_SLOT_S : Math.max(10, Math.round(window / 24));
     if (at + length > coolDownAt) {
-      if (outage) continue; // a shorter fault may still fit
+      if (outage || upgrade) continue; // a shorter fault may still fit
       break;
     }
-    const event = faultEvent(kind, at, length, rng, options.nodes);
+    const event: SoakEvent = upgrade ? { at, kind: PACKAGE_UPGRADE, node: packaged!, seconds: length } : faultEvent(kind, at, length, rng, options.nodes);
     events.push(event.kind === 'forged-copy' ? { ...event, removeAfter: removalDelay(options.seed, at, coolDownAt, seconds) } : event);
     at += length + between(rng, 5, Math.max(5, Math.round(window / 60)));
   }
@@ -151,6 +169,7 @@ function faultEvent(kind: SoakEventKind, at: number, length: number, rng: () => 
     case 'upload': return { at, kind, image: 'public' };
     case 'prewarm': return { at, kind };
     case 'evict': return { at, kind, site: pick(rng, SITES) };
+    case 'package-upgrade': return { at, kind, node: nodes - 1, seconds: length };
   }
 }
 

@@ -23,7 +23,7 @@ import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { cannotRunSystemd } from '../systemd/private-systemd.js';
-import { CHANGE_MS, cleanDown, cleanUp, DPKG_MS, inside, INSIDE_MS } from './clean-system.js';
+import { CHANGE_MS, cleanDown, cleanUp, computeNodeScript, DPKG_MS, inside, INSIDE_MS } from './clean-system.js';
 
 const root = process.cwd();
 const reason = cannotRunSystemd();
@@ -102,30 +102,9 @@ function ok(script: string, timeoutMs?: number): string {
   return run.stdout;
 }
 
-/**
- * A compute node's configuration for site-b, as an operator writes it after installing the package (docs/install.md):
- * nova's files with nova's owners and modes (nova.conf with nova's own secrets in it, which the agent must never hold),
- * and the agent's Keystone credentials in /etc/ferry/clouds.yaml, root's alone.
- */
+/** A compute node's configuration for site-b (clean-system.ts computeNodeScript), the agent as the dev cloud's admin. */
 function configureComputeNode(): void {
-  const facts = devcloud();
-  const siteB = facts.ceph['site-b'];
-  const conf = readFileSync(siteB.conf, 'utf8');
-  const monHost = /^mon_host *= *(.+)$/m.exec(conf)?.[1] ?? '';
-  const keyring = join(siteB.conf, '..', 'ceph.client.nova.keyring');
-  ok(`set -e
-mkdir -p /etc/ceph /etc/nova
-printf '[global]\\nfsid = %s\\nmon_host = %s\\n\\n[client]\\nkeyring = /etc/ceph/ceph.$name.keyring\\n' '${siteB.fsid}' '${monHost}' >/etc/ceph/ceph.conf
-printf '[database]\\nconnection = mysql+pymysql://nova:NOVA-DB-SECRET@192.0.2.1/nova\\n\\n[libvirt]\\nimages_type = rbd\\nimages_rbd_pool = vms\\nimages_rbd_ceph_conf = /etc/ceph/ceph.conf\\nrbd_user = nova\\nimages_rbd_glance_store_name = site-b\\n' >/etc/nova/nova.conf
-chown root:nova /etc/nova/nova.conf && chmod 0640 /etc/nova/nova.conf
-# As nova-compute-kvm ships it (root 0644); the package's FERRY_NOVA_CONF names it after nova.conf, as Debian's nova-compute reads them.
-printf '[DEFAULT]\\ncompute_driver=libvirt.LibvirtDriver\\n[libvirt]\\nvirt_type=kvm\\n' >/etc/nova/nova-compute.conf
-install -m 0600 -o root -g root '${keyring}' /etc/ceph/ceph.client.nova.keyring
-install -m 0600 -o root -g root '${join(siteB.conf, '..', 'ceph.client.ferry.keyring')}' /etc/ceph/ceph.client.ferry.keyring
-install -m 0600 -o root -g root '${join(facts.dir, 'clouds.yaml')}' /etc/ferry/clouds.yaml
-# The operator's edit of the conffile: which entry of /etc/ferry/clouds.yaml is the agent's.
-sed -i 's|^#OS_CLOUD=.*|OS_CLOUD=devcloud-admin-appcred|' /etc/default/ferry-agent
-grep -q '^OS_CLOUD=devcloud-admin-appcred' /etc/default/ferry-agent`);
+  ok(computeNodeScript('devcloud-admin-appcred'));
 }
 
 /** `ferry ensure` through the agent's socket, run with no credentials at all: only the agent has them. */

@@ -3,7 +3,7 @@ import { countByKind, FAULT_KINDS, OUTAGES, REMOVED_BEFORE_END_S, soakSchedule, 
 
 /** Seed 35's Glance outage before the removal was scheduled (the 60-minute run's report: minute 28.3): it stays. */
 const GLANCE_OUTAGE_35 = 1701;
-const faults = (events: readonly SoakEvent[]) => events.filter((e) => FAULT_KINDS.includes(e.kind));
+const faults = (events: readonly SoakEvent[]) => events.filter((e) => [...FAULT_KINDS, 'package-upgrade'].includes(e.kind));
 const lasting = (e: SoakEvent): number => ('seconds' in e ? e.seconds : 0);
 
 describe('the soak schedule', () => {
@@ -86,5 +86,45 @@ describe('the soak schedule', () => {
     const events = soakSchedule({ seed: 35, minutes: 60, nodes: 4 }).events;
     expect(events.filter((e) => e.kind !== 'forged-copy').length + events.filter((e) => e.kind === 'forged-copy').length).toBe(events.length);
     expect(events.find((e) => e.kind === 'glance-outage')?.at).toBe(GLANCE_OUTAGE_35);
+  });
+});
+
+describe('the soak schedule with a packaged node (the .deb upgraded under load)', () => {
+  const upgrades = (events: readonly SoakEvent[]) => events.filter((e) => e.kind === 'package-upgrade');
+
+  it.each([
+    [10, 4], [10, 12], [20, 3], [60, 35], [60, 36],
+  ])('%i minutes, seed %i: package-upgrade of that node once per cycle, in the fault window, no other fault meanwhile', (minutes, seed) => {
+    const schedule = soakSchedule({ seed, minutes, nodes: 4, packagedNode: 3 });
+    const found = upgrades(schedule.events);
+    const cycles = Math.ceil(faults(schedule.events).length / (FAULT_KINDS.length + 1));
+    expect(found.length).toBeGreaterThanOrEqual(minutes >= 20 ? 1 : 0);
+    expect(found.length).toBeLessThanOrEqual(cycles);
+    const injected = faults(schedule.events);
+    for (const upgrade of found) {
+      expect(upgrade).toMatchObject({ kind: 'package-upgrade', node: 3, seconds: expect.any(Number) });
+      expect(upgrade.at).toBeGreaterThanOrEqual(schedule.warmUpSeconds);
+      expect(upgrade.at + lasting(upgrade)).toBeLessThanOrEqual(schedule.coolDownAt);
+      // Its slot is its own: the next fault starts after it.
+      const next = injected.find((e) => e.at > upgrade.at);
+      if (next) expect(next.at).toBeGreaterThanOrEqual(upgrade.at + lasting(upgrade));
+    }
+  });
+
+  it('a 60-minute run injects every fault kind and the upgrade', () => {
+    const schedule = soakSchedule({ seed: 35, minutes: 60, nodes: 4, packagedNode: 3 });
+    expect(Object.keys(countByKind(faults(schedule.events))).sort()).toEqual([...FAULT_KINDS, 'package-upgrade'].sort());
+  });
+
+  it('without a packaged node the schedule is the one of before (replays of earlier seeds unchanged): no upgrade', () => {
+    for (const seed of [15, 35, 36]) {
+      const plain = soakSchedule({ seed, minutes: 60, nodes: 4 });
+      expect(upgrades(plain.events)).toEqual([]);
+      expect(plain.events.filter((e) => e.kind === 'glance-outage')[0]?.at).toBe(soakSchedule({ seed, minutes: 60, nodes: 4, packagedNode: undefined }).events.filter((e) => e.kind === 'glance-outage')[0]?.at);
+    }
+  });
+
+  it('refuses a packaged node that is not one of the nodes', () => {
+    expect(() => soakSchedule({ seed: 1, minutes: 10, nodes: 4, packagedNode: 4 })).toThrow('packagedNode must be one of the 4 nodes (0-3), got 4');
   });
 });
