@@ -60,10 +60,12 @@ export async function runStoreCommand(store: StorePool, command: StoreCommand, a
   const exited = cephCommandExited(out, python, shown);
   if (exited.exitCode === 3 && exited.stdout.includes('"unavailable"')) throw unavailable(shown, exited.stdout.trim());
   if (exited.exitCode === 0) return { stdout: exited.stdout, shown };
-  const message = cephMessage(exited.stderr);
+  const assertion = exited.exitCode === null ? cephAssertion(exited.stderr) : undefined;
+  const message = assertion ?? cephMessage(exited.stderr);
   const status = exited.exitCode === null ? `killed by ${exited.signal ?? 'a signal'}` : `exit ${exited.exitCode}`;
   throw new FerryError('FERRY_CEPH', `${shown} failed (${status})${message === '' ? '' : `: ${message}`}`,
-    hintFor(exited.exitCode, store, o.user), { command: shown, exitCode: exited.exitCode, stderr: message, pool: store.pool });
+    assertion === undefined ? hintFor(exited.exitCode, store, o.user) : abortHint(store, o.user),
+    { command: shown, exitCode: exited.exitCode, stderr: message, pool: store.pool });
 }
 
 /**
@@ -90,6 +92,21 @@ function unavailable(shown: string, why: string): FerryError {
   return new FerryError('FERRY_CEPH', `${shown} cannot run: python3-rbd is not there (${why})`,
     'Install python3-rbd (Debian/Ubuntu; ceph-common depends on it), or set FERRY_RBD_PYTHON to a python that has it.',
     { command: shown });
+}
+
+/**
+ * The line of a Ceph assertion in a dead process's stderr (`FILE: LINE: FAILED ceph_assert(…)`), or undefined: librbd
+ * aborts the whole process on one and prints it above a backtrace, whose last line (`21: _start()`) says nothing.
+ */
+function cephAssertion(stderr: string): string | undefined {
+  return stderr.split('\n').map((line) => line.trim()).find((line) => /: FAILED (ceph_)?assert\(/.test(line));
+}
+
+function abortHint(store: StorePool, user: string | undefined): string {
+  return `python3-rbd aborted inside librbd on an image of pool ${store.pool} (a Ceph assertion: nothing a program can catch, and `
+    + `every listing of the pool dies on it until that image is gone or changed): find it with \`rbd -c ${store.confFile} --id ${user ?? 'admin'} `
+    + `ls -l ${store.pool}\` (a name listed with an error, or of 0 B), remove it if no Glance import is writing it, and report the `
+    + 'assertion to ferry with the Ceph version';
 }
 
 function hintFor(exitCode: number | null, store: StorePool, user: string | undefined): string {

@@ -60,6 +60,10 @@ export const faults = {
   rbdHalfCreated(site: 'site-a' | 'site-b', imageId: string): void {
     script('fault', ['rbd-half-created', site, imageId]);
   },
+  /** What Glance leaves of a copy it created at 0 bytes (not knowing the size) when killed before its first write. */
+  rbdZeroByte(site: 'site-a' | 'site-b', imageId: string): void {
+    script('fault', ['rbd-zero-byte', site, imageId]);
+  },
   rbdRemove(site: 'site-a' | 'site-b', imageId: string): void {
     script('fault', ['rbd-remove', site, imageId]);
   },

@@ -89,6 +89,9 @@ describe('readStoreCopies', () => {
     { name: 'no python3-rbd (3)', out: exited(3, '{"unavailable": "No module named \'rbd\'"}\n'), message: /python3-rbd is not there/, hint: /Install python3-rbd/ },
     { name: 'no python at all', out: { outcome: 'failed', message: 'spawn /usr/bin/python3 ENOENT', errorCode: 'ENOENT' },
       message: /python3-rbd is not there \(\/usr\/bin\/python3 is not installed\)/, hint: /FERRY_RBD_PYTHON/ },
+    { name: 'a librbd assertion (SIGABRT)', out: { outcome: 'exited', exitCode: null, signal: 'SIGABRT', stdout: '', stderr: LIBRBD_ABORT },
+      message: /failed \(killed by SIGABRT\): \.\/src\/librbd\/api\/DiffIterate\.cc: 341: FAILED ceph_assert\(object_diff_state/,
+      hint: /aborted inside librbd on an image of pool images.*rbd -c \/etc\/ceph\/site-b\.conf --id ferry ls -l images.*Ceph version/ },
     { name: 'an answer that is not the program\'s', out: exited(0, '{"pool": 1}'), message: /answered something ferry does not understand \(pool:/,
       hint: /defect of ferry's rbd_store_copies\.py/ },
   ])('$name → FERRY_CEPH naming the command and what to do', async ({ out, message, hint }) => {
@@ -97,6 +100,18 @@ describe('readStoreCopies', () => {
     await expect(read).rejects.toHaveProperty('hint', expect.stringMatching(hint));
   });
 });
+
+/** librbd 16.2.15's stderr when diff_iterate meets a 0-byte image with fast-diff (the dev cloud, 2026-11-29), shortened. */
+const LIBRBD_ABORT = [
+  "./src/librbd/api/DiffIterate.cc: In function 'int librbd::api::DiffIterate<ImageCtxT>::execute() [with ImageCtxT = librbd::ImageCtx]' "
+    + 'thread 7f7ed3c8d2c0 time 2026-11-29T18:54:10.647433+0000',
+  './src/librbd/api/DiffIterate.cc: 341: FAILED ceph_assert(object_diff_state.size() == end_object_no - start_object_no)',
+  ' ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)',
+  ' 1: (ceph::__ceph_assert_fail(char const*, char const*, int, char const*)+0x127) [0x7f7ecaa4e5c4]',
+  ' 5: rbd_diff_iterate2()',
+  ' 20: __libc_start_main()',
+  ' 21: _start()',
+].join('\n');
 
 describe('checkStoreCopies and the marks', () => {
   it('check names the images; nothing to check runs nothing', async () => {

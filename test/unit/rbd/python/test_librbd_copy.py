@@ -70,6 +70,18 @@ class LibrbdCopy(World):
         self.assert_every_image_closed(self.a)
         self.assert_every_image_closed(self.b)
 
+    def test_copies_a_0_byte_snapshot_without_asking_librbd_which_objects_it_has(self):
+        # An image uploaded empty is a 0-byte copy with a snapshot; librbd 16.2.15 aborts in diff_iterate on a 0-byte
+        # image (the stand-in too), before any event: ferry would have seen the copy killed by SIGABRT.
+        self.data = b""
+        self.image(self.a, "images", "EMPTY", b"", OBJECT, snapshot="snap")
+        session = self.start(self.job([self.target(self.b)], source=dict(self.job([])["source"], image="EMPTY")))
+        copied = session.next_event()
+        self.assertEqual((copied["event"], copied["size"], copied["digest"], copied["data_bytes"], copied["objects"]),
+                         ("copied", 0, hashlib.sha512(b"").hexdigest(), 0, []))
+        self.assertEqual([(target["ok"], target["snapshot_size"], target["extents"]) for target in copied["targets"]], [(True, 0, [])])
+        self.assertEqual(session.end(), (0, ""))
+
     def test_connects_as_told_with_the_job_timeouts_and_no_write_back_cache(self):
         session = self.start(self.job([self.target(self.b)]))
         self.assertEqual(session.next_event()["event"], "copied")
