@@ -30,16 +30,19 @@ export const ALONE = [
   'test/integration/ansible/ansible-rollout.test.ts',
   // Kills glance-api, stops an OSD, restarts a monitor on its schedule, for minutes (OWN_CLOUD).
   'test/integration/soak/soak-smoke.test.ts',
+  // Kills site-b's OSD and starts it again (OWN_CLOUD).
+  'test/integration/agent/pool-check.test.ts',
 ];
 
 /**
- * Alone files that get a dev cloud of their own (a third, with FERRY_INTEGRATION_CLOUDS=3, the default) beside the
- * lanes and the second cloud: the soak's smoke disrupts its cloud for its whole run (~7 min: set-up, 3 minutes of
+ * Alone files that run on a third dev cloud (FERRY_INTEGRATION_CLOUDS=3, the default) beside the lanes and the second
+ * cloud, one after another: the soak's smoke disrupts its cloud for its whole run (~5 min: set-up, 3 minutes of
  * faults, the end's checks), as long as half the second cloud's files together; queued behind them it would add its
- * whole time to the suite's.
+ * whole time to the suite's. Then a short one, to keep the second cloud's lane (the longest) from growing.
  */
 export const OWN_CLOUD = [
   'test/integration/soak/soak-smoke.test.ts',
+  'test/integration/agent/pool-check.test.ts',
 ];
 
 /**
