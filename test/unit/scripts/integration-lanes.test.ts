@@ -38,12 +38,13 @@ describe('planLanes', () => {
   });
 
   const soak = `${I}/soak/soak-smoke.test.ts`;
+  const restart = `${I}/devcloud/restart.test.ts`;
   it.each([
-    { clouds: 1, second: [], own: [], alone: [`${I}/faults/process-faults.test.ts`, soak] },
-    { clouds: 2, second: [`${I}/faults/process-faults.test.ts`, soak], own: [], alone: [] },
-    { clouds: 3, second: [`${I}/faults/process-faults.test.ts`], own: [soak], alone: [] },
+    { clouds: 1, second: [], own: [], alone: [restart, soak] },
+    { clouds: 2, second: [restart, soak], own: [], alone: [] },
+    { clouds: 3, second: [restart], own: [soak], alone: [] },
   ])('$clouds cloud(s): the soak\'s smoke runs on a third cloud of its own when there is one', ({ clouds, second, own, alone }) => {
-    expect(planLanes([`${I}/faults/process-faults.test.ts`, soak], 1, { clouds })).toEqual({ lanes: [], second, own, alone });
+    expect(planLanes([restart, soak], 1, { clouds })).toEqual({ lanes: [], second, own, alone });
   });
 
   it('a file on a cloud of its own is one that disrupts its cloud', () => {
