@@ -14,7 +14,7 @@ const reason = cannotRunSystemd();
 const scripts = join(process.cwd(), 'scripts/systemd');
 const state = mkdtempSync(join(tmpdir(), 'ferry-unified-cgroup-'));
 
-/** As a unified host: cgroup2 on /sys/fs/cgroup (this namespace only); then boot, and always down. */
+/** As a unified host: cgroup2 on /sys/fs/cgroup (this namespace only); then boot, and always down (boot.sh's log on failure). */
 const BOOT_ON_UNIFIED = `
 set -euo pipefail
 if [[ $(stat -f -c %T /sys/fs/cgroup) != cgroup2fs ]]; then
@@ -22,7 +22,7 @@ if [[ $(stat -f -c %T /sys/fs/cgroup) != cgroup2fs ]]; then
   mount -t cgroup2 cgroup2 /sys/fs/cgroup
 fi
 source ${JSON.stringify(join(scripts, 'lib/common.sh'))}
-trap 'bash ${JSON.stringify(join(scripts, 'down'))}' EXIT
+trap '[[ $? -eq 0 ]] || tail -n 40 "$LOG_FILE" >&2; bash ${JSON.stringify(join(scripts, 'down'))}' EXIT
 boot_private_systemd
 in_ns stat -f -c 'inside: %T' /sys/fs/cgroup
 `;
