@@ -31,7 +31,11 @@ fi
 mount --bind /proc/sys /proc/sys
 mount -o remount,bind,ro /proc/sys
 mount -o remount,bind,ro /sys
-# cgroup2 rooted at the cgroup `up` made for us (cgroup namespace): systemd manages only that subtree.
+# cgroup2 rooted at the cgroup `up` made for us (cgroup namespace): systemd manages only that subtree. On a unified host
+# (Debian 12's default) /sys/fs/cgroup is already the host's cgroup2 mount, and the kernel refuses the same filesystem
+# mounted again on it ("cgroup2 already mounted", EBUSY): that mount goes first, in this mount namespace only. A
+# hybrid host has a tmpfs there (its v1 hierarchies), which the new mount covers.
+if [[ $(stat -f -c %T /sys/fs/cgroup) == cgroup2fs ]]; then umount -R -l /sys/fs/cgroup; fi
 mount -t cgroup2 -o nosuid,nodev,noexec cgroup2 /sys/fs/cgroup
 
 # A private /run (systemd's sockets, the agent's RuntimeDirectory /run/ferry) and a private /dev with the usual nodes

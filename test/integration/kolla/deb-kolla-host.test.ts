@@ -36,8 +36,11 @@ function ok(script: string, timeoutMs = QUICK_MS): string {
   return run.stdout;
 }
 
-/** As kolla's nova in nova_compute: UID and GID 42436, no other group (the host has no account of that number). */
-const asKollaNova = (command: string): string => `setpriv --reuid ${KOLLA_NOVA} --regid ${KOLLA_NOVA} --clear-groups -- ${command}`;
+/**
+ * As kolla's nova in nova_compute: UID and GID 42436, no other group (the host has no account of that number), from `/`
+ * (a directory nova may read; the test's own is the checkout, /root/ferry on a fresh machine, 0700 to nova).
+ */
+const asKollaNova = (command: string): string => `cd / && setpriv --reuid ${KOLLA_NOVA} --regid ${KOLLA_NOVA} --clear-groups -- ${command}`;
 
 describe.skipIf(reason !== '')('the .deb on a kolla host: no nova group (scripts/systemd/up-clean)', () => {
   beforeAll(() => {

@@ -8,7 +8,7 @@ import { deleteImage, readImage, waitUnlocked } from '../../helpers/glance-admin
 import { DIGEST_MS, md5, md5OfSnapshot, MiB, sparseBytes, uploadBytes } from '../copy/rbd-transfer-helpers.js';
 import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import {
-  cannotRunSystemd, COMMAND_MS, ctl, downIfStartedHere, initPid, insidePath, installDropIn, journalCursorNow, removeDropIn, show, SYSTEMD_DOWN_MS,
+  cannotRunSystemd, cephClientInside, COMMAND_MS, ctl, downIfStartedHere, initPid, insidePath, installDropIn, journalCursorNow, removeDropIn, show, SYSTEMD_DOWN_MS,
   SYSTEMD_UP_MS, systemdUp, UNIT_JOB_MS,
 } from './private-systemd.js';
 
@@ -38,11 +38,12 @@ describe.skipIf(reason !== '')(`ferry-agent.service: the direct transfer's librb
     const facts = devcloud();
     const dir = join(facts.dir, 'systemd');
     mkdirSync(dir, { recursive: true });
-    // The dev cloud's glance keyrings are readable by all (0644): no credential is needed for them here. The flags are
-    // those of test/integration/copy/rbd-transfer's command line.
+    // The dev cloud's glance keyrings are readable by all (0644): no credential is needed for them here, only copies
+    // where the unit can read them (cephClientInside). The flags are those of test/integration/copy/rbd-transfer's
+    // command line.
     const env = join(dir, 'transfer.env');
-    writeFileSync(env, `FERRY_AGENT_ARGS=--log-level info --transfer rbd --ceph-conf ${facts.ceph['site-b'].conf} --rbd-user glance `
-      + `--source-ceph-conf site-a=${facts.ceph['site-a'].conf}\n`);
+    writeFileSync(env, `FERRY_AGENT_ARGS=--log-level info --transfer rbd --ceph-conf ${cephClientInside('site-b', 'glance', 'transfer-site-b')} `
+      + `--rbd-user glance --source-ceph-conf site-a=${cephClientInside('site-a', 'glance', 'transfer-site-a')}\n`);
     const dropIn = join(dir, 'zz-test-transfer.conf');
     writeFileSync(dropIn, `[Service]\nEnvironmentFile=${env}\n`);
     installDropIn(dropIn, DROP_IN);

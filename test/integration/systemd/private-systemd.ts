@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { devcloud } from '../../helpers/devcloud.js';
 
 // The private, real systemd of scripts/systemd/up: /lib/systemd/systemd as PID 1 of its own pid/mount/uts/ipc/cgroup
@@ -106,6 +106,37 @@ export function insidePath(path: string): string {
   const pid = initPid();
   if (pid === undefined) throw new Error('the private systemd is not running');
   return `/proc/${pid}/root${path}`;
+}
+
+/** Where the units see the files scripts/systemd/up writes to $FERRY_DEVCLOUD_DIR/systemd/etc (a bind mount inside). */
+const ETC_INSIDE = '/run/ferry-devcloud/etc';
+
+/**
+ * The dev cloud's SITE as Ceph client USER, for a unit: the dev cloud's own ceph.conf and keyrings lie in the checkout,
+ * which a unit's user cannot reach when the checkout is in a home (ProtectHome=yes; /root is 0700), as a new user's
+ * clone is. Its fsid and mon_host and USER's keyring (its mode kept) are copied as NAME.conf and NAME.client.USER.keyring
+ * into the view scripts/systemd/up mounts at /run/ferry-devcloud/etc (after systemdUp(): each up empties it).
+ * Returns the configuration's path inside.
+ */
+export function cephClientInside(site: 'site-a' | 'site-b', user: string, name: string): string {
+  const conf = devcloud().ceph[site].conf;
+  const text = readFileSync(conf, 'utf8');
+  const setting = (key: string): string => {
+    const value = new RegExp(`^${key}\\s*=\\s*(.+)$`, 'm').exec(text)?.[1];
+    if (value === undefined) throw new Error(`no ${key} in ${conf}`);
+    return value.trim();
+  };
+  const etc = join(devcloud().dir, 'systemd', 'etc', 'ceph');
+  const keyring = join(dirname(conf), `ceph.client.${user}.keyring`);
+  const keyringCopy = join(etc, `${name}.client.${user}.keyring`);
+  copyFileSync(keyring, keyringCopy);
+  chmodSync(keyringCopy, statSync(keyring).mode & 0o777);
+  writeFileSync(join(etc, `${name}.conf`), [
+    `# ${site} as client.${user} sees it, for a unit (test/integration/systemd/private-systemd.ts)`, '[global]',
+    `fsid = ${setting('fsid')}`, `mon_host = ${setting('mon_host')}`,
+    'auth_cluster_required = cephx', 'auth_service_required = cephx', 'auth_client_required = cephx', '',
+    '[client]', `keyring = ${ETC_INSIDE}/ceph/${name}.$name.keyring`, ''].join('\n'), { mode: 0o644 });
+  return `${ETC_INSIDE}/ceph/${name}.conf`;
 }
 
 /** getent reads /etc/passwd or /etc/group. */

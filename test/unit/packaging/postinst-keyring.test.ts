@@ -15,12 +15,15 @@ const POSTINST_MS = 30_000;
 /** postinst ARGS with the keyrings named present; prints the drop-in (or "none") after a marker line. */
 function postinst(args: readonly string[], keyrings: readonly string[]): { status: number | null; stderr: string; dropIn: string } {
   // Nothing of the host's is written or run: ferry's own /etc/ferry (postinst makes keyrings/ there) and an installed
-  // ferry's /usr/lib/ferry (postinst runs its nova-integration, which patches nova) are hidden too; a /etc/ferry made
-  // as a mount point only is removed again.
+  // ferry's /usr/lib/ferry (postinst runs its nova-integration, which patches nova) are hidden too; a /etc/ceph or
+  // /etc/ferry made as a mount point only (a machine without ceph-common or ferry: a fresh one) is removed again.
   const script = `set -e
-mount -t tmpfs none /etc/ceph
+made=''
+trap 'for dir in $made; do umount "$dir" || true; rmdir "$dir"; done' EXIT
+hide() { if [ ! -d "$1" ]; then mkdir "$1"; made="$made $1"; fi; mount -t tmpfs none "$1"; }
+hide /etc/ceph
 mount -t tmpfs none /etc/systemd/system
-if [ -d /etc/ferry ]; then mount -t tmpfs none /etc/ferry; else mkdir /etc/ferry && mount -t tmpfs none /etc/ferry && trap 'umount /etc/ferry && rmdir /etc/ferry' EXIT; fi
+hide /etc/ferry
 if [ -d /usr/lib/ferry ]; then mount -t tmpfs none /usr/lib/ferry; fi
 for k in ${keyrings.join(' ')}; do echo "[client.x]" >"/etc/ceph/$k"; done
 PATH=/usr/bin:/bin sh ${POSTINST} ${args.join(' ')} >/dev/null
