@@ -1,9 +1,14 @@
 // Faults in Glance's and Ceph's state: a leftover RBD image in the target pool (whole, or half-created), duplicate
 // store names (refused by ferry; and someone else's duplicate-store import that leaves a lock behind), a rollback
 // caused by another client's failing store, the image deleted mid-copy.
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CEPH_MS, devcloud, countingTransport, devCloud, FERRY, markReached } from '../../helpers/devcloud.js';
+import { ceph, CEPH_MS, devcloud, countingTransport, devCloud, FERRY, markReached } from '../../helpers/devcloud.js';
 import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { errorOf, FAULT_MS, faults, FERRY_CHILD_MS, ferryChild, lockedBy, lostSince, notConverged, originalCopy, rawImport, stuckDiagnosis, successfulCopies, tasksOf, until }
   from '../../helpers/devcloud-faults.js';
@@ -29,6 +34,35 @@ afterAll(async () => {
 
 /** ensure()'s ferry run: killed after 120 s. */
 const ENSURE_MS = 120_000;
+
+/** Holds a librados connection as client.glance with the conf in argv[1] until its stdin closes (120 s at most). */
+const HOLD_MS = 130_000;
+const HOLD_ADMIN_SOCKET = `import rados, sys
+cluster = rados.Rados(conffile=sys.argv[1], rados_id='glance')
+cluster.connect(timeout=30)
+sys.stdin.read()
+cluster.shutdown()`;
+
+/**
+ * A dev cloud directory as far as the fault script reads it (the marker, site-b's ceph.conf) whose admin sockets lie in
+ * a directory of its own: the test holds client.glance's socket there, not where other files' rbd binds theirs.
+ */
+function ownAdminSocket(): { dir: string; conf: string; socket: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-it-asok-'));
+  mkdirSync(join(dir, 'ceph', 'site-b'), { recursive: true });
+  mkdirSync(join(dir, 'run'));
+  copyFileSync(join(devcloud().dir, '.ferry-devcloud'), join(dir, '.ferry-devcloud'));
+  const conf = join(dir, 'ceph', 'site-b', 'ceph.conf');
+  const original = readFileSync(devcloud().ceph['site-b'].conf, 'utf8');
+  expect(original).toMatch(/^admin_socket = /m);
+  writeFileSync(conf, original.replace(/^admin_socket = .*$/m, `admin_socket = ${dir}/run/$name.asok`));
+  return { dir, conf, socket: join(dir, 'run', 'client.glance.asok') };
+}
+
+/** scripts/devcloud/fault with FERRY_DEVCLOUD_DIR=dir. */
+const faultWith = (dir: string, args: readonly string[]) => spawnSync('timeout', ['300', 'bash', join('scripts', 'devcloud', 'fault'), ...args],
+  { encoding: 'utf8', timeout: FAULT_MS, env: { ...process.env, FERRY_DEVCLOUD_DIR: dir } });
+
 const ensure = (id: string, extra: readonly string[] = []) => ferryChild(['ensure', id, '--store', 'site-b', '--json', ...extra], { killAfterMs: ENSURE_MS });
 
 
@@ -77,6 +111,34 @@ describe('Glance and Ceph state faults', () => {
       expect(await lostSince(before)).toEqual([]);
     }, INTEGRATION_TEST_MS + 2 * FAULT_MS + 2 * ENSURE_MS + CEPH_MS);
   }
+
+  it('the fault script reads rbd\'s JSON from stdout alone: another client.glance holding the admin socket (rbd then says "File exists" on stderr) breaks neither rbd-half-created nor rbd-remove', async () => {
+    const own = ownAdminSocket();
+    // A librados client as client.glance with this conf: it binds the socket, as a concurrent test's rbd does.
+    const holder = spawn('timeout', ['120', '/usr/bin/python3', '-I', '-c', HOLD_ADMIN_SOCKET, own.conf], { stdio: ['pipe', 'ignore', 'pipe'], timeout: HOLD_MS });
+    const image = `${RUN}-asok`;
+    try {
+      for (let waited = 0; !existsSync(own.socket); waited += 200) {
+        expect(waited, 'the holder bound no admin socket within 30 s').toBeLessThan(30_000);
+        await sleep(200);
+      }
+      // The condition is real: a second client's rbd warns on stderr.
+      const warned = spawnSync('timeout', ['60', 'rbd', '-c', own.conf, '--id', 'glance', 'ls', 'images'], { encoding: 'utf8', timeout: CEPH_MS });
+      expect(warned.stderr).toContain('File exists');
+
+      const made = faultWith(own.dir, ['rbd-half-created', 'site-b', image]);
+      expect(made.status, made.stderr).toBe(0);
+      const listed = ceph('site-b', 'rbd', ['ls', 'images'], 'glance');
+      expect(listed.stdout.split('\n')).toContain(image);
+      const removed = faultWith(own.dir, ['rbd-remove', 'site-b', image]);
+      expect(removed.status, removed.stderr).toBe(0);
+      expect(ceph('site-b', 'rbd', ['ls', 'images'], 'glance').stdout.split('\n')).not.toContain(image);
+    } finally {
+      holder.stdin.end();
+      holder.kill();
+      rmSync(own.dir, { recursive: true, force: true });
+    }
+  }, INTEGRATION_TEST_MS + HOLD_MS + 2 * FAULT_MS + 3 * CEPH_MS);
 
   it('duplicate store names: ferry prewarm --store site-b --store site-b is refused before any request to Glance (exit 2)', async () => {
     const id = await image('dup-cli');
