@@ -79,6 +79,13 @@ except ferry_agent.FerryAgentError as e:
 });
 
 describe('agent: --transfer rbd needs a source configuration', () => {
+  it('the tests\' startAgent(): an agent whose /healthz never says 200 fails the start within its bound, with the agent\'s own words (it used to return after ~10 s as if ready)', async () => {
+    const started = Date.now();
+    const start = startAgent(['--glance-endpoint', proxy.url, '--transfer', 'rbd'], { startMs: 5_000 });
+    await expect(start).rejects.toThrow(/^ferry agent not ready within 5 s \(socket \S+ bound, \/healthz not 200\); its stderr: .*listening/s);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+  });
+
   it('agent scope: --transfer rbd without --source-ceph-conf → /healthz 503 failing "transfer" naming the fix; an ensure is served by Glance\'s copy-image', async () => {
     const served = await agent(['--transfer', 'rbd'], { healthy: false });
     const health = await callAgent(served.socket, { method: 'GET', path: '/healthz' });

@@ -7,7 +7,7 @@ import { callAgent } from '../../../src/agent/agent-client.js';
 import { POOL_CHECK_DEFAULTS } from '../../../src/host/pool-check.js';
 import { DEVCLOUD_STATUS_MS, devcloudHealthy, FAULT_KILL_MS, faults, FAULTS_UP_MS, until } from '../../helpers/devcloud-faults.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
-import { startAgent, type AgentProcess } from './agent-process.js';
+import { AGENT_START_MS, startAgent, type AgentProcess } from './agent-process.js';
 
 /** A check round reports the last finished read: the next read starts within an interval and ends within its bound. */
 const CHECK_LAGS_MS = POOL_CHECK_DEFAULTS.intervalMs + POOL_CHECK_DEFAULTS.timeoutMs;
@@ -33,7 +33,7 @@ async function poolGauge(): Promise<number | undefined> {
 
 beforeAll(async () => {
   agent = await startAgent([]);
-}, 60_000);
+}, AGENT_START_MS + 30_000);
 
 afterAll(async () => {
   if (!devcloudHealthy()) faults.up();

@@ -11,7 +11,7 @@ import { ceph, cephAll, CEPH_MS, devcloud } from '../../helpers/devcloud.js';
 import { deleteImage, imageTasks, readImage, tokenFor, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
 import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { INSTANCE_SNAPSHOT_MS, instanceSnapshot as snapshotImage, removeSnapshotDisks, shareImage } from '../../helpers/tenant-images.js';
-import { startAgent, type AgentProcess } from './agent-process.js';
+import { AGENT_START_MS, startAgent, type AgentProcess } from './agent-process.js';
 import { novaClone, novaCloneMs, novaConf, patchedNova } from './nova-tree.js';
 
 const created: { id: string; as: 'admin' | 'tenant-a' | 'tenant-b' }[] = [];
@@ -89,7 +89,7 @@ beforeAll(async () => {
   agent = await startAgent();
   work = mkdtempSync(join(tmpdir(), 'ferry-tenant-boot-'));
   nova = patchedNova();
-}, 60_000);
+}, AGENT_START_MS + 60_000);
 
 afterAll(async () => {
   await agent.stop();

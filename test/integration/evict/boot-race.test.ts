@@ -7,7 +7,7 @@ import { evictJsonSchema, type EvictJson } from '../../../src/contract/evict-doc
 import { ceph, CEPH_MS, cloudEnv, devcloud, FERRY } from '../../helpers/devcloud.js';
 import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { imagesDeletedAfterAll, tokenFor, uploadImage } from '../../helpers/glance-admin.js';
-import { startAgent, type AgentProcess } from '../agent/agent-process.js';
+import { AGENT_START_MS, startAgent, type AgentProcess } from '../agent/agent-process.js';
 import { DEBIAN_NOVA, novaConf, patchedNova } from '../agent/nova-tree.js';
 
 // The boot race (issue 28): nova 26's real Rbd.clone() with ferry's patch and a real agent, booting one image again and
@@ -128,7 +128,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ferry-evict-race-'));
   nova = patchedNova(DEBIAN_NOVA);
   agent = await startAgent(['--allow-store', STORE]);
-}, 120_000);
+}, AGENT_START_MS + 120_000);
 
 afterAll(async () => {
   await agent.stop();
