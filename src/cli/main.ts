@@ -1,5 +1,14 @@
 import { homedir } from 'node:os';
-import { runCli } from './run-cli.js';
+import { runCli, type UnreadableDirectory } from './run-cli.js';
+
+/** process.cwd(), or why it cannot be read: a removed directory makes Node throw (uv_cwd), and runCli says so plainly. */
+function workingDirectory(): string | UnreadableDirectory {
+  try {
+    return process.cwd();
+  } catch (error) {
+    return { unreadable: (error as NodeJS.ErrnoException).code ?? String(error) };
+  }
+}
 
 /** The process edge: signals, broken pipes, exit code. Everything else is in runCli. */
 async function main(): Promise<void> {
@@ -22,7 +31,7 @@ async function main(): Promise<void> {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
-    cwd: process.cwd(),
+    cwd: workingDirectory(),
     homeDir: homedir(),
     euid: process.geteuid?.(),
     signal: controller.signal,

@@ -19,7 +19,8 @@ export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WriteStream;
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
+  /** The working directory, or why the system cannot say it (removed, or a directory above it not searchable). */
+  readonly cwd: string | UnreadableDirectory;
   readonly homeDir: string;
   /** The effective uid (process.geteuid; undefined where there is none): root reads no ./clouds.yaml. */
   readonly euid?: number | undefined;
@@ -32,6 +33,21 @@ export interface CliIo {
   readonly readFile?: (path: string) => string;
   /** How long the process ran before the command (start-up): a command's deadline counts from the process start. */
   readonly startupMs?: () => number;
+}
+
+/** process.cwd() failed: its error code (ENOENT when the directory was removed, EACCES). */
+export interface UnreadableDirectory { readonly unreadable: string }
+
+/**
+ * The directory ferry looks for ./clouds.yaml in and resolves relative paths against. Asked only by a command that
+ * reads its configuration (`--version` and `--help` need none), and refused with one message when it cannot be read.
+ */
+function readableCwd(cwd: CliIo['cwd']): string {
+  if (typeof cwd === 'string') return cwd;
+  throw new FerryError('FERRY_INVALID_CONFIG',
+    `the current working directory cannot be read (${cwd.unreadable}): it was removed, or a directory above it is not searchable`,
+    'ferry looks for ./clouds.yaml there and resolves relative paths against it: cd to a directory that exists (e.g. cd /) and run ferry again.',
+    { cwd: cwd.unreadable });
 }
 
 /** One version for `--version` and the build_info metrics (src/metrics/ferry-version.ts). */
@@ -96,7 +112,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // Lists reach the config only for its repeatable options (--nova-conf); a command's own list (prewarm --store) does not.
     const scalarFlags = Object.fromEntries(Object.entries(flags).filter((entry): entry is [string, string | boolean | readonly string[]] =>
       typeof entry[1] === 'string' || typeof entry[1] === 'boolean' || (Array.isArray(entry[1]) && REPEATABLE_CONFIG_FLAGS.has(entry[0]))));
-    const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir, euid: io.euid });
+    const cwd = readableCwd(io.cwd);
+    const config = resolveConfig({ flags: scalarFlags, env: io.env, cwd, homeDir: io.homeDir, euid: io.euid });
     const logger = createLogger({ level: config.log.level, destination: io.stderr });
     const machine = output.format !== 'text';
     const style = textStyle(io.stdoutIsTTY && io.env.NO_COLOR === undefined && !machine);
@@ -116,7 +133,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       notice: (line) => (live ? progress.log(line) : write(io.stderr, terminalText(line, true))),
       readFile: io.readFile ?? ((path) => readFileSync(path, 'utf8')),
       env: io.env,
-      reloadConfig: () => resolveConfig({ flags: scalarFlags, env: io.env, cwd: io.cwd, homeDir: io.homeDir, euid: io.euid }),
+      reloadConfig: () => resolveConfig({ flags: scalarFlags, env: io.env, cwd, homeDir: io.homeDir, euid: io.euid }),
       spentMs: io.startupMs ?? (() => 0),
       connect: async () => {
         cloud ??= await (io.connect ?? connectCloud!)(config, logger);
