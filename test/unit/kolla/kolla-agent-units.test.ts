@@ -1,5 +1,5 @@
 // docs/deploy/kolla.md section 4 gives the agent's container twice: as a systemd unit running podman, and as a
-// quadlet (podman 4.4+). They are one deployment: the same steps before the start (the run directories, then
+// quadlet (a podman whose quadlet knows StopTimeout=). They are one deployment: the same steps before the start (the run directories, then
 // ferry-nova-conf-subset copying ferry's options out of kolla's nova.conf), the same ordering, and the same container.
 // The quadlet lacked the subset step, so /run/ferry-agent/nova.conf was never written and the agent had no nova.conf.
 import { readFileSync } from 'node:fs';
@@ -58,6 +58,14 @@ describe('docs/deploy/kolla.md: the agent container\'s systemd unit and its quad
 
   it.each([['Unit', 'Description'], ['Unit', 'Before'], ['Unit', 'After'], ['Unit', 'Wants'], ['Service', 'Restart'], ['Install', 'WantedBy']])('the same %s %s=', (section, key) => {
     expect(values(quadlet!, section, key)).toEqual(values(unit!, section, key));
+  });
+
+  it('the same drain before SIGKILL: the unit\'s `podman stop -t N` is the quadlet\'s StopTimeout=N, under its TimeoutStopSec', () => {
+    const stop = /^\/usr\/bin\/podman stop -t (\d+) ferry-agent$/.exec(values(unit!, 'Service', 'ExecStop')[0] ?? '');
+    expect(stop?.[1]).toBeDefined();
+    expect(values(quadlet!, 'Container', 'StopTimeout')).toEqual([stop?.[1]]);
+    // quadlet's manual: below the unit's own timeout, or systemd kills the `podman rm` that stops the container.
+    expect(Number(values(quadlet!, 'Service', 'TimeoutStopSec')[0])).toBeGreaterThan(Number(stop?.[1]));
   });
 
   it('the same container: name, image, arguments, network, groups and volumes', () => {
