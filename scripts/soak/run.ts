@@ -423,7 +423,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       return;
     }
     const code = await node.agent?.stop();
-    node.agent = await startAgent(node.args, { socket: node.socket, site: node.site, hostname: node.hostname, lifetimeMs: limitSeconds * 1000 });
+    // Ready once it answers /healthz at all (`healthy: false`): a restart during a Glance outage or an OSD stop answers
+    // 503 until the service is back, and serves (nova's fallback decides) meanwhile, as a real node's agent does.
+    node.agent = await startAgent(node.args, { socket: node.socket, site: node.site, hostname: node.hostname, lifetimeMs: limitSeconds * 1000,
+      healthy: false });
     node.agentStartedAt = at();
     node.warmRssKiB = undefined;
     history.add('agent-restarted', { node: node.index, exit: code, pid: node.agent.child.pid });

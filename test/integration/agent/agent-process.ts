@@ -32,7 +32,8 @@ export interface AgentProcess {
 /**
  * `socket`: bind there (an agent restarted on its predecessor's socket; the caller removes its directory).
  * `site`: the agent of that site (its store and its cluster; default site-b).
- * `healthy`: false for an agent whose /healthz is expected to fail (503); it is ready once it answers.
+ * `healthy`: false for an agent whose /healthz may fail (503: a misconfiguration a test expects, a service down); it is
+ * ready once it answers at all.
  * `startMs`: how long to wait for it to be ready (AGENT_START_MS).
  * `hostname`: run the agent in a UTS namespace of its own under that host name (root: `unshare --uts`), so that ferry,
  * which tells hosts apart by os.hostname(), sees another host; the child is still the agent's own process (exec).

@@ -127,7 +127,9 @@ function bootLoop(options: { conf: string; image: string; prefix: string; token:
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ferry-evict-race-'));
   nova = patchedNova(DEBIAN_NOVA);
-  agent = await startAgent(['--allow-store', STORE]);
+  // Its own store (site-b) and site-c, as an agent configured for both: --allow-store site-c alone leaves the own store
+  // out, a configuration /healthz fails (`stores`, 503) for good.
+  agent = await startAgent(['--allow-store', 'site-b', '--allow-store', STORE]);
 }, AGENT_START_MS + 120_000);
 
 afterAll(async () => {
