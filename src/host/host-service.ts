@@ -13,7 +13,7 @@ import { lookAtCopies } from '../rbd/copy-look.js';
 import { ensureToHandOut, type FailedClone } from './hand-out-copy.js';
 import { ensureWithConfig } from './host-ensure.js';
 import { readNovaIntegration, type NovaIntegrationCheck } from './nova-integration-state.js';
-import { createPoolCheck } from './pool-check.js';
+import { createPoolCheck, poolOfLocalCopies, type PoolTarget } from './pool-check.js';
 import { servedTransfer } from './served-transfer.js';
 import { shareHandOut } from './shared-hand-out.js';
 
@@ -79,7 +79,8 @@ export interface HostHealth {
   readonly transfer: HealthCheck;
   /**
    * Whether the site's images pool answers a read (pool-check.ts): the data path the fsid check (mons only) does not
-   * reach. Absent until a copy was handed out (its pool is the one read) or without a local ceph.conf.
+   * reach. Absent without a local ceph.conf, and until the pool is known: a copy handed out (its pool is the one read),
+   * or one found in Glance's image list (a clonable location of ours, looked for at most every 30 s).
    */
   readonly pool?: HealthCheck;
   /** Whether nova's image backend carries ferry's patch, where the Debian package keeps it applied (else absent). */
@@ -88,7 +89,7 @@ export interface HostHealth {
 
 /** The host's service over its cloud holder: each call on the generation current when it starts. */
 export function createHostService(clouds: CloudSource): HostService {
-  const poolCheck = createPoolCheck();
+  const poolCheck = createPoolCheck({ discover: (timeoutMs) => discoverPool(clouds, timeoutMs) });
   return {
     defaultStore: () => {
       const held = clouds.acquire();
@@ -140,6 +141,25 @@ export function createHostService(clouds: CloudSource): HostService {
       transfer: servedTransfer(config).check, ...(pool === undefined ? {} : { pool }), ...(novaIntegration === undefined ? {} : { nova_integration: novaIntegration }) };
     }),
   };
+}
+
+/** Images one look reads for the pool of the site's copies: one page, as ferry's identity sees them. */
+const DISCOVERY_PAGE = 100;
+
+/**
+ * Where this site's copies are before the agent has handed one out (pool-check.ts): one page of Glance's image list,
+ * the local cluster's fsid, the pool of a clonable location tagged with our store. Bounded by the check's own timeout.
+ */
+function discoverPool(clouds: CloudSource, timeoutMs: number): Promise<PoolTarget | undefined> {
+  return withHeldCloud(clouds, async ({ cloud, config }) => {
+    const local = buildCephCluster(config.ceph);
+    const store = config.copy.store;
+    if (local === undefined || store === undefined) return undefined;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const [cluster, page] = await Promise.all([cloud.localCluster(signal), cloud.glance.listImages({ limit: DISCOVERY_PAGE }, { signal })]);
+    const pool = poolOfLocalCopies(page.images, { fsid: cluster.fsid, store });
+    return pool === undefined ? undefined : { cluster: local, pool };
+  });
 }
 
 function answerOf(outcome: EnsureOutcome): HostEnsureAnswer {

@@ -1,5 +1,7 @@
 import type { CephCluster } from '../config/ceph-cluster.js';
 import { cephCliFor } from '../rbd/ceph-cli.js';
+import { classifyLocations, type ImageLocationsView } from '../rbd/classify-locations.js';
+import type { LocalCluster } from '../rbd/location-verdict.js';
 import { probeRbdPool, type PoolProbe } from '../rbd/probe-rbd-pool.js';
 import type { HealthCheck } from './health-check.js';
 
@@ -7,7 +9,10 @@ import type { HealthCheck } from './health-check.js';
  * The `pool` check of `/healthz`: does the site's images pool answer a read? The fsid check reaches only the mons; an
  * OSD down (the pool's placement groups inactive) leaves it passing while every clone nova starts hangs. This one
  * reads the pool's RBD directory (`rbd ls`, as the agent's own read-only cephx user, which may read that pool and
- * nothing else) in the pool the agent last handed out a copy from.
+ * nothing else) in the pool the agent last handed out a copy from, or, before its first hand-out, the pool its site's
+ * copies are in as Glance lists them (`discover`): nova clones an image already at its site without asking the agent,
+ * so a restarted agent may hand nothing out for many minutes (soak seed 37: 7 minutes, and an OSD stop in them paged
+ * no one, the fleet rule seeing one agent of two).
  *
  * It runs beside the other checks, not inside them: a read that does not answer takes its own bound (`timeoutMs`,
  * shorter than `intervalMs`), longer than a health round may wait. Each health round reports the last finished read and
@@ -31,6 +36,9 @@ export interface PoolCheckState {
   /** When the last read started (ms), undefined before the first. */
   readonly startedAt: number | undefined;
   readonly now: number;
+  /** Whether a look for the pool in Glance's image list runs, and when the last one started (no target yet). */
+  readonly discovering?: boolean;
+  readonly discoveryStartedAt?: number | undefined;
 }
 
 export interface PoolCheckDecision {
@@ -38,6 +46,8 @@ export interface PoolCheckDecision {
   readonly check: HealthCheck | undefined;
   /** Whether to start a read now. */
   readonly start: boolean;
+  /** Whether to look for the pool in Glance's image list now (no target yet: at most once per interval, one at a time). */
+  readonly discover: boolean;
 }
 
 export function poolTargetKey(target: PoolTarget): string {
@@ -50,15 +60,32 @@ export function poolTargetKey(target: PoolTarget): string {
  * `rbd`) passes, as it says nothing about the pool (the fsid check reports the keyring).
  */
 export function decidePoolCheck(state: PoolCheckState, intervalMs: number = POOL_CHECK_DEFAULTS.intervalMs): PoolCheckDecision {
-  if (state.target === undefined) return { check: undefined, start: false };
+  if (state.target === undefined) {
+    const discoveryDue = state.discoveryStartedAt === undefined || state.now - state.discoveryStartedAt >= intervalMs;
+    return { check: undefined, start: false, discover: state.discovering !== true && discoveryDue };
+  }
   const key = poolTargetKey(state.target);
   const due = state.startedAt === undefined || state.now - state.startedAt >= intervalMs;
   const start = !state.running && (due || state.last?.key !== key);
   const probe = state.last?.key === key ? state.last.probe : undefined;
   if (probe?.answers === false) {
-    return { check: { ok: false, code: 'FERRY_CEPH', message: `pool ${state.target.pool} does not answer: ${probe.why}` }, start };
+    return { check: { ok: false, code: 'FERRY_CEPH', message: `pool ${state.target.pool} does not answer: ${probe.why}` }, start, discover: false };
   }
-  return { check: { ok: true }, start };
+  return { check: { ok: true }, start, discover: false };
+}
+
+/**
+ * The pool of this site's copies as Glance lists images (pure): the pool of the first clonable location in the local
+ * cluster that carries our store's tag. undefined when the page shows none (a new site; locations hidden).
+ */
+export function poolOfLocalCopies(images: readonly ImageLocationsView[], local: LocalCluster & { readonly store: string }): string | undefined {
+  for (const image of images) {
+    const classified = classifyLocations(image, local);
+    if (classified.kind === 'not-raw' || classified.kind === 'locations-hidden') continue;
+    const ours = classified.verdicts.find((verdict) => verdict.verdict === 'clonable' && verdict.store === local.store);
+    if (ours?.parsed !== undefined) return ours.parsed.pool;
+  }
+  return undefined;
 }
 
 export interface PoolCheck {
@@ -69,7 +96,9 @@ export interface PoolCheck {
 }
 
 export function createPoolCheck(options: { readonly intervalMs?: number; readonly timeoutMs?: number; readonly now?: () => number;
-  readonly read?: (target: PoolTarget, timeoutMs: number) => Promise<PoolProbe> } = {}): PoolCheck {
+  readonly read?: (target: PoolTarget, timeoutMs: number) => Promise<PoolProbe>;
+  /** Where the site's copies are before any hand-out (Glance's image list); undefined: unknown yet. Errors count as that. */
+  readonly discover?: (timeoutMs: number) => Promise<PoolTarget | undefined> } = {}): PoolCheck {
   const intervalMs = options.intervalMs ?? POOL_CHECK_DEFAULTS.intervalMs;
   const timeoutMs = options.timeoutMs ?? POOL_CHECK_DEFAULTS.timeoutMs;
   const now = options.now ?? Date.now;
@@ -78,12 +107,27 @@ export function createPoolCheck(options: { readonly intervalMs?: number; readonl
   let last: PoolCheckState['last'];
   let running = false;
   let startedAt: number | undefined;
+  let discovering = false;
+  let discoveryStartedAt: number | undefined;
+  const discover = options.discover;
   return {
     handedOut(next) {
       target = next;
     },
     check() {
-      const decision = decidePoolCheck({ target, last, running, startedAt, now: now() }, intervalMs);
+      const decision = decidePoolCheck({ target, last, running, startedAt, now: now(), discovering, discoveryStartedAt }, intervalMs);
+      if (decision.discover && discover !== undefined) {
+        discovering = true;
+        discoveryStartedAt = now();
+        void discover(timeoutMs).catch(() => undefined)
+          .then((found) => {
+            // A hand-out meanwhile is fresher than the list.
+            if (target === undefined && found !== undefined) target = found;
+          })
+          .finally(() => {
+            discovering = false;
+          });
+      }
       if (decision.start && target !== undefined) {
         const reading = target;
         running = true;
