@@ -24,6 +24,7 @@ import { failureText, History } from './history.js';
 import { budgetsUnmet, copiesRemovedWithClones, fencesLeft, hashMismatches, judgeBoot, lastLocationsRemoved, leaks, locksLeftByOutage, ownCopyCodes, rssGrown, tenantDeleteOutcome,
   type BootContext, type LocationsSeen, type LockSeen } from './invariants.js';
 import { metricsPortsOf } from './metrics-ports.js';
+import { recover } from './recover.js';
 import { startNovaNode, type NovaNode } from './nova-node.js';
 import { packagedNodeUnavailable, startPackagedNode, type PackagedNode } from './package-node.js';
 import { renderReport, type BootRecord, type SoakReport } from './report.js';
@@ -437,9 +438,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     faults.kill(service);
     history.add('fault', { kind: event.kind, service, seconds });
     await sleep(seconds * 1000);
-    await devcloudUp();
+    const recovery = await recover(devcloudUp);
+    // Closed either way: an open window runs to the end, merging later pages into this outage and excusing failures.
     window.to = at();
-    history.add('recovered', { kind: event.kind, service, after: Math.round(window.to - window.from) });
+    if (!recovery.ok) throw new Error(`${service} not recovered after ${recovery.tries} tries of scripts/devcloud/up: ${String(recovery.error)}`);
+    history.add('recovered', { kind: event.kind, service, after: Math.round(window.to - window.from), tries: recovery.tries });
   };
   const newestUpload = (): SoakImage | undefined => images.filter((image) => image.kind === 'new' && image.deletedAt === undefined).at(-1);
   const runEvent = async (event: SoakEvent): Promise<void> => {
