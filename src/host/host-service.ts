@@ -143,8 +143,12 @@ export function createHostService(clouds: CloudSource): HostService {
   };
 }
 
-/** Images one look reads for the pool of the site's copies: one page, as ferry's identity sees them. */
-const DISCOVERY_PAGE = 100;
+/**
+ * Images one look reads for the pool of the site's copies: one page of PUBLIC images only. Their locations are the
+ * cloud admin's to write; a tenant's own or shared image could carry a forged location tagged with our store, and
+ * steer every restarted agent's check to a pool of the tenant's choosing (a false page).
+ */
+const DISCOVERY_QUERY = { limit: 100, visibility: 'public' } as const;
 
 /**
  * Where this site's copies are before the agent has handed one out (pool-check.ts): one page of Glance's image list,
@@ -156,7 +160,7 @@ function discoverPool(clouds: CloudSource, timeoutMs: number): Promise<PoolTarge
     const store = config.copy.store;
     if (local === undefined || store === undefined) return undefined;
     const signal = AbortSignal.timeout(timeoutMs);
-    const [cluster, page] = await Promise.all([cloud.localCluster(signal), cloud.glance.listImages({ limit: DISCOVERY_PAGE }, { signal })]);
+    const [cluster, page] = await Promise.all([cloud.localCluster(signal), cloud.glance.listImages(DISCOVERY_QUERY, { signal })]);
     const pool = poolOfLocalCopies(page.images, { fsid: cluster.fsid, store });
     return pool === undefined ? undefined : { cluster: local, pool };
   });
