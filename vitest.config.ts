@@ -17,6 +17,9 @@ export default defineConfig({
           // a program states its own limit (spawn-limit-runner.ts).
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          // One worker per core. vitest's default (cores - 1) ran the unit suite in one worker on a 2-core machine,
+          // where many files mostly wait on programs they spawn (python3, patch, bash): 172 s of `npm test`.
+          maxWorkers: '100%',
           include: ['test/unit/**/*.test.ts'],
           setupFiles: ['test/helpers/unit-setup.ts'],
         },

@@ -27,7 +27,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { planLanes, readLaneSettings, secondCloudPorts } from './integration-lanes.mjs';
@@ -249,10 +249,15 @@ async function runInLanes() {
   for (const { name, files } of plan.lanes) console.error(`integration: lane ${name}: ${files.join(' ')}`);
   if (plan.second.length > 0) console.error(`integration: on a second dev cloud, beside them, one at a time: ${plan.second.join(' ')}`);
   if (plan.own.length > 0) console.error(`integration: on a third dev cloud, beside them: ${plan.own.join(' ')}`);
+  for (const { file, lanes } of plan.after) console.error(`integration: once lane(s) ${lanes.join(', ')} ended: ${file}`);
   console.error(`integration: then alone: ${plan.alone.join(' ')}`);
   const loads = [];
   const sampler = setInterval(() => loads.push(loadavg()[0]), 15_000);
-  const codes = await Promise.all([...plan.lanes.map(({ name, files }) => lane(name, files, reportDir)), ...extraCloudLanes(plan, reportDir)]);
+  const lanes = new Map(plan.lanes.map(({ name, files }) => [name, lane(name, files, reportDir)]));
+  // A file after lanes runs whatever their verdicts: the run fails on theirs anyway, and its own is still worth having.
+  const followers = plan.after.map(({ file, lanes: names }) => Promise.all(names.map((name) => lanes.get(name)))
+    .then(() => lane(basename(file, '.test.ts'), [file], reportDir)));
+  const codes = await Promise.all([...lanes.values(), ...followers, ...extraCloudLanes(plan, reportDir)]);
   const lanesDone = Date.now();
   if (plan.alone.length > 0) codes.push(await lane('alone', plan.alone, reportDir));
   clearInterval(sampler);

@@ -11,14 +11,14 @@
 // python3-ferry-agent (arch:all, dh_python3), which ferry depends on.
 // The packages: built here as Debian builds a source package, `dpkg-buildpackage -us -uc` in a clean clone of this
 // checkout's HEAD, by scripts/build-deb.sh --in that clone (which installs the build dependencies a machine lacks, and
-// checks lintian is clean on the .changes: source and both binary packages), then the newer build by
-// scripts/build-deb.sh --in that clone --version-suffix +rebuild2 (binary-only, reusing the build); or FERRY_DEB and
-// FERRY_DEB_NEWER (ferry's .debs built earlier, python3-ferry-agent's beside each).
+// checks lintian is clean on the .changes: source and both binary packages), then the newer version +rebuild2 by
+// scripts/deb-newer.sh (the same packages with a rebuild's changelog entry); or FERRY_DEB and FERRY_DEB_NEWER (ferry's
+// .debs built earlier, python3-ferry-agent's beside each).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtDebsDir, HEAD_MS, headCommit, NEWER_SUFFIX } from '../../helpers/built-debs.js';
+import { builtDebsDir, HEAD_MS, headCommit, NEWER_MS, newerDebs } from '../../helpers/built-debs.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
@@ -55,8 +55,8 @@ const clientOf = (ferryDeb: string): string => ferryDeb.replace(/\/ferry_([^/]+)
 const CLONE_MS = 120_000;
 /** One scripts/build-deb.sh: the build dependencies' install when missing, npm ci and the build, lintian. */
 const BUILD_MS = 1_800_000;
-/** beforeAll: the clone, both builds, the clean system's boot (clean-system.ts cleanUp). */
-const SETUP_MS = HEAD_MS + CLONE_MS + 2 * BUILD_MS + 180_000;
+/** beforeAll: the clone, the build, the newer version's repack, the clean system's boot (clean-system.ts cleanUp). */
+const SETUP_MS = HEAD_MS + CLONE_MS + BUILD_MS + NEWER_MS + 180_000;
 
 /**
  * scripts/build-deb.sh ARGS: what it built (ferry's .deb first). It installs what the build needs when missing
@@ -88,11 +88,11 @@ function buildFromCleanClone(): { deb: string; newer: string } {
   const [ferryDeb] = buildDeb(['--in', clone, '--out', first]);
   const made = readdirSync(first);
   for (const file of [`ferry_${version}.dsc`, `ferry_${version}.tar.xz`, `ferry_${version}_amd64.deb`, `python3-ferry-agent_${version}_all.deb`]) expect(made).toContain(file);
-  // The upgrade's newer build: its own changelog entry, the same npm build (scripts/build-deb.sh: -b -nc in a built tree).
-  // Not +b2: dpkg takes +bN for a binNMU and strips it from ${source:Version} (seen: ferry 0.1.0+b2 depended on 0.1.0).
-  const [newerDeb] = buildDeb(['--in', clone, '--out', join(out, 'newer'), '--version-suffix', NEWER_SUFFIX]);
   rmSync(clone, { recursive: true, force: true });
-  return { deb: ferryDeb ?? '', newer: newerDeb ?? '' };
+  // The upgrade's newer version: these packages with a rebuild's changelog entry (a binary-only rebuild of the same
+  // tree made the same files, in 214 s more of this lane). Not +b2: dpkg takes +bN for a binNMU and strips it from
+  // ${source:Version} (seen: ferry 0.1.0+b2 depended on 0.1.0).
+  return { deb: ferryDeb ?? '', newer: newerDebs(first, join(out, 'newer')) };
 }
 
 /** Must succeed inside; returns stdout. */

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALONE, FIRST_CLOUD, GROUPS, OWN_CLOUD, planLanes, readLaneSettings, secondCloudPorts } from '../../../scripts/integration-lanes.mjs';
+import { AFTER_LANES, ALONE, FIRST_CLOUD, GROUPS, OWN_CLOUD, planLanes, readLaneSettings, secondCloudPorts } from '../../../scripts/integration-lanes.mjs';
 
 const I = 'test/integration';
 
@@ -21,7 +21,7 @@ describe('planLanes', () => {
       lanes: [{ name: 'deb', files: [`${I}/deb/package.test.ts`] }, { name: 'shared-1', files: [`${I}/copy/ensure.test.ts`] }], alone: [] },
   ];
   it.each(cases)('$name', ({ files, shared, lanes, alone }) => {
-    expect(planLanes(files, shared)).toEqual({ lanes, second: [], own: [], alone });
+    expect(planLanes(files, shared)).toEqual({ lanes, second: [], own: [], after: [], alone });
   });
 
   const secondCases = [
@@ -29,12 +29,28 @@ describe('planLanes', () => {
       files: [`${I}/faults/process-faults.test.ts`, `${I}/copy/ensure.test.ts`, `${I}/agent/nova-fallback.test.ts`],
       lanes: [{ name: 'shared-1', files: [`${I}/copy/ensure.test.ts`] }],
       second: [`${I}/faults/process-faults.test.ts`, `${I}/agent/nova-fallback.test.ts`], alone: [] },
-    { name: 'a file that rebuilds dist/ or needs the first cloud\'s .debs still runs alone, last',
-      files: [`${I}/install/artifact.test.ts`, `${I}/ansible/ansible-rollout.test.ts`, `${I}/devcloud/restart.test.ts`],
-      lanes: [], second: [`${I}/devcloud/restart.test.ts`], alone: [`${I}/install/artifact.test.ts`, `${I}/ansible/ansible-rollout.test.ts`] },
+    { name: 'a file that rebuilds dist/ runs alone, last; one that needs the .debs, once the lanes it names have ended (those planned)',
+      files: [`${I}/install/artifact.test.ts`, `${I}/ansible/ansible-rollout.test.ts`, `${I}/devcloud/restart.test.ts`, `${I}/deb/package.test.ts`],
+      lanes: [{ name: 'deb', files: [`${I}/deb/package.test.ts`] }], second: [`${I}/devcloud/restart.test.ts`],
+      after: [{ file: `${I}/ansible/ansible-rollout.test.ts`, lanes: ['deb'] }], alone: [`${I}/install/artifact.test.ts`] },
   ];
-  it.each(secondCases)('second cloud: $name', ({ files, lanes, second, alone }) => {
-    expect(planLanes(files, 1, { clouds: 2 })).toEqual({ lanes, second, own: [], alone });
+  it.each(secondCases)('second cloud: $name', ({ files, lanes, second, after = [], alone }) => {
+    expect(planLanes(files, 1, { clouds: 2 })).toEqual({ lanes, second, own: [], after, alone });
+  });
+
+  it('one cloud: the ansible test waits for every lane and for the files that disrupt the cloud, after them, alone', () => {
+    const files = [`${I}/ansible/ansible-rollout.test.ts`, `${I}/devcloud/restart.test.ts`, `${I}/deb/package.test.ts`, `${I}/evict/usage.test.ts`];
+    expect(planLanes(files, 1, { clouds: 1 })).toEqual({
+      lanes: [{ name: 'deb', files: [`${I}/deb/package.test.ts`] }, { name: 'site-c', files: [`${I}/evict/usage.test.ts`] }],
+      second: [], own: [], after: [], alone: [`${I}/ansible/ansible-rollout.test.ts`, `${I}/devcloud/restart.test.ts`],
+    });
+  });
+
+  it('a file after lanes is a first-cloud file, and the lanes it waits for are groups', () => {
+    for (const [file, lanes] of Object.entries(AFTER_LANES)) {
+      expect(FIRST_CLOUD).toContain(file);
+      for (const lane of lanes) expect(Object.keys(GROUPS)).toContain(lane);
+    }
   });
 
   const soak = `${I}/soak/soak-smoke.test.ts`;
@@ -44,7 +60,7 @@ describe('planLanes', () => {
     { clouds: 2, second: [restart, soak], own: [], alone: [] },
     { clouds: 3, second: [restart], own: [soak], alone: [] },
   ])('$clouds cloud(s): the soak\'s smoke runs on a third cloud of its own when there is one', ({ clouds, second, own, alone }) => {
-    expect(planLanes([restart, soak], 1, { clouds })).toEqual({ lanes: [], second, own, alone });
+    expect(planLanes([restart, soak], 1, { clouds })).toEqual({ lanes: [], second, own, after: [], alone });
   });
 
   it('a file on a cloud of its own is one that disrupts its cloud', () => {
@@ -54,7 +70,7 @@ describe('planLanes', () => {
   it.each([1, 2, 3])('every file is planned exactly once (%s clouds)', (clouds) => {
     const files = integrationFiles();
     const plan = planLanes(files, 3, { clouds });
-    expect([...plan.lanes.flatMap((lane) => lane.files), ...plan.second, ...plan.own, ...plan.alone].sort()).toEqual(files);
+    expect([...plan.lanes.flatMap((lane) => lane.files), ...plan.second, ...plan.own, ...plan.after.map((each) => each.file), ...plan.alone].sort()).toEqual(files);
   });
 
   it('refuses a lane count that is not a whole number ≥ 1', () => {
