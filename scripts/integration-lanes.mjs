@@ -61,10 +61,11 @@ export const FIRST_CLOUD = [
 
 /**
  * FIRST_CLOUD files that wait only for the lanes named, not for everything: with a second dev cloud (where nothing that
- * disrupts the first is left to run after the lanes), each starts as soon as those lanes have ended, beside the rest.
- * The ansible test installs the deb lane's .debs on the clean system that lane used and places an image in store
- * site-c, which the site-c lane reads whole; the shared lanes stay out of site-c (GROUPS). Waiting for every lane cost
- * its 91 s after them (CI rehearsal 8, 2026-11-29).
+ * disrupts the first is left to run after the lanes), each starts as soon as those lanes have ended, beside the rest,
+ * and may still run beside the `alone` files: it runs nothing from this checkout's dist/ (which install/artifact
+ * rebuilds). The ansible test installs the deb lane's .debs on the clean system that lane used and places an image in
+ * store site-c, which the site-c lane reads whole; the shared lanes stay out of site-c (GROUPS). Waiting for every lane
+ * cost its 91 s after them (CI rehearsal 8, 2026-11-29); waiting for it, the artifact's 41 s after it (rehearsal 9).
  */
 export const AFTER_LANES = {
   'test/integration/ansible/ansible-rollout.test.ts': ['deb', 'site-c'],

@@ -257,9 +257,11 @@ async function runInLanes() {
   // A file after lanes runs whatever their verdicts: the run fails on theirs anyway, and its own is still worth having.
   const followers = plan.after.map(({ file, lanes: names }) => Promise.all(names.map((name) => lanes.get(name)))
     .then(() => lane(basename(file, '.test.ts'), [file], reportDir)));
-  const codes = await Promise.all([...lanes.values(), ...followers, ...extraCloudLanes(plan, reportDir)]);
+  const codes = await Promise.all([...lanes.values(), ...extraCloudLanes(plan, reportDir)]);
   const lanesDone = Date.now();
+  // The alone files need every lane quiet, not the files after lanes: those run nothing from dist/ (AFTER_LANES).
   if (plan.alone.length > 0) codes.push(await lane('alone', plan.alone, reportDir));
+  codes.push(...(await Promise.all(followers)));
   clearInterval(sampler);
   printTimes(reportDir, lanesDone, loads);
   return codes.find((status) => status !== 0) ?? 0;

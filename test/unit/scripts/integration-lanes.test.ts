@@ -1,7 +1,7 @@
 // Which integration files run side by side (scripts/integration-lanes.mjs, used by scripts/run-integration.mjs): the
 // plan as a table, and a scan of the integration files that keeps a file disrupting what others use out of the lanes.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AFTER_LANES, ALONE, FIRST_CLOUD, GROUPS, OWN_CLOUD, planLanes, readLaneSettings, secondCloudPorts } from '../../../scripts/integration-lanes.mjs';
 
@@ -115,6 +115,22 @@ function integrationFiles(): string[] {
  */
 const DISRUPTS = [/faults\.kill\(/, /faults\.up\(/, /'fault', \['kill'/, /'scripts\/devcloud\/fault', 'kill'/, /'scripts\/devcloud\/up'/, /clearGlanceRules\(/,
   /writeGlanceRules\(/, /'endpoint', 'create'/, /build-artifact\.sh/];
+/**
+ * FILE's code and that of every module of test/ it imports, at any depth (path → code without comment lines). src/ is
+ * left out: vitest runs it from the sources, whatever its comments say of dist/.
+ */
+function withLocalImports(file: string, seen = new Map<string, string>()): Map<string, string> {
+  if (seen.has(file) || !file.startsWith('test/')) return seen;
+  const text = readFileSync(file, 'utf8');
+  seen.set(file, text.split('\n').filter((line) => !/^\s*(\/\/|\/?\*)/.test(line)).join('\n'));
+  for (const [, spec] of text.matchAll(/^import (?!type )[^'"]*'(\.{1,2}\/[^']+)'/gm)) {
+    withLocalImports(join(dirname(file), (spec ?? '').replace(/\.js$/, '.ts')), seen);
+  }
+  return seen;
+}
+
+/** What runs this checkout's build: bin/ferry (or the helpers that spawn it), or dist/ itself. */
+const RUNS_DIST = [/'bin', 'ferry'|bin\/ferry|dist\//, /devcloud-faults|ferry-cli/];
 /** What a file shares with the site-c lane: store site-c (pool images-c), or the private systemd of scripts/systemd/up. */
 const SITE_C = [/site-c|images-c|SITE_C/, /systemdUp\(/];
 
@@ -133,6 +149,16 @@ describe('the integration files and their lanes', () => {
     expect(firstOnly.length).toBeGreaterThan(0);
     expect(firstOnly.filter((file) => !FIRST_CLOUD.includes(file))).toEqual([]);
     expect(FIRST_CLOUD.filter((file) => !ALONE.includes(file))).toEqual([]);
+  });
+
+  it('a file after lanes runs nothing from this checkout\'s dist/ (it may run beside install/artifact, which rebuilds it)', () => {
+    const after = files.filter(({ file }) => file in AFTER_LANES).map(({ file }) => file);
+    expect(after.length).toBeGreaterThan(0);
+    for (const file of after) {
+      const texts = withLocalImports(file);
+      expect(texts.size).toBeGreaterThan(1);
+      expect([...texts].filter(([, text]) => RUNS_DIST.some((pattern) => pattern.test(text))).map(([path]) => path), file).toEqual([]);
+    }
   });
 
   it('a file that uses store site-c or the private systemd runs in the site-c lane (or alone)', () => {
