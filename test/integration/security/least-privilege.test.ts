@@ -64,9 +64,20 @@ const refusal = (status: 403 | 404, message: string): { status: number; body: un
 const notAuthorized = (rule: string): { status: number; body: unknown } => refusal(403, `You are not authorized to complete ${rule} action.`);
 
 /** What must not have changed on an image ferry was refused on. */
+/**
+ * What a refused request must leave as it was. The locations (and `stores`, in their order) as a set: Glance 25 loads an
+ * image's locations unordered (glance/db/sqlalchemy/models.py: a backref without order_by) and rewrites their rows at
+ * every save of the image, so PostgreSQL may list them in another order with nothing refused having changed (seen once
+ * in CI rehearsal 11: "site-a,site-b", then "site-b,site-a").
+ */
 async function unchanged(id: string): Promise<Record<string, unknown>> {
   const { checksum, stores, visibility, status, locations } = await readImage(id);
-  return { checksum, stores, visibility, status, locations };
+  const byUrl = (a: { url: string }, b: { url: string }): number => a.url.localeCompare(b.url);
+  return {
+    checksum, visibility, status,
+    stores: typeof stores === 'string' ? stores.split(',').sort() : stores,
+    locations: Array.isArray(locations) ? [...(locations as { url: string }[])].sort(byUrl) : locations,
+  };
 }
 
 /** One ferry() run (an ensure or a sync of a 2 MiB image, or a refusal), killed after that. */
