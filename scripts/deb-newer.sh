@@ -42,7 +42,9 @@ out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# DEB PACKAGE ARCH → OUT/PACKAGE_NEWER_ARCH.deb
+# DEB PACKAGE ARCH → WORK/built/PACKAGE_NEWER_ARCH.deb (moved to OUT together at the end: both or neither, since a
+# later run takes a ferry .deb found in OUT as built).
+mkdir "$work/built"
 repack() {
   local deb=$1 package=$2 arch=$3
   local root=$work/$package changelog=usr/share/doc/$package/changelog.gz
@@ -60,10 +62,11 @@ repack() {
   sed -i "s|^[0-9a-f]\{32\}  ${changelog//./\\.}\$|$sum|" "$root/DEBIAN/md5sums"
   grep -qxF "$sum" "$root/DEBIAN/md5sums" || { echo "deb-newer: $deb: DEBIAN/md5sums has no line for $changelog" >&2; exit 1; }
   # As debian/rules builds them: root-owned, xz at level 1.
-  dpkg-deb --root-owner-group -Zxz -z1 -b "$root" "$out/${package}_${newer}_${arch}.deb" >/dev/null
+  dpkg-deb --root-owner-group -Zxz -z1 -b "$root" "$work/built/${package}_${newer}_${arch}.deb" >/dev/null
 }
 
 repack "$ferry" ferry amd64
 repack "$client" python3-ferry-agent all
+mv "$work/built"/*.deb "$out/"
 echo "deb-newer: $out: ferry and python3-ferry-agent $newer from $version" >&2
 printf '%s\n' "$out/ferry_${newer}_amd64.deb" "$out/python3-ferry-agent_${newer}_all.deb"

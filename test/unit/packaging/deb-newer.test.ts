@@ -2,7 +2,7 @@
 // files with their modes, the control file's Version and ferry's Depends on python3-ferry-agent moved, a rebuild's
 // changelog entry with md5sums following it — and bad arguments are refused before anything is written.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync, gunzipSync } from 'node:zlib';
@@ -20,11 +20,11 @@ const TEST_MS = 30 * DPKG_MS + 2 * SCRIPT_MS;
 const run = (command: string, args: readonly string[]) => spawnSync(command, args, { encoding: 'utf8', timeout: DPKG_MS });
 
 /** A package as debian/rules lays it out: a control file, a changelog, md5sums, and FILES (path → [content, mode]). */
-function packageDeb(out: string, name: string, arch: string, control: string, files: Record<string, [string, number]>): void {
+function packageDeb(out: string, name: string, arch: string, control: string, files: Record<string, [string, number]>, changelog = true): void {
   const root = join(dir, `root-${name}`);
   rmSync(root, { recursive: true, force: true });
   const all: Record<string, [Buffer, number]> = {
-    [`usr/share/doc/${name}/changelog.gz`]: [gzipSync('ferry (0.1.0) unstable; urgency=medium\n\n  * First.\n\n -- ferry maintainers <ferry@lists.example.org>  Wed, 25 Nov 2026 03:00:00 +0000\n'), 0o644],
+    ...(changelog ? { [`usr/share/doc/${name}/changelog.gz`]: [gzipSync('ferry (0.1.0) unstable; urgency=medium\n\n  * First.\n\n -- ferry maintainers <ferry@lists.example.org>  Wed, 25 Nov 2026 03:00:00 +0000\n'), 0o644] as [Buffer, number] } : {}),
     ...Object.fromEntries(Object.entries(files).map(([path, [text, mode]]) => [path, [Buffer.from(text), mode]])),
   };
   const sums: string[] = [];
@@ -41,7 +41,7 @@ function packageDeb(out: string, name: string, arch: string, control: string, fi
   expect(built.status, built.stderr).toBe(0);
 }
 
-function firstBuild(name: string): string {
+function firstBuild(name: string, { clientChangelog = true } = {}): string {
   const out = join(dir, name);
   mkdirSync(out);
   packageDeb(out, 'ferry', 'amd64', 'Version: 0.1.0\nDepends: adduser, python3-ferry-agent (= 0.1.0)\n', {
@@ -50,7 +50,7 @@ function firstBuild(name: string): string {
   });
   packageDeb(out, 'python3-ferry-agent', 'all', 'Version: 0.1.0\nDepends: python3:any\n', {
     'usr/lib/python3/dist-packages/ferry_agent.py': ['"""client"""\n', 0o644],
-  });
+  }, clientChangelog);
   return out;
 }
 
@@ -106,5 +106,14 @@ describe('scripts/deb-newer.sh', () => {
     expect(missing.stderr).toContain(`${join(from, 'python3-ferry-agent_0.1.0_all.deb')}: no such .deb`);
     expect(existsSync(join(dir, 'out-1'))).toBe(false);
     expect(existsSync(join(dir, 'out-2'))).toBe(false);
+  }, TEST_MS);
+
+  it('a client package it cannot repack leaves no newer ferry .deb behind: both or neither (a later run would take a lone one as built)', () => {
+    const from = firstBuild('client-without-changelog', { clientChangelog: false });
+    const out = join(dir, 'out-3');
+    const made = newer(['--from', from, '--out', out, '--version-suffix', '+rebuild2']);
+    expect(made.status).toBe(1);
+    expect(made.stderr).toContain('has no /usr/share/doc/python3-ferry-agent/changelog.gz');
+    expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
   }, TEST_MS);
 });
