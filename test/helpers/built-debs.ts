@@ -4,9 +4,10 @@ import { join } from 'node:path';
 
 // ferry's .debs for the tests that install them (deb/package, kolla/*, ansible/*), built once per commit: under
 // DIR/debs/<HEAD>/first (and .../newer, the upgrade's newer version +rebuild2: the same packages with the changelog
-// entry a rebuild adds, scripts/deb-newer.sh), python3-ferry-agent's .deb beside each. test/integration/deb/package.test.ts builds them there itself, from a clean
-// clone as Debian builds a source package, and checks that build; the files after it in its lane (kolla/) and the
-// ansible test (run alone, after the lanes) take them from there. FERRY_KOLLA_DEB / FERRY_KOLLA_DEB_NEWER name .debs
+// entry a rebuild adds, scripts/deb-newer.sh), python3-ferry-agent's .deb beside each.
+// test/integration/deb/package.test.ts builds them there itself, from a clean clone as Debian builds a source package,
+// and checks that build; the files after it in its lane (kolla/) and the ansible test (once the deb and site-c lanes
+// have ended: scripts/integration-lanes.mjs AFTER_LANES) take them from there. FERRY_KOLLA_DEB / FERRY_KOLLA_DEB_NEWER name .debs
 // built before. One scripts/build-deb.sh took 5–15 min on 2 cores: three builds per run were a quarter of npm test.
 
 /** Where the .debs of commit `head` are built, under the dev cloud's state directory `dir`. */

@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtDebsDir, HEAD_MS, headCommit, NEWER_MS, newerDebs } from '../../helpers/built-debs.js';
+import { BUILD_MS, builtDebsDir, clientOf, CLONE_MS, HEAD_MS, headCommit, NEWER_MS, newerDebs } from '../../helpers/built-debs.js';
 import { devcloud, markReached } from '../../helpers/devcloud.js';
 import { INTEGRATION_TEST_MS } from '../../helpers/spawn-budget.js';
 import { deleteImage, uploadImage, waitUnlocked } from '../../helpers/glance-admin.js';
@@ -48,13 +48,6 @@ const REQUESTS = 20;
 const PAUSE_MS = 4000;
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-/** python3-ferry-agent's .deb built with ferry's. */
-const clientOf = (ferryDeb: string): string => ferryDeb.replace(/\/ferry_([^/]+)_amd64\.deb$/, '/python3-ferry-agent_$1_all.deb');
-
-/** A git clone of this checkout: seconds. */
-const CLONE_MS = 120_000;
-/** One scripts/build-deb.sh: the build dependencies' install when missing, npm ci and the build, lintian. */
-const BUILD_MS = 1_800_000;
 /** beforeAll: the clone, the build, the newer version's repack, the clean system's boot (clean-system.ts cleanUp). */
 const SETUP_MS = HEAD_MS + CLONE_MS + BUILD_MS + NEWER_MS + 180_000;
 

@@ -63,7 +63,6 @@ const refusal = (status: 403 | 404, message: string): { status: number; body: un
 });
 const notAuthorized = (rule: string): { status: number; body: unknown } => refusal(403, `You are not authorized to complete ${rule} action.`);
 
-/** What must not have changed on an image ferry was refused on. */
 /**
  * What a refused request must leave as it was. The locations (and `stores`, in their order) as a set: Glance 25 loads an
  * image's locations unordered (glance/db/sqlalchemy/models.py: a backref without order_by) and rewrites their rows at

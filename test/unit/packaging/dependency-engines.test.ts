@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 
-/** A package-lock.json entry: engines is an object of ranges (old locks may hold an array). */
-interface LockEntry { readonly engines?: Readonly<Record<string, string>> | readonly string[] }
+/** A package-lock.json entry (lockfile v3: engines as an object of ranges). */
+interface LockEntry { readonly engines?: Readonly<Record<string, string>> }
 
 const ours = (JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, LockEntry> };
@@ -14,7 +14,7 @@ const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages
 /** The packages whose engines.node does not admit `node`, as "path wants range". */
 function tooNew(packages: Record<string, LockEntry>, node: string): string[] {
   return Object.entries(packages).flatMap(([path, entry]) => {
-    const range = Array.isArray(entry.engines) ? undefined : (entry.engines as Readonly<Record<string, string>> | undefined)?.node;
+    const range = entry.engines?.node;
     return path !== '' && range !== undefined && !semver.satisfies(node, range) ? [`${path} wants Node ${range}`] : [];
   });
 }
